@@ -1,0 +1,230 @@
+//===- AttnAttrs.cpp - attn mask attributes -------------------------------===//
+//
+// Parsing, printing and verification of the mask attributes, and their
+// MaskAttrInterface implementations (a MaskSpec each).
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/Attn/AttnDialect.h"
+
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace attnc::attn;
+using attnc::mask::Alignment;
+using attnc::mask::DocumentSource;
+using attnc::mask::MaskSpec;
+
+#define GET_ATTRDEF_CLASSES
+#include "dialects/Attn/AttnAttrs.cpp.inc"
+
+void AttnDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "dialects/Attn/AttnAttrs.cpp.inc"
+      >();
+}
+
+/// Parses `top_left` or `bottom_right`.
+static ParseResult parseAlignment(AsmParser &p, Alignment &alignment) {
+  llvm::SMLoc loc = p.getCurrentLocation();
+  StringRef word;
+  if (p.parseKeyword(&word))
+    return failure();
+  if (word == "top_left")
+    alignment = Alignment::TopLeft;
+  else if (word == "bottom_right")
+    alignment = Alignment::BottomRight;
+  else
+    return p.emitError(loc, "expected alignment top_left or bottom_right, got ")
+           << word;
+  return success();
+}
+
+/// Parses `name = <integer>`.
+static ParseResult parseNamedInt(AsmParser &p, StringRef name, int64_t &value) {
+  return failure(p.parseKeyword(name) || p.parseEqual() ||
+                 p.parseInteger(value));
+}
+
+/// Parses `[, alignment] >` after the last mandatory entry.
+static ParseResult parseOptionalAlignmentAndClose(AsmParser &p,
+                                                  Alignment &alignment) {
+  alignment = Alignment::BottomRight;
+  if (succeeded(p.parseOptionalComma()) && parseAlignment(p, alignment))
+    return failure();
+  return p.parseGreater();
+}
+
+static void printOptionalAlignment(AsmPrinter &p, Alignment alignment) {
+  if (alignment == Alignment::TopLeft)
+    p << ", top_left";
+}
+
+//===----------------------------------------------------------------------===//
+// CausalMaskAttr
+//===----------------------------------------------------------------------===//
+
+Attribute CausalMaskAttr::parse(AsmParser &p, Type) {
+  Alignment alignment = Alignment::BottomRight;
+  if (succeeded(p.parseOptionalLess()) &&
+      (parseAlignment(p, alignment) || p.parseGreater()))
+    return {};
+  return get(p.getContext(), alignment);
+}
+
+void CausalMaskAttr::print(AsmPrinter &p) const {
+  if (getAlignment() == Alignment::TopLeft)
+    p << "<top_left>";
+}
+
+MaskSpec CausalMaskAttr::getMaskSpec() const {
+  return MaskSpec::causal(getAlignment());
+}
+
+//===----------------------------------------------------------------------===//
+// SlidingWindowMaskAttr
+//===----------------------------------------------------------------------===//
+
+Attribute SlidingWindowMaskAttr::parse(AsmParser &p, Type) {
+  int64_t left, right;
+  Alignment alignment;
+  if (p.parseLess() || parseNamedInt(p, "left", left) || p.parseComma() ||
+      parseNamedInt(p, "right", right) ||
+      parseOptionalAlignmentAndClose(p, alignment))
+    return {};
+  return getChecked([&] { return p.emitError(p.getNameLoc()); },
+                    p.getContext(), left, right, alignment);
+}
+
+void SlidingWindowMaskAttr::print(AsmPrinter &p) const {
+  p << "<left = " << getLeft() << ", right = " << getRight();
+  printOptionalAlignment(p, getAlignment());
+  p << ">";
+}
+
+LogicalResult
+SlidingWindowMaskAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                              int64_t left, int64_t right, Alignment) {
+  if (left < 0 || right < 0)
+    return emitError() << "expected sliding window extents to be "
+                          "non-negative, got left = "
+                       << left << ", right = " << right;
+  return success();
+}
+
+MaskSpec SlidingWindowMaskAttr::getMaskSpec() const {
+  return MaskSpec::slidingWindow(getLeft(), getRight(), getAlignment());
+}
+
+//===----------------------------------------------------------------------===//
+// PrefixLMMaskAttr
+//===----------------------------------------------------------------------===//
+
+Attribute PrefixLMMaskAttr::parse(AsmParser &p, Type) {
+  int64_t prefix;
+  Alignment alignment;
+  if (p.parseLess() || parseNamedInt(p, "prefix", prefix) ||
+      parseOptionalAlignmentAndClose(p, alignment))
+    return {};
+  return getChecked([&] { return p.emitError(p.getNameLoc()); },
+                    p.getContext(), prefix, alignment);
+}
+
+void PrefixLMMaskAttr::print(AsmPrinter &p) const {
+  p << "<prefix = " << getPrefix();
+  printOptionalAlignment(p, getAlignment());
+  p << ">";
+}
+
+LogicalResult
+PrefixLMMaskAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                         int64_t prefix, Alignment) {
+  if (prefix < 0)
+    return emitError() << "expected prefix length to be non-negative, got "
+                       << prefix;
+  return success();
+}
+
+MaskSpec PrefixLMMaskAttr::getMaskSpec() const {
+  return MaskSpec::prefixLM(getPrefix(), getAlignment());
+}
+
+//===----------------------------------------------------------------------===//
+// DocumentMaskAttr
+//===----------------------------------------------------------------------===//
+
+Attribute DocumentMaskAttr::parse(AsmParser &p, Type) {
+  llvm::SMLoc loc = p.getCurrentLocation();
+  StringRef word;
+  if (p.parseLess() || p.parseKeyword(&word))
+    return {};
+  DocumentSource source;
+  if (word == "seq_ids") {
+    source = DocumentSource::SegmentIds;
+  } else if (word == "cu_seqlens") {
+    source = DocumentSource::CuSeqlens;
+  } else {
+    p.emitError(loc, "expected document source seq_ids or cu_seqlens, got ")
+        << word;
+    return {};
+  }
+  bool causal = false;
+  if (succeeded(p.parseOptionalComma())) {
+    if (p.parseKeyword("causal"))
+      return {};
+    causal = true;
+  }
+  if (p.parseGreater())
+    return {};
+  return get(p.getContext(), source, causal);
+}
+
+void DocumentMaskAttr::print(AsmPrinter &p) const {
+  p << "<" << getOperandName();
+  if (getCausal())
+    p << ", causal";
+  p << ">";
+}
+
+MaskSpec DocumentMaskAttr::getMaskSpec() const {
+  return MaskSpec::document(getSource(), getCausal());
+}
+
+StringRef DocumentMaskAttr::getOperandName() const {
+  return getSource() == DocumentSource::SegmentIds ? "seq_ids" : "cu_seqlens";
+}
+
+//===----------------------------------------------------------------------===//
+// BlockSparseMaskAttr
+//===----------------------------------------------------------------------===//
+
+Attribute BlockSparseMaskAttr::parse(AsmParser &p, Type) {
+  int64_t blockQ, blockK;
+  if (p.parseLess() || parseNamedInt(p, "block_q", blockQ) ||
+      p.parseComma() || parseNamedInt(p, "block_k", blockK) ||
+      p.parseGreater())
+    return {};
+  return getChecked([&] { return p.emitError(p.getNameLoc()); },
+                    p.getContext(), blockQ, blockK);
+}
+
+void BlockSparseMaskAttr::print(AsmPrinter &p) const {
+  p << "<block_q = " << getBlockQ() << ", block_k = " << getBlockK() << ">";
+}
+
+LogicalResult
+BlockSparseMaskAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                            int64_t blockQ, int64_t blockK) {
+  if (blockQ <= 0 || blockK <= 0)
+    return emitError() << "expected block sizes to be positive, got block_q = "
+                       << blockQ << ", block_k = " << blockK;
+  return success();
+}
+
+MaskSpec BlockSparseMaskAttr::getMaskSpec() const {
+  return MaskSpec::blockSparse(getBlockQ(), getBlockK());
+}
+
+StringRef BlockSparseMaskAttr::getOperandName() const { return "block_mask"; }

@@ -1,0 +1,86 @@
+//===- AttnAttrs.td - attn mask attributes -----------------*- tablegen -*-===//
+//
+// The mask family of attn.attention. Each mask is a typed attribute that
+// implements MaskAttrInterface; its exact meaning is in MaskSemantics.h and
+// docs/attn-dialect.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTN_ATTRS
+#define ATTN_ATTRS
+
+include "mlir/IR/AttrTypeBase.td"
+include "AttnDialect.td"
+include "MaskInterface.td"
+
+class Attn_MaskAttr<string name, string attrMnemonic,
+                    list<string> overridden = []>
+    : AttrDef<Attn_Dialect, name, [
+        DeclareAttrInterfaceMethods<Attn_MaskAttrInterface, overridden>]> {
+  let mnemonic = attrMnemonic;
+  let hasCustomAssemblyFormat = 1;
+}
+
+def Attn_CausalMaskAttr : Attn_MaskAttr<"CausalMask", "causal"> {
+  let summary = "Causal mask: query i sees key j iff j <= i'.";
+  let description = [{
+    `#attn.causal` (bottom-right alignment, as FlashAttention-2/3) or
+    `#attn.causal<top_left>`. With i' = i + Sk - Sq (bottom_right) or i' = i
+    (top_left), query i sees key j iff j <= i'. With bottom_right alignment
+    and Sq > Sk the first Sq - Sk rows see no key.
+  }];
+  let parameters = (ins "::attnc::mask::Alignment":$alignment);
+}
+
+def Attn_SlidingWindowMaskAttr
+    : Attn_MaskAttr<"SlidingWindowMask", "sliding_window"> {
+  let summary = "Sliding window: query i sees key j iff i' - left <= j <= i' + right.";
+  let description = [{
+    `#attn.sliding_window<left = 256, right = 0>` is a causal window of 257
+    keys. An optional third entry `top_left` or `bottom_right` (the default)
+    picks the alignment of i'.
+  }];
+  let parameters = (ins "int64_t":$left, "int64_t":$right,
+                        "::attnc::mask::Alignment":$alignment);
+  let genVerifyDecl = 1;
+}
+
+def Attn_PrefixLMMaskAttr : Attn_MaskAttr<"PrefixLMMask", "prefix_lm"> {
+  let summary = "Prefix-LM: query i sees key j iff j < prefix or j <= i'.";
+  let description = [{
+    `#attn.prefix_lm<prefix = 128>`, with an optional `top_left` or
+    `bottom_right` (the default) alignment entry.
+  }];
+  let parameters = (ins "int64_t":$prefix, "::attnc::mask::Alignment":$alignment);
+  let genVerifyDecl = 1;
+}
+
+def Attn_DocumentMaskAttr : Attn_MaskAttr<"DocumentMask", "document",
+                                          ["getOperandName"]> {
+  let summary = "Document (packed sequence) mask, driven by an operand.";
+  let description = [{
+    `#attn.document<seq_ids>` reads the document id of every key position
+    from the `seq_ids` operand ([B, Sk], i32); `#attn.document<cu_seqlens>`
+    reads document start offsets from the `cu_seqlens` operand ([N + 1], i32,
+    0 first and Sk last). A trailing `causal` also requires j <= i'. Query i
+    stands at key position i' = i + Sk - Sq and sees key j iff both lie in the
+    same document.
+  }];
+  let parameters = (ins "::attnc::mask::DocumentSource":$source,
+                        "bool":$causal);
+}
+
+def Attn_BlockSparseMaskAttr
+    : Attn_MaskAttr<"BlockSparseMask", "block_sparse", ["getOperandName"]> {
+  let summary = "Block-sparse mask, driven by a block-mask operand.";
+  let description = [{
+    `#attn.block_sparse<block_q = 128, block_k = 128>`: query i sees key j
+    iff block_mask[b, h, i / block_q, j / block_k] != 0. The `block_mask`
+    operand is i8 with shape [B or 1, Hq or 1, ceil(Sq / block_q),
+    ceil(Sk / block_k)].
+  }];
+  let parameters = (ins "int64_t":$blockQ, "int64_t":$blockK);
+  let genVerifyDecl = 1;
+}
+
+#endif // ATTN_ATTRS

@@ -1,0 +1,30 @@
+//===- AttnDialect.h - the attn dialect -------------------------*- C++ -*-===//
+//
+// Declares the attn dialect, its mask attributes and interface, and its ops.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTNC_DIALECTS_ATTN_ATTNDIALECT_H
+#define ATTNC_DIALECTS_ATTN_ATTNDIALECT_H
+
+#include "attnc/Mask/MaskSemantics.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/Attributes.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "dialects/Attn/AttnDialect.h.inc"
+#include "dialects/Attn/MaskInterface.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "dialects/Attn/AttnAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "dialects/Attn/AttnOps.h.inc"
+
+#endif // ATTNC_DIALECTS_ATTN_ATTNDIALECT_H

@@ -1,0 +1,360 @@
+//===- AttnOps.cpp - attn dialect operations ------------------------------===//
+//
+// Verification and helpers of attn.attention.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/Attn/AttnDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace attnc::attn;
+using attnc::mask::MaskKind;
+using attnc::mask::MaskSpec;
+
+#define GET_OP_CLASSES
+#include "dialects/Attn/AttnOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+static int64_t dimOf(Value v, unsigned i) {
+  return cast<RankedTensorType>(v.getType()).getDimSize(i);
+}
+
+int64_t AttentionOp::getBatchSize() { return dimOf(getQuery(), 0); }
+int64_t AttentionOp::getNumQueryHeads() { return dimOf(getQuery(), 1); }
+int64_t AttentionOp::getNumKeyValueHeads() { return dimOf(getKey(), 1); }
+int64_t AttentionOp::getQuerySeqLen() { return dimOf(getQuery(), 2); }
+int64_t AttentionOp::getKeySeqLen() { return dimOf(getKey(), 2); }
+int64_t AttentionOp::getHeadDim() { return dimOf(getQuery(), 3); }
+int64_t AttentionOp::getValueHeadDim() { return dimOf(getValue(), 3); }
+
+MaskSpec AttentionOp::getMaskSpec() {
+  if (hasMaskFn()) {
+    MaskSpec spec;
+    spec.kind = MaskKind::Custom;
+    return spec;
+  }
+  if (auto mask = getMaskAttr())
+    return mask.getMaskSpec();
+  return MaskSpec::none();
+}
+
+double AttentionOp::getEffectiveScale() {
+  if (auto scale = getScaleAttr())
+    return scale.getValueAsDouble();
+  return 1.0 / std::sqrt(static_cast<double>(getHeadDim()));
+}
+
+/// Prints a dimension as the IR spells it.
+static std::string dimStr(int64_t d) {
+  return ShapedType::isDynamic(d) ? "?" : std::to_string(d);
+}
+
+/// True when both sizes are static and differ.
+static bool staticMismatch(int64_t a, int64_t b) {
+  return !ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) && a != b;
+}
+
+template <typename T> static std::string typeStr(T t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << t;
+  return s;
+}
+static std::string attrStr(Attribute a) { return typeStr(a); }
+
+//===----------------------------------------------------------------------===//
+// Verifier
+//===----------------------------------------------------------------------===//
+
+/// Checks that an input has rank 4 and a supported element type.
+static LogicalResult verifyInput(AttentionOp op, StringRef name, Value v,
+                                 StringRef layout) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getRank() != 4)
+    return op.emitOpError("expected ")
+           << name << " to have rank 4 (" << layout << "), got rank "
+           << type.getRank();
+  Type elt = type.getElementType();
+  if (isa<Float8E4M3FNType>(elt))
+    return op.emitOpError("expected ")
+           << name << " element type bf16, f16 or f32: fp8 e4m3 (" << elt
+           << ") is not yet supported";
+  if (!isa<BFloat16Type, Float16Type, Float32Type>(elt))
+    return op.emitOpError("expected ")
+           << name << " element type bf16, f16 or f32, got " << elt;
+  return success();
+}
+
+/// Checks one dimension against the value it must have.
+static LogicalResult verifyDim(AttentionOp op, StringRef what, int64_t got,
+                               StringRef refWhat, int64_t expected) {
+  if (staticMismatch(got, expected))
+    return op.emitOpError("expected ")
+           << what << " " << got << " to match " << refWhat << " " << expected;
+  return success();
+}
+
+/// Checks an optional 1-D / 2-D side operand: rank and element type.
+static LogicalResult verifySideOperand(AttentionOp op, StringRef name, Value v,
+                                       int64_t rank, Type eltType,
+                                       StringRef layout) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getRank() != rank)
+    return op.emitOpError("expected ")
+           << name << " to have rank " << rank << " (" << layout
+           << "), got rank " << type.getRank();
+  if (type.getElementType() != eltType)
+    return op.emitOpError("expected ")
+           << name << " element type " << eltType << ", got "
+           << type.getElementType();
+  return success();
+}
+
+/// Checks that the mask operands are exactly those the mask reads.
+static LogicalResult verifyMaskOperands(AttentionOp op) {
+  StringRef needed;
+  std::string maskStr = "none";
+  if (auto mask = op.getMaskAttr()) {
+    needed = mask.getOperandName();
+    maskStr = attrStr(mask);
+  } else if (op.hasMaskFn()) {
+    maskStr = "mask_fn";
+  }
+  struct Slot {
+    StringRef name;
+    Value value;
+  } slots[] = {{"seq_ids", op.getSeqIds()},
+               {"cu_seqlens", op.getCuSeqlens()},
+               {"block_mask", op.getBlockMask()}};
+  for (const Slot &slot : slots) {
+    if (slot.name == needed && !slot.value)
+      return op.emitOpError("expected a ")
+             << slot.name << " operand for mask " << maskStr;
+    if (slot.name != needed && slot.value)
+      return op.emitOpError("expected no ")
+             << slot.name << " operand: mask " << maskStr
+             << " does not read it";
+  }
+
+  MLIRContext *ctx = op.getContext();
+  Type i32 = IntegerType::get(ctx, 32);
+  if (Value ids = op.getSeqIds()) {
+    if (failed(verifySideOperand(op, "seq_ids", ids, 2, i32, "[B, Sk]")) ||
+        failed(verifyDim(op, "seq_ids batch", dimOf(ids, 0), "query batch",
+                         op.getBatchSize())) ||
+        failed(verifyDim(op, "seq_ids length", dimOf(ids, 1),
+                         "key sequence length", op.getKeySeqLen())))
+      return failure();
+  }
+  if (Value cu = op.getCuSeqlens()) {
+    if (failed(verifySideOperand(op, "cu_seqlens", cu, 1, i32, "[N + 1]")))
+      return failure();
+    int64_t n = dimOf(cu, 0);
+    if (!ShapedType::isDynamic(n) && n < 2)
+      return op.emitOpError("expected cu_seqlens to hold at least 2 offsets "
+                            "(one document), got ")
+             << n;
+  }
+  if (Value bm = op.getBlockMask()) {
+    if (failed(verifySideOperand(op, "block_mask", bm, 4,
+                                 IntegerType::get(ctx, 8),
+                                 "[B or 1, Hq or 1, Sq blocks, Sk blocks]")))
+      return failure();
+    auto sparse = cast<BlockSparseMaskAttr>(op.getMaskAttr());
+    int64_t b = dimOf(bm, 0), h = dimOf(bm, 1);
+    if (b != 1 && staticMismatch(b, op.getBatchSize()))
+      return op.emitOpError("expected block_mask batch ")
+             << b << " to be 1 or match query batch " << op.getBatchSize();
+    if (b != 1 && staticMismatch(h, op.getNumQueryHeads()) && h != 1)
+      return op.emitOpError("expected block_mask head count ")
+             << h << " to be 1 or match query head count "
+             << op.getNumQueryHeads();
+    if (b == 1 && h != 1 && staticMismatch(h, op.getNumQueryHeads()))
+      return op.emitOpError("expected block_mask head count ")
+             << h << " to be 1 or match query head count "
+             << op.getNumQueryHeads();
+    auto ceilDiv = [](int64_t a, int64_t d) {
+      return ShapedType::isDynamic(a) ? a : (a + d - 1) / d;
+    };
+    if (failed(verifyDim(op, "block_mask query blocks", dimOf(bm, 2),
+                         "ceil(Sq / block_q) =",
+                         ceilDiv(op.getQuerySeqLen(), sparse.getBlockQ()))) ||
+        failed(verifyDim(op, "block_mask key blocks", dimOf(bm, 3),
+                         "ceil(Sk / block_k) =",
+                         ceilDiv(op.getKeySeqLen(), sparse.getBlockK()))))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult AttentionOp::verify() {
+  if (failed(verifyInput(*this, "query", getQuery(), "[B, Hq, Sq, D]")) ||
+      failed(verifyInput(*this, "key", getKey(), "[B, Hkv, Sk, D]")) ||
+      failed(verifyInput(*this, "value", getValue(), "[B, Hkv, Sk, Dv]")))
+    return failure();
+
+  Type qElt = getQuery().getType().getElementType();
+  for (auto [name, v] : {std::pair<StringRef, Value>{"key", getKey()},
+                         std::pair<StringRef, Value>{"value", getValue()}}) {
+    Type elt = cast<RankedTensorType>(v.getType()).getElementType();
+    if (elt != qElt)
+      return emitOpError("expected ")
+             << name << " element type " << elt
+             << " to match query element type " << qElt;
+  }
+
+  // Head counts and head dims are static: they pick the kernel.
+  if (ShapedType::isDynamic(getNumQueryHeads()))
+    return emitOpError("expected query head count (dim 1) to be static");
+  if (ShapedType::isDynamic(getNumKeyValueHeads()))
+    return emitOpError("expected key head count (dim 1) to be static");
+  if (ShapedType::isDynamic(getHeadDim()))
+    return emitOpError("expected query head dim (dim 3) to be static");
+  if (ShapedType::isDynamic(getValueHeadDim()))
+    return emitOpError("expected value head dim (dim 3) to be static");
+
+  int64_t hq = getNumQueryHeads(), hkv = getNumKeyValueHeads();
+  if (failed(verifyDim(*this, "key head dim", dimOf(getKey(), 3),
+                       "query head dim", getHeadDim())) ||
+      failed(verifyDim(*this, "key batch", dimOf(getKey(), 0), "query batch",
+                       getBatchSize())) ||
+      failed(verifyDim(*this, "value batch", dimOf(getValue(), 0),
+                       "query batch", getBatchSize())) ||
+      failed(verifyDim(*this, "value head count", dimOf(getValue(), 1),
+                       "key head count", hkv)) ||
+      failed(verifyDim(*this, "value sequence length", dimOf(getValue(), 2),
+                       "key sequence length", getKeySeqLen())))
+    return failure();
+  if (hkv <= 0 || hq % hkv != 0)
+    return emitOpError("expected query head count ")
+           << hq << " to be a multiple of key head count " << hkv;
+
+  // Output [B, Hq, Sq, Dv] in the input element type.
+  auto outType = getOutput().getType();
+  if (outType.getRank() != 4)
+    return emitOpError("expected output to have rank 4 ([B, Hq, Sq, Dv]), "
+                       "got rank ")
+           << outType.getRank();
+  if (outType.getElementType() != qElt)
+    return emitOpError("expected output element type ")
+           << outType.getElementType() << " to match query element type "
+           << qElt;
+  if (failed(verifyDim(*this, "output batch", outType.getDimSize(0),
+                       "query batch", getBatchSize())) ||
+      failed(verifyDim(*this, "output head count", outType.getDimSize(1),
+                       "query head count", hq)) ||
+      failed(verifyDim(*this, "output sequence length", outType.getDimSize(2),
+                       "query sequence length", getQuerySeqLen())) ||
+      failed(verifyDim(*this, "output head dim", outType.getDimSize(3),
+                       "value head dim", getValueHeadDim())))
+    return failure();
+
+  // LSE [B, Hq, Sq] f32.
+  if (Value lse = getLse()) {
+    auto lseType = cast<RankedTensorType>(lse.getType());
+    if (lseType.getRank() != 3)
+      return emitOpError("expected lse to have rank 3 ([B, Hq, Sq]), got rank ")
+             << lseType.getRank();
+    if (!lseType.getElementType().isF32())
+      return emitOpError("expected lse element type f32, got ")
+             << lseType.getElementType();
+    if (failed(verifyDim(*this, "lse batch", lseType.getDimSize(0),
+                         "query batch", getBatchSize())) ||
+        failed(verifyDim(*this, "lse head count", lseType.getDimSize(1),
+                         "query head count", hq)) ||
+        failed(verifyDim(*this, "lse sequence length", lseType.getDimSize(2),
+                         "query sequence length", getQuerySeqLen())))
+      return failure();
+  }
+
+  // Scale and score modifications.
+  if (auto scale = getScaleAttr()) {
+    double s = scale.getValueAsDouble();
+    if (!std::isfinite(s) || s <= 0)
+      return emitOpError("expected scale to be finite and positive, got ")
+             << s;
+  }
+  if (auto cap = getSoftcapAttr()) {
+    double c = cap.getValueAsDouble();
+    if (!std::isfinite(c) || c <= 0)
+      return emitOpError("expected softcap to be finite and positive, got ")
+             << c;
+  }
+  if (getAlibi() && getAlibiSlopes())
+    return emitOpError("expected at most one of the alibi attribute and the "
+                       "alibi_slopes operand");
+  if (auto slopes = getAlibiAttr()) {
+    if (slopes.size() != hq)
+      return emitOpError("expected alibi to hold one slope per query head (")
+             << hq << "), got " << slopes.size();
+  }
+  if (Value slopes = getAlibiSlopes()) {
+    if (failed(verifySideOperand(*this, "alibi_slopes", slopes, 1,
+                                 Float32Type::get(getContext()), "[Hq]")) ||
+        failed(verifyDim(*this, "alibi_slopes length", dimOf(slopes, 0),
+                         "query head count", hq)))
+      return failure();
+  }
+
+  if (getMaskAttr() && hasMaskFn())
+    return emitOpError("expected either a mask attribute or a mask_fn "
+                       "region, not both");
+  return verifyMaskOperands(*this);
+}
+
+/// Checks that `region` is one block with the given argument types whose
+/// terminator yields exactly one value of type `result`.
+static LogicalResult verifyFnRegion(AttentionOp op, StringRef name,
+                                    Region &region, TypeRange argTypes,
+                                    StringRef argNames, Type result) {
+  if (region.empty())
+    return success();
+  if (!region.hasOneBlock())
+    return op.emitOpError("expected ") << name << " to have one block";
+  Block &block = region.front();
+  if (block.getArgumentTypes() != argTypes) {
+    std::string got;
+    llvm::raw_string_ostream os(got);
+    llvm::interleaveComma(block.getArgumentTypes(), os);
+    return op.emitOpError("expected ")
+           << name << " arguments " << argNames << ", got (" << got << ")";
+  }
+  auto yield = dyn_cast<YieldOp>(block.getTerminator());
+  if (!yield)
+    return op.emitOpError("expected ") << name << " to end with attn.yield";
+  if (yield.getValues().size() != 1 ||
+      yield.getValues().front().getType() != result)
+    return op.emitOpError("expected ")
+           << name << " to yield one " << result << ", got "
+           << yield.getValues().size() << " value(s)"
+           << (yield.getValues().empty()
+                   ? std::string()
+                   : " of type " +
+                         typeStr(yield.getValues().front().getType()));
+  return success();
+}
+
+LogicalResult AttentionOp::verifyRegions() {
+  Builder b(getContext());
+  Type index = b.getIndexType();
+  SmallVector<Type> maskArgs(4, index);
+  SmallVector<Type> scoreArgs = {b.getF32Type(), index, index, index, index};
+  if (failed(verifyFnRegion(*this, "mask_fn", getMaskFn(), maskArgs,
+                            "(b: index, h: index, q: index, k: index)",
+                            b.getI1Type())) ||
+      failed(verifyFnRegion(
+          *this, "score_fn", getScoreFn(), scoreArgs,
+          "(s: f32, b: index, h: index, q: index, k: index)", b.getF32Type())))
+    return failure();
+  return success();
+}

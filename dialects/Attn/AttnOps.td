@@ -1,0 +1,122 @@
+//===- AttnOps.td - attn dialect operations ----------------*- tablegen -*-===//
+//
+// attn.attention and its region terminator.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTN_OPS
+#define ATTN_OPS
+
+include "AttnDialect.td"
+include "AttnAttrs.td"
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+
+def Attn_AttentionOp : Attn_Op<"attention", [
+    AttrSizedOperandSegments, IsolatedFromAbove, RecursiveMemoryEffects]> {
+  let summary = "Masked scaled-dot-product attention with optional LSE.";
+  let description = [{
+    Computes attention over query [B, Hq, Sq, D], key [B, Hkv, Sk, D] and
+    value [B, Hkv, Sk, Dv] into output [B, Hq, Sq, Dv] and, when a second
+    result is given, the per-row log-sum-exp [B, Hq, Sq] (f32, natural log).
+    B, Sq and Sk may be dynamic; the head counts and head dims are static.
+    Hq must be a multiple of Hkv; query head h reads key/value head
+    h / (Hq / Hkv) (GQA; Hkv = 1 is MQA).
+
+    For query row i and visible key j the score is built in this order:
+    1. s = scale * dot(q_i, k_j), scale defaulting to 1/sqrt(D);
+    2. `softcap = c`: s = c * tanh(s / c);
+    3. ALiBi (`alibi = array<f32: ...>` or the `alibi_slopes` operand, one
+       slope per query head): s = s - slope[h] * |i + Sk - Sq - j|;
+    4. `score_fn`: s = score_fn(s, b, h, i, j).
+    Keys hidden by the mask (`mask(#attn...)` or the `mask_fn` region) are
+    dropped before the softmax. A row with no visible key yields 0 and an LSE
+    of -inf. Accumulation is f32 (docs/attn-dialect.md, numerics contract).
+
+    Example (GQA, causal, soft-capped, with LSE):
+    ```mlir
+    %o, %lse = attn.attention %q, %k, %v mask(#attn.causal) softcap = 30.0
+        : tensor<2x8x?x64xbf16>, tensor<2x2x?x64xbf16>, tensor<2x2x?x64xbf16>
+        -> tensor<2x8x?x64xbf16>, tensor<2x8x?xf32>
+    ```
+    A custom mask:
+    ```mlir
+    %o = attn.attention %q, %k, %v mask_fn {
+    ^bb0(%b: index, %h: index, %i: index, %j: index):
+      %c = arith.cmpi uge, %i, %j : index
+      attn.yield %c : i1
+    } : tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>
+      -> tensor<1x4x128x64xf16>
+    ```
+  }];
+
+  let arguments = (ins
+    AnyRankedTensor:$query,
+    AnyRankedTensor:$key,
+    AnyRankedTensor:$value,
+    Optional<AnyRankedTensor>:$seq_ids,
+    Optional<AnyRankedTensor>:$cu_seqlens,
+    Optional<AnyRankedTensor>:$block_mask,
+    Optional<AnyRankedTensor>:$alibi_slopes,
+    OptionalAttr<Attn_MaskAttrInterface>:$mask,
+    OptionalAttr<F32Attr>:$scale,
+    OptionalAttr<F32Attr>:$softcap,
+    OptionalAttr<DenseF32ArrayAttr>:$alibi
+  );
+  let results = (outs AnyRankedTensor:$output,
+                      Optional<AnyRankedTensor>:$lse);
+  let regions = (region AnyRegion:$mask_fn, AnyRegion:$score_fn);
+
+  let assemblyFormat = [{
+    $query `,` $key `,` $value
+    (`seq_ids` `(` $seq_ids^ `:` type($seq_ids) `)`)?
+    (`cu_seqlens` `(` $cu_seqlens^ `:` type($cu_seqlens) `)`)?
+    (`block_mask` `(` $block_mask^ `:` type($block_mask) `)`)?
+    (`alibi_slopes` `(` $alibi_slopes^ `:` type($alibi_slopes) `)`)?
+    (`mask` `(` $mask^ `)`)?
+    (`scale` `=` $scale^)?
+    (`softcap` `=` $softcap^)?
+    (`alibi` `=` $alibi^)?
+    (`mask_fn` $mask_fn^)?
+    (`score_fn` $score_fn^)?
+    attr-dict `:` type($query) `,` type($key) `,` type($value)
+    `->` type(results)
+  }];
+
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+
+  let extraClassDeclaration = [{
+    /// The mask as a plain description: none when there is no mask, custom
+    /// when the mask_fn region is given.
+    ::attnc::mask::MaskSpec getMaskSpec();
+    /// The scale applied to q.k: the attribute, or 1/sqrt(D).
+    double getEffectiveScale();
+    /// True when a mask_fn / score_fn region is present.
+    bool hasMaskFn() { return !getMaskFn().empty(); }
+    bool hasScoreFn() { return !getScoreFn().empty(); }
+    /// True when a score is changed after scaling (soft-cap, ALiBi, region).
+    bool hasScoreModification() {
+      return getSoftcap() || getAlibi() || getAlibiSlopes() || hasScoreFn();
+    }
+    /// Named dimensions, read from the operand types (dynamic sizes are
+    /// ShapedType::kDynamic).
+    int64_t getBatchSize();
+    int64_t getNumQueryHeads();
+    int64_t getNumKeyValueHeads();
+    int64_t getQuerySeqLen();
+    int64_t getKeySeqLen();
+    int64_t getHeadDim();
+    int64_t getValueHeadDim();
+  }];
+}
+
+def Attn_YieldOp : Attn_Op<"yield", [
+    Pure, ReturnLike, Terminator, HasParent<"AttentionOp">]> {
+  let summary = "Yields the value of a mask_fn or score_fn region.";
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "$values attr-dict `:` type($values)";
+}
+
+#endif // ATTN_OPS

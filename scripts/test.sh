@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Sets up, builds and runs every attnc test: lit/FileCheck tests (which
+# include the CPU execution tests) and the GoogleTest unit tests. Ends with
+# the line "N passed, M failed" counting every test of every kind; exits
+# non-zero when any test fails.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+BUILD_DIR=${BUILD_DIR:-build}
+
+scripts/setup.sh || exit 1
+scripts/build.sh || { echo "test: build failed"; echo "0 passed, 1 failed"; exit 1; }
+
+export CUDA_ROOT=${CUDA_ROOT:-/usr/local/cuda}
+RESULTS=$(mktemp -d)
+trap 'rm -rf "$RESULTS"' EXIT
+
+echo "== lit tests"
+/usr/lib/llvm-22/bin/lit -sv --output "$RESULTS/lit.json" "$BUILD_DIR/test"
+
+echo "== unit tests"
+"$BUILD_DIR/bin/attnc-unit-tests" --gtest_brief=1 \
+  --gtest_output="json:$RESULTS/unit.json"
+
+python3 - "$RESULTS" <<'PY'
+import json, os, sys
+d = sys.argv[1]
+passed = failed = 0
+lit = os.path.join(d, "lit.json")
+if os.path.exists(lit):
+    for t in json.load(open(lit))["tests"]:
+        code = t["code"]
+        if code in ("PASS", "XFAIL"):
+            passed += 1
+        elif code in ("UNSUPPORTED",):
+            pass  # skipped, reported by lit above
+        else:
+            failed += 1
+else:
+    failed += 1
+unit = os.path.join(d, "unit.json")
+if os.path.exists(unit):
+    for suite in json.load(open(unit))["testsuites"]:
+        for t in suite["testsuite"]:
+            if t.get("failures"):
+                failed += 1
+            elif t.get("result") == "COMPLETED" and t.get("status") == "RUN":
+                passed += 1
+else:
+    failed += 1
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
+PY

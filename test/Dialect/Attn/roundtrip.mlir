@@ -1,0 +1,134 @@
+// Every mask and score modification parses, prints and re-parses, in the
+// custom form and through the generic form.
+// RUN: attnc-opt %s | attnc-opt | FileCheck %s
+// RUN: attnc-opt %s --mlir-print-op-generic | attnc-opt | FileCheck %s
+
+!q = tensor<2x8x?x64xbf16>
+!kv = tensor<2x2x?x64xbf16>
+!lse = tensor<2x8x?xf32>
+
+// CHECK-LABEL: func @no_mask
+// CHECK: attn.attention %{{.*}}, %{{.*}}, %{{.*}} : tensor<2x8x?x64xbf16>, tensor<2x2x?x64xbf16>, tensor<2x2x?x64xbf16> -> tensor<2x8x?x64xbf16>
+func.func @no_mask(%q: !q, %k: !kv, %v: !kv) -> !q {
+  %o = attn.attention %q, %k, %v : !q, !kv, !kv -> !q
+  return %o : !q
+}
+
+// CHECK-LABEL: func @causal_default_is_bottom_right
+// CHECK: attn.attention {{.*}} mask(#attn.causal) :
+func.func @causal_default_is_bottom_right(%q: !q, %k: !kv, %v: !kv) -> !q {
+  %o = attn.attention %q, %k, %v mask(#attn.causal<bottom_right>) : !q, !kv, !kv -> !q
+  return %o : !q
+}
+
+// CHECK-LABEL: func @causal_top_left_with_lse
+// CHECK: %{{.*}}, %{{.*}} = attn.attention {{.*}} mask(#attn.causal<top_left>) : {{.*}} -> tensor<2x8x?x64xbf16>, tensor<2x8x?xf32>
+func.func @causal_top_left_with_lse(%q: !q, %k: !kv, %v: !kv) -> (!q, !lse) {
+  %o, %lse = attn.attention %q, %k, %v mask(#attn.causal<top_left>) : !q, !kv, !kv -> !q, !lse
+  return %o, %lse : !q, !lse
+}
+
+// CHECK-LABEL: func @sliding_window
+// CHECK: mask(#attn.sliding_window<left = 256, right = 0>) :
+// CHECK: mask(#attn.sliding_window<left = 3, right = 5, top_left>) :
+func.func @sliding_window(%q: !q, %k: !kv, %v: !kv) -> (!q, !q) {
+  %a = attn.attention %q, %k, %v mask(#attn.sliding_window<left = 256, right = 0>) : !q, !kv, !kv -> !q
+  %b = attn.attention %q, %k, %v mask(#attn.sliding_window<left = 3, right = 5, top_left>) : !q, !kv, !kv -> !q
+  return %a, %b : !q, !q
+}
+
+// CHECK-LABEL: func @prefix_lm
+// CHECK: mask(#attn.prefix_lm<prefix = 128>) :
+// CHECK: mask(#attn.prefix_lm<prefix = 0, top_left>) :
+func.func @prefix_lm(%q: !q, %k: !kv, %v: !kv) -> (!q, !q) {
+  %a = attn.attention %q, %k, %v mask(#attn.prefix_lm<prefix = 128, bottom_right>) : !q, !kv, !kv -> !q
+  %b = attn.attention %q, %k, %v mask(#attn.prefix_lm<prefix = 0, top_left>) : !q, !kv, !kv -> !q
+  return %a, %b : !q, !q
+}
+
+// CHECK-LABEL: func @document_seq_ids
+// CHECK: attn.attention %{{.*}}, %{{.*}}, %{{.*}} seq_ids(%{{.*}} : tensor<2x?xi32>) mask(#attn.document<seq_ids>) :
+// CHECK: seq_ids(%{{.*}} : tensor<2x?xi32>) mask(#attn.document<seq_ids, causal>) :
+func.func @document_seq_ids(%q: !q, %k: !kv, %v: !kv, %ids: tensor<2x?xi32>) -> (!q, !q) {
+  %a = attn.attention %q, %k, %v seq_ids(%ids : tensor<2x?xi32>) mask(#attn.document<seq_ids>) : !q, !kv, !kv -> !q
+  %b = attn.attention %q, %k, %v seq_ids(%ids : tensor<2x?xi32>) mask(#attn.document<seq_ids, causal>) : !q, !kv, !kv -> !q
+  return %a, %b : !q, !q
+}
+
+// CHECK-LABEL: func @document_cu_seqlens
+// CHECK: cu_seqlens(%{{.*}} : tensor<5xi32>) mask(#attn.document<cu_seqlens, causal>) :
+func.func @document_cu_seqlens(%q: tensor<1x4x?x32xf16>, %k: tensor<1x4x?x32xf16>, %v: tensor<1x4x?x32xf16>, %cu: tensor<5xi32>) -> tensor<1x4x?x32xf16> {
+  %o = attn.attention %q, %k, %v cu_seqlens(%cu : tensor<5xi32>) mask(#attn.document<cu_seqlens, causal>) : tensor<1x4x?x32xf16>, tensor<1x4x?x32xf16>, tensor<1x4x?x32xf16> -> tensor<1x4x?x32xf16>
+  return %o : tensor<1x4x?x32xf16>
+}
+
+// CHECK-LABEL: func @block_sparse
+// CHECK: block_mask(%{{.*}} : tensor<1x1x2x3xi8>) mask(#attn.block_sparse<block_q = 128, block_k = 64>) :
+func.func @block_sparse(%q: tensor<2x8x200x64xbf16>, %k: tensor<2x2x150x64xbf16>, %v: tensor<2x2x150x64xbf16>, %bm: tensor<1x1x2x3xi8>) -> tensor<2x8x200x64xbf16> {
+  %o = attn.attention %q, %k, %v block_mask(%bm : tensor<1x1x2x3xi8>) mask(#attn.block_sparse<block_q = 128, block_k = 64>) : tensor<2x8x200x64xbf16>, tensor<2x2x150x64xbf16>, tensor<2x2x150x64xbf16> -> tensor<2x8x200x64xbf16>
+  return %o : tensor<2x8x200x64xbf16>
+}
+
+// CHECK-LABEL: func @custom_mask
+// CHECK: attn.attention %{{.*}}, %{{.*}}, %{{.*}} mask_fn {
+// CHECK-NEXT: ^bb0(%[[B:.*]]: index, %[[H:.*]]: index, %[[I:.*]]: index, %[[J:.*]]: index):
+// CHECK-NEXT: %[[C:.*]] = arith.cmpi uge, %[[I]], %[[J]] : index
+// CHECK-NEXT: attn.yield %[[C]] : i1
+func.func @custom_mask(%q: !q, %k: !kv, %v: !kv) -> !q {
+  %o = attn.attention %q, %k, %v mask_fn {
+  ^bb0(%b: index, %h: index, %i: index, %j: index):
+    %c = arith.cmpi uge, %i, %j : index
+    attn.yield %c : i1
+  } : !q, !kv, !kv -> !q
+  return %o : !q
+}
+
+// CHECK-LABEL: func @scale_and_softcap
+// CHECK: mask(#attn.causal) scale = 1.250000e-01 softcap = 3.000000e+01 :
+func.func @scale_and_softcap(%q: !q, %k: !kv, %v: !kv) -> !q {
+  %o = attn.attention %q, %k, %v mask(#attn.causal) scale = 0.125 softcap = 30.0 : !q, !kv, !kv -> !q
+  return %o : !q
+}
+
+// CHECK-LABEL: func @alibi_attribute
+// CHECK: alibi = [5.000000e-01, 2.500000e-01, 1.250000e-01, 6.250000e-02, 3.125000e-02, 1.562500e-02, 7.812500e-03, 3.906250e-03] :
+func.func @alibi_attribute(%q: !q, %k: !kv, %v: !kv) -> !q {
+  %o = attn.attention %q, %k, %v alibi = [0.5, 0.25, 0.125, 0.0625, 0.03125, 0.015625, 0.0078125, 0.00390625] : !q, !kv, !kv -> !q
+  return %o : !q
+}
+
+// CHECK-LABEL: func @alibi_operand
+// CHECK: alibi_slopes(%{{.*}} : tensor<8xf32>) mask(#attn.causal) :
+func.func @alibi_operand(%q: !q, %k: !kv, %v: !kv, %s: tensor<8xf32>) -> !q {
+  %o = attn.attention %q, %k, %v alibi_slopes(%s : tensor<8xf32>) mask(#attn.causal) : !q, !kv, !kv -> !q
+  return %o : !q
+}
+
+// CHECK-LABEL: func @custom_score
+// CHECK: score_fn {
+// CHECK-NEXT: ^bb0(%[[S:.*]]: f32, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index):
+// CHECK-NEXT: %[[T:.*]] = math.tanh %[[S]] : f32
+// CHECK-NEXT: attn.yield %[[T]] : f32
+func.func @custom_score(%q: !q, %k: !kv, %v: !kv) -> !q {
+  %o = attn.attention %q, %k, %v mask(#attn.sliding_window<left = 16, right = 16>) score_fn {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %t = math.tanh %s : f32
+    attn.yield %t : f32
+  } : !q, !kv, !kv -> !q
+  return %o : !q
+}
+
+// CHECK-LABEL: func @everything_combined
+// CHECK: attn.attention {{.*}} mask_fn {
+// CHECK: score_fn {
+func.func @everything_combined(%q: tensor<1x4x?x128xf32>, %k: tensor<1x1x?x128xf32>, %v: tensor<1x1x?x96xf32>) -> (tensor<1x4x?x96xf32>, tensor<1x4x?xf32>) {
+  %o, %lse = attn.attention %q, %k, %v scale = 2.0 softcap = 50.0 alibi = [1.0, 0.5, 0.25, 0.125] mask_fn {
+  ^bb0(%b: index, %h: index, %i: index, %j: index):
+    %c = arith.cmpi ne, %i, %j : index
+    attn.yield %c : i1
+  } score_fn {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    attn.yield %s : f32
+  } : tensor<1x4x?x128xf32>, tensor<1x1x?x128xf32>, tensor<1x1x?x96xf32> -> tensor<1x4x?x96xf32>, tensor<1x4x?xf32>
+  return %o, %lse : tensor<1x4x?x96xf32>, tensor<1x4x?xf32>
+}

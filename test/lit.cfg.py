@@ -1,0 +1,26 @@
+# -*- Python -*-
+# lit configuration for attnc: FileCheck tests over attnc's tools.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "attnc"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.attnc_obj_root, "test")
+config.excludes = ["Inputs", "Unit", "CMakeLists.txt", "lit.cfg.py",
+                   "lit.site.cfg.py"]
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+# Lowering to PTX reads libdevice and ptxas from the CUDA toolkit.
+config.environment["CUDA_ROOT"] = os.environ.get("CUDA_ROOT", "/usr/local/cuda")
+
+tool_dirs = [config.attnc_tools_dir, config.llvm_tools_dir]
+tools = ["attnc-opt"]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
