@@ -112,8 +112,87 @@ def Attn_AttentionOp : Attn_Op<"attention", [
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Tiled level: the online-softmax state machine over buffers
+//===----------------------------------------------------------------------===//
+
+def Attn_TileStepOp : Attn_Op<"tile_step", [
+    AttrSizedOperandSegments, AllTypesMatch<["row_max", "row_sum"]>]> {
+  let summary = "One online-softmax update of a query tile by a key tile.";
+  let description = [{
+    Updates the running state of the query tile starting at row `q_begin` of
+    (batch, head) with the key/value tile starting at `k_begin`. The state is
+    the running row max m and row sum l ([block_q] f32, base-2 units) and the
+    accumulator O ([block_q, Dv] f32). With S the tile's scores (the score
+    pipeline of attn.attention, times log2(e), masked keys at -inf):
+
+    ```
+    m' = max(m, rowmax(S));  a = exp2(m - m');  P = exp2(S - m')
+    l' = a * l + rowsum(P);  O' = a * O + round(P) V
+    ```
+
+    where a fully masked row keeps m' = -inf and contributes nothing. Rows
+    and keys past the sequence ends are not touched. With `unmasked` the tile
+    is known to be fully visible and no mask arithmetic is emitted for it.
+    `attn-decompose-online-softmax` expands it into loops.
+  }];
+  let arguments = (ins
+    AnyMemRef:$query, AnyMemRef:$key, AnyMemRef:$value,
+    Optional<AnyMemRef>:$seq_ids,
+    Optional<AnyMemRef>:$cu_seqlens,
+    Optional<AnyMemRef>:$block_mask,
+    Optional<AnyMemRef>:$alibi_slopes,
+    AnyMemRef:$row_max, AnyMemRef:$row_sum, AnyMemRef:$acc,
+    Index:$batch, Index:$head, Index:$q_begin, Index:$k_begin,
+    OptionalAttr<Attn_MaskAttrInterface>:$mask,
+    F32Attr:$scale,
+    OptionalAttr<F32Attr>:$softcap,
+    OptionalAttr<DenseF32ArrayAttr>:$alibi,
+    I64Attr:$block_q, I64Attr:$block_k,
+    UnitAttr:$unmasked
+  );
+  let regions = (region AnyRegion:$mask_fn, AnyRegion:$score_fn);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value
+    `state` `(` $row_max `,` $row_sum `,` $acc `)`
+    `at` `(` $batch `,` $head `,` $q_begin `,` $k_begin `)`
+    (`seq_ids` `(` $seq_ids^ `:` type($seq_ids) `)`)?
+    (`cu_seqlens` `(` $cu_seqlens^ `:` type($cu_seqlens) `)`)?
+    (`block_mask` `(` $block_mask^ `:` type($block_mask) `)`)?
+    (`alibi_slopes` `(` $alibi_slopes^ `:` type($alibi_slopes) `)`)?
+    (`mask` `(` $mask^ `)`)?
+    (`mask_fn` $mask_fn^)?
+    (`score_fn` $score_fn^)?
+    attr-dict `:` type($query) `,` type($key) `,` type($value) `,`
+    type($row_max) `,` type($acc)
+  }];
+  let extraClassDeclaration = [{
+    bool hasMaskFn() { return !getMaskFn().empty(); }
+    bool hasScoreFn() { return !getScoreFn().empty(); }
+  }];
+}
+
+def Attn_TileFinalizeOp : Attn_Op<"tile_finalize", [
+    AllTypesMatch<["row_max", "row_sum"]>]> {
+  let summary = "Writes a query tile's output and log-sum-exp from its state.";
+  let description = [{
+    For every valid row r of the tile: O = acc / l (0 when l = 0) rounded to
+    the output element type, and LSE = (m + log2(l)) * ln(2) (-inf when
+    l = 0).
+  }];
+  let arguments = (ins AnyMemRef:$row_max, AnyMemRef:$row_sum, AnyMemRef:$acc,
+                       AnyMemRef:$output, Optional<AnyMemRef>:$lse,
+                       Index:$batch, Index:$head, Index:$q_begin);
+  let assemblyFormat = [{
+    `state` `(` $row_max `,` $row_sum `,` $acc `)` `into` $output
+    (`lse` $lse^ `:` type($lse))?
+    `at` `(` $batch `,` $head `,` $q_begin `)`
+    attr-dict `:` type($row_max) `,` type($acc) `,` type($output)
+  }];
+}
+
 def Attn_YieldOp : Attn_Op<"yield", [
-    Pure, ReturnLike, Terminator, HasParent<"AttentionOp">]> {
+    Pure, ReturnLike, Terminator, ParentOneOf<["AttentionOp", "TileStepOp"]>]> {
   let summary = "Yields the value of a mask_fn or score_fn region.";
   let arguments = (ins Variadic<AnyType>:$values);
   let assemblyFormat = "$values attr-dict `:` type($values)";

@@ -3,6 +3,7 @@
 #include "attnc/InitAll.h"
 
 #include "dialects/Attn/AttnDialect.h"
+#include "passes/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -19,4 +20,5 @@ void attnc::registerAllDialects(mlir::DialectRegistry &registry) {
 
 void attnc::registerAllPasses() {
   mlir::registerAllPasses();
+  attnc::registerTransformsPasses();
 }

@@ -1,0 +1,429 @@
+//===- AttnDecomposeOnlineSoftmax.cpp - expand tile steps into loops ------===//
+//
+// Implements attn-decompose-online-softmax: attn.tile_step becomes the
+// textbook online-softmax update written as scf loops over memrefs, and
+// attn.tile_finalize the division by the row sum and the log-sum-exp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Transforms/IndexArith.h"
+#include "passes/Transforms/Passes.h"
+
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include <cmath>
+
+#define DEBUG_TYPE "attn-decompose-online-softmax"
+
+namespace attnc {
+#define GEN_PASS_DEF_ATTNDECOMPOSEONLINESOFTMAX
+#include "passes/Transforms/Passes.h.inc"
+} // namespace attnc
+
+using namespace mlir;
+using namespace attnc;
+using namespace attnc::attn;
+using attnc::mask::DocumentSource;
+using attnc::mask::MaskKind;
+using attnc::mask::MaskSpec;
+
+namespace {
+using BodyFn = function_ref<void(ImplicitLocOpBuilder &, Value, ValueRange,
+                                 SmallVectorImpl<Value> &)>;
+
+/// Emits `scf.for iv = lb to ub` with iter_args; `body` fills the yields.
+ValueRange forLoop(ImplicitLocOpBuilder &b, Value lb, Value ub,
+                   ValueRange inits, BodyFn body) {
+  Value c1 = arith::ConstantIndexOp::create(b, 1);
+  auto loop = scf::ForOp::create(
+      b, lb, ub, c1, inits,
+      [&](OpBuilder &ob, Location loc, Value iv, ValueRange iter) {
+        ImplicitLocOpBuilder lb2(loc, ob);
+        SmallVector<Value> yields;
+        body(lb2, iv, iter, yields);
+        scf::YieldOp::create(lb2, yields);
+      });
+  return loop.getResults();
+}
+
+/// Loads one element and widens it to f32.
+Value loadF32(ImplicitLocOpBuilder &b, Value memref, ValueRange indices) {
+  Value v = memref::LoadOp::create(b, memref, indices);
+  if (!v.getType().isF32())
+    v = arith::ExtFOp::create(b, b.getF32Type(), v);
+  return v;
+}
+
+/// Rounds an f32 to `elementType` and back (P before PV, per the numerics
+/// contract); identity for f32.
+Value roundTo(ImplicitLocOpBuilder &b, Value v, Type elementType) {
+  if (elementType.isF32())
+    return v;
+  Value narrow = arith::TruncFOp::create(b, elementType, v);
+  return arith::ExtFOp::create(b, b.getF32Type(), narrow);
+}
+
+Value f32Const(ImplicitLocOpBuilder &b, double v) {
+  return arith::ConstantOp::create(b, b.getF32FloatAttr(static_cast<float>(v)));
+}
+
+/// Inlines a single-block region at the builder with `args` for its block
+/// arguments and returns the value it yields.
+Value inlineRegion(ImplicitLocOpBuilder &b, Region &region, ValueRange args) {
+  Block &block = region.front();
+  IRMapping map;
+  map.map(block.getArguments(), args);
+  for (Operation &op : block.without_terminator())
+    b.clone(op, map);
+  return map.lookupOrDefault(block.getTerminator()->getOperand(0));
+}
+
+/// What a tile step needs per query row to evaluate its mask.
+struct RowMask {
+  Value lo, hi;          // interval masks: visible keys [lo, hi)
+  Value pos, posValid;   // documents: the row's key position
+  Value docId;           // seq_ids documents: the row's document id
+  Value docStart, docEnd;// cu_seqlens documents: the row's document
+  Value blockRow, maskB, maskH; // block-sparse: block row, batch, head
+};
+
+/// Emits the document start and end around `pos` by scanning cu_seqlens.
+std::pair<Value, Value> scanDocument(ImplicitLocOpBuilder &b, Value cu,
+                                     Value pos, Value seqK) {
+  Value c0 = arith::ConstantIndexOp::create(b, 0);
+  Value n = memref::DimOp::create(b, cu, 0);
+  ValueRange r = forLoop(
+      b, c0, n, ValueRange{c0, seqK},
+      [&](ImplicitLocOpBuilder &lb, Value d, ValueRange it,
+          SmallVectorImpl<Value> &y) {
+        Value off = arith::IndexCastOp::create(
+            lb, lb.getIndexType(), memref::LoadOp::create(lb, cu, d));
+        Value before =
+            arith::CmpIOp::create(lb, arith::CmpIPredicate::sle, off, pos);
+        y.push_back(arith::SelectOp::create(
+            lb, before, arith::MaxSIOp::create(lb, it[0], off), it[0]));
+        y.push_back(arith::SelectOp::create(
+            lb, before, it[1], arith::MinSIOp::create(lb, it[1], off)));
+      });
+  return {r[0], r[1]};
+}
+
+/// Per-row mask state, emitted before the row's key loop.
+RowMask buildRowMask(ImplicitLocOpBuilder &b, TileStepOp op,
+                     const MaskSpec &spec, Value row, Value seqQ, Value seqK) {
+  RowMask m;
+  IndexArith a{b};
+  if (mask::hasIntervalForm(spec.kind)) {
+    IndexIntervalFormula::clipped(a, spec, row, seqQ, seqK, m.lo, m.hi);
+    return m;
+  }
+  if (spec.kind == MaskKind::Document) {
+    m.pos = a.add(row, a.sub(seqK, seqQ));
+    Value zero = a.constant(0);
+    m.posValid = arith::CmpIOp::create(b, arith::CmpIPredicate::sge, m.pos,
+                                       zero);
+    Value safePos = a.max(m.pos, zero);
+    if (spec.documentSource == DocumentSource::SegmentIds)
+      m.docId = memref::LoadOp::create(
+          b, op.getSeqIds(), ValueRange{op.getBatch(), safePos});
+    else
+      std::tie(m.docStart, m.docEnd) =
+          scanDocument(b, op.getCuSeqlens(), safePos, seqK);
+    return m;
+  }
+  if (spec.kind == MaskKind::BlockSparse) {
+    Value bm = op.getBlockMask();
+    auto pick = [&](unsigned dim, Value idx) -> Value {
+      Value size = memref::DimOp::create(b, bm, dim);
+      Value one = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, size,
+                                        a.constant(1));
+      return arith::SelectOp::create(b, one, a.constant(0), idx);
+    };
+    m.maskB = pick(0, op.getBatch());
+    m.maskH = pick(1, op.getHead());
+    m.blockRow = arith::DivUIOp::create(
+        b, row, a.constant(cast<BlockSparseMaskAttr>(op.getMaskAttr())
+                               .getBlockQ()));
+  }
+  return m;
+}
+
+/// Whether key `col` is visible to the row described by `m` (null: always).
+Value buildVisible(ImplicitLocOpBuilder &b, TileStepOp op,
+                   const MaskSpec &spec, const RowMask &m, Value row,
+                   Value col) {
+  auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, p, x, y).getResult();
+  };
+  auto andI = [&](Value x, Value y) {
+    return arith::AndIOp::create(b, x, y).getResult();
+  };
+  switch (spec.kind) {
+  case MaskKind::None:
+    return {};
+  case MaskKind::Causal:
+  case MaskKind::SlidingWindow:
+  case MaskKind::PrefixLM:
+    return andI(cmp(arith::CmpIPredicate::sge, col, m.lo),
+                cmp(arith::CmpIPredicate::slt, col, m.hi));
+  case MaskKind::Document: {
+    Value v = m.posValid;
+    if (spec.documentCausal)
+      v = andI(v, cmp(arith::CmpIPredicate::sle, col, m.pos));
+    if (spec.documentSource == DocumentSource::SegmentIds) {
+      Value id = memref::LoadOp::create(b, op.getSeqIds(),
+                                        ValueRange{op.getBatch(), col});
+      return andI(v, cmp(arith::CmpIPredicate::eq, id, m.docId));
+    }
+    v = andI(v, cmp(arith::CmpIPredicate::sge, col, m.docStart));
+    return andI(v, cmp(arith::CmpIPredicate::slt, col, m.docEnd));
+  }
+  case MaskKind::BlockSparse: {
+    auto sparse = cast<BlockSparseMaskAttr>(op.getMaskAttr());
+    Value blockCol = arith::DivUIOp::create(
+        b, col, arith::ConstantIndexOp::create(b, sparse.getBlockK()));
+    Value v = memref::LoadOp::create(
+        b, op.getBlockMask(), ValueRange{m.maskB, m.maskH, m.blockRow, blockCol});
+    return cmp(arith::CmpIPredicate::ne, v,
+               arith::ConstantIntOp::create(b, 0, 8));
+  }
+  case MaskKind::Custom:
+    return inlineRegion(b, op.getMaskFn(),
+                        ValueRange{op.getBatch(), op.getHead(), row, col});
+  }
+  return {};
+}
+
+/// The score pipeline of attn.attention for one (row, col) after the dot
+/// product: scale, soft-cap, ALiBi, score region.
+Value buildScore(ImplicitLocOpBuilder &b, TileStepOp op, Value dot, Value row,
+                 Value col, Value seqQ, Value seqK) {
+  Value s = arith::MulFOp::create(
+      b, dot, f32Const(b, op.getScale().convertToFloat()));
+  if (auto cap = op.getSoftcapAttr()) {
+    Value c = f32Const(b, cap.getValueAsDouble());
+    Value t = math::TanhOp::create(b, arith::DivFOp::create(b, s, c));
+    s = arith::MulFOp::create(b, c, t);
+  }
+  Value slope;
+  if (auto slopes = op.getAlibiAttr()) {
+    auto vecType = VectorType::get({slopes.size()}, b.getF32Type());
+    Value table = arith::ConstantOp::create(
+        b, DenseElementsAttr::get(vecType, slopes.asArrayRef()));
+    slope = vector::ExtractOp::create(b, table, ArrayRef<OpFoldResult>{op.getHead()});
+  } else if (Value slopes = op.getAlibiSlopes()) {
+    slope = memref::LoadOp::create(b, slopes, ValueRange{op.getHead()});
+  }
+  if (slope) {
+    IndexArith a{b};
+    Value dist = a.sub(a.add(row, a.sub(seqK, seqQ)), col);
+    Value absDist = math::AbsIOp::create(b, dist);
+    Value distF = arith::SIToFPOp::create(
+        b, b.getF32Type(),
+        arith::IndexCastOp::create(b, b.getI64Type(), absDist));
+    s = arith::SubFOp::create(b, s, arith::MulFOp::create(b, slope, distF));
+  }
+  if (op.hasScoreFn())
+    s = inlineRegion(b, op.getScoreFn(),
+                     ValueRange{s, op.getBatch(), op.getHead(), row, col});
+  return s;
+}
+} // namespace
+
+LogicalResult attnc::decomposeTileStep(RewriterBase &rewriter, TileStepOp op) {
+  ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+  b.setInsertionPoint(op);
+  IndexArith a{b};
+  auto qType = cast<MemRefType>(op.getQuery().getType());
+  auto kType = cast<MemRefType>(op.getKey().getType());
+  auto vType = cast<MemRefType>(op.getValue().getType());
+  Type elementType = qType.getElementType();
+  int64_t headDim = qType.getDimSize(3), valueDim = vType.getDimSize(3);
+  int64_t group = qType.getDimSize(1) / kType.getDimSize(1);
+  MaskSpec spec = op.hasMaskFn() ? MaskSpec{MaskKind::Custom}
+                  : op.getMaskAttr() ? op.getMaskAttr().getMaskSpec()
+                                     : MaskSpec::none();
+  bool masked = !op.getUnmasked();
+
+  Value c0 = a.constant(0);
+  Value seqQ = memref::DimOp::create(b, op.getQuery(), 2);
+  Value seqK = memref::DimOp::create(b, op.getKey(), 2);
+  Value rows = a.min(a.constant(op.getBlockQ()), a.sub(seqQ, op.getQBegin()));
+  Value cols = a.min(a.constant(op.getBlockK()), a.sub(seqK, op.getKBegin()));
+  Value batch = op.getBatch(), head = op.getHead();
+  Value kvHead = arith::DivUIOp::create(b, head, a.constant(group));
+  Value dHead = a.constant(headDim), dValue = a.constant(valueDim);
+  Value negInf = f32Const(b, -std::numeric_limits<double>::infinity());
+  Value zero = f32Const(b, 0.0);
+  Value log2e = f32Const(b, M_LOG2E);
+
+  auto scope = memref::AllocaScopeOp::create(b, TypeRange());
+  b.setInsertionPointToStart(b.createBlock(&scope.getBodyRegion()));
+  // Scores (then probabilities) of one row of the tile, base-2 units.
+  Value scores =
+      memref::AllocaOp::create(b, MemRefType::get({op.getBlockK()}, b.getF32Type()));
+
+  forLoop(b, c0, rows, {}, [&](ImplicitLocOpBuilder &rb, Value r, ValueRange,
+                               SmallVectorImpl<Value> &) {
+    IndexArith ra{rb};
+    Value row = ra.add(op.getQBegin(), r);
+    RowMask rowMask;
+    if (masked)
+      rowMask = buildRowMask(rb, op, spec, row, seqQ, seqK);
+
+    // S = scale * Q K^T (+ modifications), log2(e) folded in; rowmax(S).
+    Value rowMax = forLoop(
+        rb, c0, cols, ValueRange{negInf},
+        [&](ImplicitLocOpBuilder &cb, Value c, ValueRange it,
+            SmallVectorImpl<Value> &y) {
+          Value col = arith::AddIOp::create(cb, op.getKBegin(), c);
+          Value dot = forLoop(
+              cb, c0, dHead, ValueRange{zero},
+              [&](ImplicitLocOpBuilder &db, Value d, ValueRange acc,
+                  SmallVectorImpl<Value> &dy) {
+                Value q = loadF32(db, op.getQuery(),
+                                  ValueRange{batch, head, row, d});
+                Value k = loadF32(db, op.getKey(),
+                                  ValueRange{batch, kvHead, col, d});
+                dy.push_back(arith::AddFOp::create(
+                    db, acc[0], arith::MulFOp::create(db, q, k)));
+              })[0];
+          Value s = buildScore(cb, op, dot, row, col, seqQ, seqK);
+          s = arith::MulFOp::create(cb, s, log2e);
+          if (masked)
+            if (Value visible = buildVisible(cb, op, spec, rowMask, row, col))
+              s = arith::SelectOp::create(cb, visible, s, negInf);
+          memref::StoreOp::create(cb, s, scores, ValueRange{c});
+          y.push_back(arith::MaximumFOp::create(cb, it[0], s));
+        })[0];
+
+    // m' = max(m, rowmax); a = exp2(m - m'); a row with no visible key so
+    // far keeps m' = -inf and uses 0 as the reference, so nothing is NaN.
+    Value mOld = memref::LoadOp::create(rb, op.getRowMax(), ValueRange{r});
+    Value mNew = arith::MaximumFOp::create(rb, mOld, rowMax);
+    Value noKey = arith::CmpFOp::create(rb, arith::CmpFPredicate::OEQ, mNew,
+                                        negInf);
+    Value mRef = arith::SelectOp::create(rb, noKey, zero, mNew);
+    Value alpha =
+        math::Exp2Op::create(rb, arith::SubFOp::create(rb, mOld, mRef));
+
+    // P = exp2(S - m'), rowsum(P) in f32; P is kept rounded for PV.
+    Value rowSum = forLoop(
+        rb, c0, cols, ValueRange{zero},
+        [&](ImplicitLocOpBuilder &cb, Value c, ValueRange it,
+            SmallVectorImpl<Value> &y) {
+          Value s = memref::LoadOp::create(cb, scores, ValueRange{c});
+          Value p = math::Exp2Op::create(cb, arith::SubFOp::create(cb, s, mRef));
+          memref::StoreOp::create(cb, roundTo(cb, p, elementType), scores,
+                                  ValueRange{c});
+          y.push_back(arith::AddFOp::create(cb, it[0], p));
+        })[0];
+    Value lOld = memref::LoadOp::create(rb, op.getRowSum(), ValueRange{r});
+    Value lNew = arith::AddFOp::create(
+        rb, arith::MulFOp::create(rb, alpha, lOld), rowSum);
+    memref::StoreOp::create(rb, lNew, op.getRowSum(), ValueRange{r});
+    memref::StoreOp::create(rb, mNew, op.getRowMax(), ValueRange{r});
+
+    // O' = a * O + P V.
+    forLoop(rb, c0, dValue, {}, [&](ImplicitLocOpBuilder &vb, Value dv,
+                                     ValueRange, SmallVectorImpl<Value> &) {
+      Value pv = forLoop(
+          vb, c0, cols, ValueRange{zero},
+          [&](ImplicitLocOpBuilder &cb, Value c, ValueRange it,
+              SmallVectorImpl<Value> &y) {
+            Value col = arith::AddIOp::create(cb, op.getKBegin(), c);
+            Value p = memref::LoadOp::create(cb, scores, ValueRange{c});
+            Value v = loadF32(cb, op.getValue(),
+                              ValueRange{batch, kvHead, col, dv});
+            y.push_back(arith::AddFOp::create(
+                cb, it[0], arith::MulFOp::create(cb, p, v)));
+          })[0];
+      Value o = memref::LoadOp::create(vb, op.getAcc(), ValueRange{r, dv});
+      Value oNew = arith::AddFOp::create(
+          vb, arith::MulFOp::create(vb, alpha, o), pv);
+      memref::StoreOp::create(vb, oNew, op.getAcc(), ValueRange{r, dv});
+    });
+  });
+  memref::AllocaScopeReturnOp::create(b);
+  rewriter.eraseOp(op);
+  return success();
+}
+
+LogicalResult attnc::decomposeTileFinalize(RewriterBase &rewriter,
+                                           TileFinalizeOp op) {
+  ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+  b.setInsertionPoint(op);
+  IndexArith a{b};
+  auto outType = cast<MemRefType>(op.getOutput().getType());
+  auto accType = cast<MemRefType>(op.getAcc().getType());
+  Value c0 = a.constant(0);
+  Value seqQ = memref::DimOp::create(b, op.getOutput(), 2);
+  Value rows =
+      a.min(a.constant(accType.getDimSize(0)), a.sub(seqQ, op.getQBegin()));
+  Value dValue = a.constant(accType.getDimSize(1));
+  Value zero = f32Const(b, 0.0), one = f32Const(b, 1.0);
+
+  forLoop(b, c0, rows, {}, [&](ImplicitLocOpBuilder &rb, Value r, ValueRange,
+                               SmallVectorImpl<Value> &) {
+    Value row = arith::AddIOp::create(rb, op.getQBegin(), r);
+    Value l = memref::LoadOp::create(rb, op.getRowSum(), ValueRange{r});
+    Value empty =
+        arith::CmpFOp::create(rb, arith::CmpFPredicate::OEQ, l, zero);
+    Value inv = arith::SelectOp::create(rb, empty, zero,
+                                        arith::DivFOp::create(rb, one, l));
+    forLoop(rb, c0, dValue, {}, [&](ImplicitLocOpBuilder &vb, Value dv,
+                                     ValueRange, SmallVectorImpl<Value> &) {
+      Value o = memref::LoadOp::create(vb, op.getAcc(), ValueRange{r, dv});
+      Value out = arith::MulFOp::create(vb, o, inv);
+      if (!outType.getElementType().isF32())
+        out = arith::TruncFOp::create(vb, outType.getElementType(), out);
+      memref::StoreOp::create(
+          vb, out, op.getOutput(),
+          ValueRange{op.getBatch(), op.getHead(), row, dv});
+    });
+    if (Value lse = op.getLse()) {
+      // LSE = ln(sum exp(s)) = (m + log2 l) * ln 2; -inf for an empty row.
+      Value m = memref::LoadOp::create(rb, op.getRowMax(), ValueRange{r});
+      Value safeL = arith::SelectOp::create(rb, empty, one, l);
+      Value value = arith::MulFOp::create(
+          rb, arith::AddFOp::create(rb, m, math::Log2Op::create(rb, safeL)),
+          f32Const(rb, M_LN2));
+      value = arith::SelectOp::create(
+          rb, empty, f32Const(rb, -std::numeric_limits<double>::infinity()),
+          value);
+      memref::StoreOp::create(rb, value, lse,
+                              ValueRange{op.getBatch(), op.getHead(), row});
+    }
+  });
+  rewriter.eraseOp(op);
+  return success();
+}
+
+namespace {
+struct AttnDecomposeOnlineSoftmaxPass final
+    : attnc::impl::AttnDecomposeOnlineSoftmaxBase<AttnDecomposeOnlineSoftmaxPass> {
+  using AttnDecomposeOnlineSoftmaxBase::AttnDecomposeOnlineSoftmaxBase;
+
+  void runOnOperation() override {
+    SmallVector<Operation *> ops;
+    getOperation().walk([&](Operation *op) {
+      if (isa<TileStepOp, TileFinalizeOp>(op))
+        ops.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (Operation *op : ops) {
+      if (auto step = dyn_cast<TileStepOp>(op)) {
+        if (step.getUnmasked())
+          ++numUnmaskedSteps;
+        else
+          ++numMaskedSteps;
+        if (failed(decomposeTileStep(rewriter, step)))
+          return signalPassFailure();
+      } else if (failed(decomposeTileFinalize(rewriter,
+                                              cast<TileFinalizeOp>(op)))) {
+        return signalPassFailure();
+      }
+    }
+  }
+};
+} // namespace

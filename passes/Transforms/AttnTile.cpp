@@ -1,0 +1,198 @@
+//===- AttnTile.cpp - tile attn.attention into tile steps -----------------===//
+//
+// Implements attn-tile: attn.attention on tensors becomes buffers and a loop
+// nest over (batch, head, query tile) with a sequential key-tile loop of
+// attn.tile_step ops and an attn.tile_finalize.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Transforms/Passes.h"
+
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+
+#define DEBUG_TYPE "attn-tile"
+
+namespace attnc {
+#define GEN_PASS_DEF_ATTNTILE
+#include "passes/Transforms/Passes.h.inc"
+} // namespace attnc
+
+using namespace mlir;
+using namespace attnc;
+using namespace attnc::attn;
+
+FailureOr<TileSizes> attnc::getTileSizes(AttentionOp op, TileSizes fallback) {
+  for (Operation *holder = op; holder; holder = holder->getParentOp()) {
+    if (holder != op.getOperation() && !isa<ModuleOp>(holder))
+      continue;
+    Attribute attr = holder->getAttr(kTileSizesAttrName);
+    if (!attr)
+      continue;
+    auto sizes = dyn_cast<DenseI64ArrayAttr>(attr);
+    if (!sizes || sizes.size() != 2 || sizes[0] <= 0 || sizes[1] <= 0)
+      return holder->emitError("expected ")
+             << kTileSizesAttrName
+             << " to be array<i64: block_q, block_k> with positive sizes, got "
+             << attr;
+    return TileSizes{sizes[0], sizes[1]};
+  }
+  return fallback;
+}
+
+/// A read-only buffer view of a tensor operand (null stays null).
+static Value toBuffer(ImplicitLocOpBuilder &b, Value tensor) {
+  if (!tensor)
+    return {};
+  auto type = cast<RankedTensorType>(tensor.getType());
+  auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
+  return bufferization::ToBufferOp::create(b, memrefType, tensor,
+                                           /*read_only=*/true);
+}
+
+/// Allocates a buffer of `type`, taking its dynamic sizes from `dimOf(i)`.
+static Value allocLike(ImplicitLocOpBuilder &b, RankedTensorType type,
+                       function_ref<Value(unsigned)> dimOf) {
+  SmallVector<Value> dynSizes;
+  for (unsigned i = 0; i < type.getRank(); ++i)
+    if (type.isDynamicDim(i))
+      dynSizes.push_back(dimOf(i));
+  auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
+  return memref::AllocOp::create(b, memrefType, dynSizes);
+}
+
+/// Emits loops that store `value` into every element of a static buffer.
+static void fill(ImplicitLocOpBuilder &b, Value buffer, Value value) {
+  auto type = cast<MemRefType>(buffer.getType());
+  Value c0 = arith::ConstantIndexOp::create(b, 0);
+  Value c1 = arith::ConstantIndexOp::create(b, 1);
+  SmallVector<Value> ivs;
+  std::function<void(OpBuilder &, unsigned)> nest = [&](OpBuilder &ob,
+                                                        unsigned dim) {
+    if (dim == type.getRank()) {
+      memref::StoreOp::create(ob, b.getLoc(), value, buffer, ivs);
+      return;
+    }
+    Value ub = arith::ConstantIndexOp::create(ob, b.getLoc(),
+                                              type.getDimSize(dim));
+    scf::ForOp::create(ob, b.getLoc(), c0, ub, c1, ValueRange(),
+                       [&](OpBuilder &ib, Location, Value iv, ValueRange) {
+                         ivs.push_back(iv);
+                         nest(ib, dim + 1);
+                         ivs.pop_back();
+                         scf::YieldOp::create(ib, b.getLoc());
+                       });
+  };
+  nest(b, 0);
+}
+
+LogicalResult attnc::tileAttention(RewriterBase &rewriter, AttentionOp op,
+                                   TileSizes sizes) {
+  ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+  b.setInsertionPoint(op);
+
+  Value query = toBuffer(b, op.getQuery());
+  Value key = toBuffer(b, op.getKey());
+  Value value = toBuffer(b, op.getValue());
+  Value seqIds = toBuffer(b, op.getSeqIds());
+  Value cuSeqlens = toBuffer(b, op.getCuSeqlens());
+  Value blockMask = toBuffer(b, op.getBlockMask());
+  Value alibiSlopes = toBuffer(b, op.getAlibiSlopes());
+
+  Value batch = memref::DimOp::create(b, query, 0);
+  Value seqQ = memref::DimOp::create(b, query, 2);
+  Value seqK = memref::DimOp::create(b, key, 2);
+  auto rowDim = [&](unsigned i) { return i == 0 ? batch : seqQ; };
+  Value output = allocLike(b, op.getOutput().getType(), rowDim);
+  Value lse;
+  if (Value lseResult = op.getLse())
+    lse = allocLike(b, cast<RankedTensorType>(lseResult.getType()), rowDim);
+
+  Value c0 = arith::ConstantIndexOp::create(b, 0);
+  Value c1 = arith::ConstantIndexOp::create(b, 1);
+  Value blockQ = arith::ConstantIndexOp::create(b, sizes.blockQ);
+  Value blockK = arith::ConstantIndexOp::create(b, sizes.blockK);
+  Value heads = arith::ConstantIndexOp::create(b, op.getNumQueryHeads());
+  Value numQueryTiles = arith::CeilDivUIOp::create(b, seqQ, blockQ);
+  Value numKeyTiles = arith::CeilDivUIOp::create(b, seqK, blockK);
+
+  Type f32 = b.getF32Type();
+  auto stateRowType = MemRefType::get({sizes.blockQ}, f32);
+  auto accType = MemRefType::get({sizes.blockQ, op.getValueHeadDim()}, f32);
+  FloatAttr scale = b.getF32FloatAttr(op.getEffectiveScale());
+
+  scf::ParallelOp::create(
+      b, ValueRange{c0, c0, c0}, ValueRange{batch, heads, numQueryTiles},
+      ValueRange{c1, c1, c1},
+      [&](OpBuilder &pb, Location loc, ValueRange ivs) {
+        ImplicitLocOpBuilder ib(loc, pb);
+        auto scope = memref::AllocaScopeOp::create(ib, TypeRange());
+        Block *body = ib.createBlock(&scope.getBodyRegion());
+        ib.setInsertionPointToStart(body);
+
+        Value rowMax = memref::AllocaOp::create(ib, stateRowType);
+        Value rowSum = memref::AllocaOp::create(ib, stateRowType);
+        Value acc = memref::AllocaOp::create(ib, accType);
+        fill(ib, rowMax,
+             arith::ConstantOp::create(
+                 ib, ib.getF32FloatAttr(
+                         -std::numeric_limits<float>::infinity())));
+        Value zero = arith::ConstantOp::create(ib, ib.getF32FloatAttr(0.0f));
+        fill(ib, rowSum, zero);
+        fill(ib, acc, zero);
+
+        Value qBegin = arith::MulIOp::create(ib, ivs[2], blockQ);
+        auto keyLoop = scf::ForOp::create(
+            ib, c0, numKeyTiles, c1, ValueRange(),
+            [&](OpBuilder &kb, Location kloc, Value kt, ValueRange) {
+              ImplicitLocOpBuilder sb(kloc, kb);
+              Value kBegin = arith::MulIOp::create(sb, kt, blockK);
+              auto step = TileStepOp::create(
+                  sb, query, key, value, seqIds, cuSeqlens, blockMask,
+                  alibiSlopes, rowMax, rowSum, acc, ivs[0], ivs[1], qBegin,
+                  kBegin, op.getMaskAttr(), scale, op.getSoftcapAttr(),
+                  op.getAlibiAttr(), sb.getI64IntegerAttr(sizes.blockQ),
+                  sb.getI64IntegerAttr(sizes.blockK), UnitAttr());
+              IRMapping map;
+              op.getMaskFn().cloneInto(&step.getMaskFn(), map);
+              op.getScoreFn().cloneInto(&step.getScoreFn(), map);
+              scf::YieldOp::create(sb);
+            });
+        keyLoop->setAttr(kKeyTilesAttrName, ib.getUnitAttr());
+        TileFinalizeOp::create(ib, rowMax, rowSum, acc, output, lse, ivs[0],
+                               ivs[1], qBegin);
+        memref::AllocaScopeReturnOp::create(ib);
+      });
+
+  SmallVector<Value> results;
+  results.push_back(bufferization::ToTensorOp::create(
+      b, op.getOutput().getType(), output, b.getUnitAttr(), b.getUnitAttr()));
+  if (lse)
+    results.push_back(bufferization::ToTensorOp::create(
+        b, op.getLse().getType(), lse, b.getUnitAttr(), b.getUnitAttr()));
+  rewriter.replaceOp(op, results);
+  return success();
+}
+
+namespace {
+struct AttnTilePass final : attnc::impl::AttnTileBase<AttnTilePass> {
+  using AttnTileBase::AttnTileBase;
+
+  void runOnOperation() override {
+    if (blockQ <= 0 || blockK <= 0) {
+      getOperation().emitError("expected positive tile sizes, got block-q = ")
+          << blockQ << ", block-k = " << blockK;
+      return signalPassFailure();
+    }
+    SmallVector<AttentionOp> ops;
+    getOperation().walk([&](AttentionOp op) { ops.push_back(op); });
+    IRRewriter rewriter(&getContext());
+    for (AttentionOp op : ops) {
+      FailureOr<TileSizes> sizes =
+          getTileSizes(op, TileSizes{blockQ, blockK});
+      if (failed(sizes) || failed(tileAttention(rewriter, op, *sizes)))
+        return signalPassFailure();
+      ++numTiled;
+    }
+  }
+};
+} // namespace

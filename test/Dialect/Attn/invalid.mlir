@@ -1,0 +1,707 @@
+// Every diagnostic of the attn.attention verifier and of the attn attribute
+// parsers and verifiers, one case each.
+// RUN: attnc-opt %s -split-input-file -verify-diagnostics
+
+// query must have rank 4
+func.func @query_rank(%q: tensor<2x8x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected query to have rank 4 ([B, Hq, Sq, D]), got rank 3}}
+  %o = attn.attention %q, %k, %v : tensor<2x8x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// query element type fp8 e4m3 is rejected with its own message
+func.func @query_fp8(%q: tensor<2x8x16x64xf8E4M3FN>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected query element type bf16, f16 or f32: fp8 e4m3 ('f8E4M3FN') is not yet supported}}
+  %o = attn.attention %q, %k, %v : tensor<2x8x16x64xf8E4M3FN>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// query element type must be bf16, f16 or f32
+func.func @query_elt(%q: tensor<2x8x16x64xi32>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected query element type bf16, f16 or f32, got 'i32'}}
+  %o = attn.attention %q, %k, %v : tensor<2x8x16x64xi32>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// key must have rank 4
+func.func @key_rank(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected key to have rank 4 ([B, Hkv, Sk, D]), got rank 3}}
+  %o = attn.attention %q, %k, %v : tensor<2x8x16x64xf16>, tensor<2x2x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// key element type fp8 e4m3 is rejected with its own message
+func.func @key_fp8(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf8E4M3FN>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected key element type bf16, f16 or f32: fp8 e4m3 ('f8E4M3FN') is not yet supported}}
+  %o = attn.attention %q, %k, %v : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf8E4M3FN>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// key element type must be bf16, f16 or f32
+func.func @key_elt(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xi32>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected key element type bf16, f16 or f32, got 'i32'}}
+  %o = attn.attention %q, %k, %v : tensor<2x8x16x64xf16>, tensor<2x2x16x64xi32>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// value must have rank 4
+func.func @value_rank(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected value to have rank 4 ([B, Hkv, Sk, Dv]), got rank 3}}
+  %o = attn.attention %q, %k, %v : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// value element type fp8 e4m3 is rejected with its own message
+func.func @value_fp8(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf8E4M3FN>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected value element type bf16, f16 or f32: fp8 e4m3 ('f8E4M3FN') is not yet supported}}
+  %o = attn.attention %q, %k, %v : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf8E4M3FN> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// value element type must be bf16, f16 or f32
+func.func @value_elt(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xi32>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected value element type bf16, f16 or f32, got 'i32'}}
+  %o = attn.attention %q, %k, %v : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xi32> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// key element type must match the query's
+func.func @key_elt_mismatch(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xbf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected key element type 'bf16' to match query element type 'f16'}}
+  %o = attn.attention %q, %k, %v : tensor<2x8x16x64xf16>, tensor<2x2x16x64xbf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// value element type must match the query's
+func.func @value_elt_mismatch(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf32>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected value element type 'f32' to match query element type 'f16'}}
+  %o = attn.attention %q, %k, %v : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf32> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// query head count must be static
+func.func @query_heads_dynamic(%q: tensor<2x?x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x?x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected query head count (dim 1) to be static}}
+  %o = attn.attention %q, %k, %v : tensor<2x?x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x?x16x64xf16>
+  return %o : tensor<2x?x16x64xf16>
+}
+
+// -----
+
+// key head count must be static
+func.func @key_heads_dynamic(%q: tensor<2x8x16x64xf16>, %k: tensor<2x?x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected key head count (dim 1) to be static}}
+  %o = attn.attention %q, %k, %v : tensor<2x8x16x64xf16>, tensor<2x?x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// query head dim must be static
+func.func @query_head_dim_dynamic(%q: tensor<2x8x16x?xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16x?xf16> {
+  // expected-error @+1 {{'attn.attention' op expected query head dim (dim 3) to be static}}
+  %o = attn.attention %q, %k, %v : tensor<2x8x16x?xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x?xf16>
+  return %o : tensor<2x8x16x?xf16>
+}
+
+// -----
+
+// value head dim must be static
+func.func @value_head_dim_dynamic(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x?xf16>) -> tensor<2x8x16x?xf16> {
+  // expected-error @+1 {{'attn.attention' op expected value head dim (dim 3) to be static}}
+  %o = attn.attention %q, %k, %v : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x?xf16> -> tensor<2x8x16x?xf16>
+  return %o : tensor<2x8x16x?xf16>
+}
+
+// -----
+
+// key head dim must match query head dim
+func.func @key_head_dim(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x32xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected key head dim 32 to match query head dim 64}}
+  %o = attn.attention %q, %k, %v : tensor<2x8x16x64xf16>, tensor<2x2x16x32xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// key batch must match query batch
+func.func @key_batch(%q: tensor<2x8x16x64xf16>, %k: tensor<3x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected key batch 3 to match query batch 2}}
+  %o = attn.attention %q, %k, %v : tensor<2x8x16x64xf16>, tensor<3x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// value batch must match query batch
+func.func @value_batch(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<3x2x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected value batch 3 to match query batch 2}}
+  %o = attn.attention %q, %k, %v : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<3x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// value head count must match key head count
+func.func @value_heads(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x4x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected value head count 4 to match key head count 2}}
+  %o = attn.attention %q, %k, %v : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x4x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// value sequence length must match key sequence length
+func.func @value_seq(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x8x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected value sequence length 8 to match key sequence length 16}}
+  %o = attn.attention %q, %k, %v : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x8x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// query head count must be a multiple of key head count (GQA)
+func.func @gqa_multiple(%q: tensor<2x8x16x64xf16>, %k: tensor<2x3x16x64xf16>, %v: tensor<2x3x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected query head count 8 to be a multiple of key head count 3}}
+  %o = attn.attention %q, %k, %v : tensor<2x8x16x64xf16>, tensor<2x3x16x64xf16>, tensor<2x3x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// output must have rank 4
+func.func @output_rank(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16xf16> {
+  // expected-error @+1 {{'attn.attention' op expected output to have rank 4 ([B, Hq, Sq, Dv]), got rank 3}}
+  %o = attn.attention %q, %k, %v : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16xf16>
+  return %o : tensor<2x8x16xf16>
+}
+
+// -----
+
+// output element type must match the query's
+func.func @output_elt(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16x64xf32> {
+  // expected-error @+1 {{'attn.attention' op expected output element type 'f32' to match query element type 'f16'}}
+  %o = attn.attention %q, %k, %v : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf32>
+  return %o : tensor<2x8x16x64xf32>
+}
+
+// -----
+
+// output batch must match query batch
+func.func @output_batch(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<1x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected output batch 1 to match query batch 2}}
+  %o = attn.attention %q, %k, %v : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<1x8x16x64xf16>
+  return %o : tensor<1x8x16x64xf16>
+}
+
+// -----
+
+// output head count must match query head count
+func.func @output_heads(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x2x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected output head count 2 to match query head count 8}}
+  %o = attn.attention %q, %k, %v : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x2x16x64xf16>
+  return %o : tensor<2x2x16x64xf16>
+}
+
+// -----
+
+// output sequence length must match query sequence length
+func.func @output_seq(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x32x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected output sequence length 32 to match query sequence length 16}}
+  %o = attn.attention %q, %k, %v : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x32x64xf16>
+  return %o : tensor<2x8x32x64xf16>
+}
+
+// -----
+
+// output head dim must match value head dim
+func.func @output_head_dim(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x96xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected output head dim 64 to match value head dim 96}}
+  %o = attn.attention %q, %k, %v : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x96xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// lse must have rank 3
+func.func @lse_rank(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> (tensor<2x8x16x64xf16>, tensor<2x8x16x1xf32>) {
+  // expected-error @+1 {{'attn.attention' op expected lse to have rank 3 ([B, Hq, Sq]), got rank 4}}
+  %o, %l = attn.attention %q, %k, %v : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>, tensor<2x8x16x1xf32>
+  return %o, %l : tensor<2x8x16x64xf16>, tensor<2x8x16x1xf32>
+}
+
+// -----
+
+// lse element type must be f32
+func.func @lse_elt(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> (tensor<2x8x16x64xf16>, tensor<2x8x16xf16>) {
+  // expected-error @+1 {{'attn.attention' op expected lse element type f32, got 'f16'}}
+  %o, %l = attn.attention %q, %k, %v : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>, tensor<2x8x16xf16>
+  return %o, %l : tensor<2x8x16x64xf16>, tensor<2x8x16xf16>
+}
+
+// -----
+
+// lse batch must match query batch
+func.func @lse_batch(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> (tensor<2x8x16x64xf16>, tensor<4x8x16xf32>) {
+  // expected-error @+1 {{'attn.attention' op expected lse batch 4 to match query batch 2}}
+  %o, %l = attn.attention %q, %k, %v : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>, tensor<4x8x16xf32>
+  return %o, %l : tensor<2x8x16x64xf16>, tensor<4x8x16xf32>
+}
+
+// -----
+
+// lse head count must match query head count
+func.func @lse_heads(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> (tensor<2x8x16x64xf16>, tensor<2x2x16xf32>) {
+  // expected-error @+1 {{'attn.attention' op expected lse head count 2 to match query head count 8}}
+  %o, %l = attn.attention %q, %k, %v : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>, tensor<2x2x16xf32>
+  return %o, %l : tensor<2x8x16x64xf16>, tensor<2x2x16xf32>
+}
+
+// -----
+
+// lse sequence length must match query sequence length
+func.func @lse_seq(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> (tensor<2x8x16x64xf16>, tensor<2x8x17xf32>) {
+  // expected-error @+1 {{'attn.attention' op expected lse sequence length 17 to match query sequence length 16}}
+  %o, %l = attn.attention %q, %k, %v : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>, tensor<2x8x17xf32>
+  return %o, %l : tensor<2x8x16x64xf16>, tensor<2x8x17xf32>
+}
+
+// -----
+
+// scale must be finite and positive
+func.func @scale_nonpositive(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected scale to be finite and positive, got 0}}
+  %o = attn.attention %q, %k, %v scale = 0.0 : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// softcap must be finite and positive
+func.func @softcap_negative(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected softcap to be finite and positive, got -1}}
+  %o = attn.attention %q, %k, %v softcap = -1.0 : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// alibi attribute and alibi_slopes operand are exclusive
+func.func @alibi_both(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>, %s: tensor<8xf32>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected at most one of the alibi attribute and the alibi_slopes operand}}
+  %o = attn.attention %q, %k, %v alibi_slopes(%s : tensor<8xf32>) alibi = [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0] : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// alibi attribute needs one slope per query head
+func.func @alibi_size(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected alibi to hold one slope per query head (8), got 2}}
+  %o = attn.attention %q, %k, %v alibi = [0.5, 0.25] : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// alibi_slopes must have rank 1
+func.func @alibi_slopes_rank(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>, %s: tensor<8x1xf32>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected alibi_slopes to have rank 1 ([Hq]), got rank 2}}
+  %o = attn.attention %q, %k, %v alibi_slopes(%s : tensor<8x1xf32>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// alibi_slopes element type must be f32
+func.func @alibi_slopes_elt(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>, %s: tensor<8xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected alibi_slopes element type 'f32', got 'f16'}}
+  %o = attn.attention %q, %k, %v alibi_slopes(%s : tensor<8xf16>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// alibi_slopes length must match query head count
+func.func @alibi_slopes_length(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>, %s: tensor<4xf32>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected alibi_slopes length 4 to match query head count 8}}
+  %o = attn.attention %q, %k, %v alibi_slopes(%s : tensor<4xf32>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// a mask attribute and a mask_fn region are exclusive
+func.func @mask_and_mask_fn(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected either a mask attribute or a mask_fn region, not both}}
+  %o = attn.attention %q, %k, %v mask(#attn.causal) mask_fn {
+  ^bb0(%b: index, %h: index, %i: index, %j: index):
+    %c = arith.cmpi uge, %i, %j : index
+    attn.yield %c : i1
+  } : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// document<seq_ids> needs a seq_ids operand
+func.func @missing_seq_ids(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected a seq_ids operand for mask #attn.document<seq_ids>}}
+  %o = attn.attention %q, %k, %v mask(#attn.document<seq_ids>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// document<cu_seqlens> needs a cu_seqlens operand
+func.func @missing_cu_seqlens(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected a cu_seqlens operand for mask #attn.document<cu_seqlens, causal>}}
+  %o = attn.attention %q, %k, %v mask(#attn.document<cu_seqlens, causal>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// block_sparse needs a block_mask operand
+func.func @missing_block_mask(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected a block_mask operand for mask #attn.block_sparse<block_q = 16, block_k = 16>}}
+  %o = attn.attention %q, %k, %v mask(#attn.block_sparse<block_q = 16, block_k = 16>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// a seq_ids operand without a mask that reads it
+func.func @stray_seq_ids(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>, %ids: tensor<2x16xi32>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected no seq_ids operand: mask none does not read it}}
+  %o = attn.attention %q, %k, %v seq_ids(%ids : tensor<2x16xi32>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// a cu_seqlens operand with a mask that does not read it
+func.func @stray_cu_seqlens(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>, %cu: tensor<3xi32>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected no cu_seqlens operand: mask #attn.causal does not read it}}
+  %o = attn.attention %q, %k, %v cu_seqlens(%cu : tensor<3xi32>) mask(#attn.causal) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// a block_mask operand with a mask_fn region
+func.func @stray_block_mask(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>, %bm: tensor<1x1x1x1xi8>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected no block_mask operand: mask mask_fn does not read it}}
+  %o = attn.attention %q, %k, %v block_mask(%bm : tensor<1x1x1x1xi8>) mask_fn {
+  ^bb0(%b: index, %h: index, %i: index, %j: index):
+    %c = arith.cmpi uge, %i, %j : index
+    attn.yield %c : i1
+  } : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// seq_ids must have rank 2
+func.func @seq_ids_rank(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>, %ids: tensor<16xi32>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected seq_ids to have rank 2 ([B, Sk]), got rank 1}}
+  %o = attn.attention %q, %k, %v seq_ids(%ids : tensor<16xi32>) mask(#attn.document<seq_ids>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// seq_ids element type must be i32
+func.func @seq_ids_elt(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>, %ids: tensor<2x16xi64>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected seq_ids element type 'i32', got 'i64'}}
+  %o = attn.attention %q, %k, %v seq_ids(%ids : tensor<2x16xi64>) mask(#attn.document<seq_ids>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// seq_ids batch must match query batch
+func.func @seq_ids_batch(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>, %ids: tensor<1x16xi32>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected seq_ids batch 1 to match query batch 2}}
+  %o = attn.attention %q, %k, %v seq_ids(%ids : tensor<1x16xi32>) mask(#attn.document<seq_ids>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// seq_ids length must match key sequence length
+func.func @seq_ids_length(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>, %ids: tensor<2x15xi32>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected seq_ids length 15 to match key sequence length 16}}
+  %o = attn.attention %q, %k, %v seq_ids(%ids : tensor<2x15xi32>) mask(#attn.document<seq_ids>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// cu_seqlens must have rank 1
+func.func @cu_seqlens_rank(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>, %cu: tensor<1x3xi32>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected cu_seqlens to have rank 1 ([N + 1]), got rank 2}}
+  %o = attn.attention %q, %k, %v cu_seqlens(%cu : tensor<1x3xi32>) mask(#attn.document<cu_seqlens>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// cu_seqlens element type must be i32
+func.func @cu_seqlens_elt(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>, %cu: tensor<3xindex>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected cu_seqlens element type 'i32', got 'index'}}
+  %o = attn.attention %q, %k, %v cu_seqlens(%cu : tensor<3xindex>) mask(#attn.document<cu_seqlens>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// cu_seqlens must hold at least two offsets
+func.func @cu_seqlens_short(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>, %cu: tensor<1xi32>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected cu_seqlens to hold at least 2 offsets (one document), got 1}}
+  %o = attn.attention %q, %k, %v cu_seqlens(%cu : tensor<1xi32>) mask(#attn.document<cu_seqlens>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// block_mask must have rank 4
+func.func @block_mask_rank(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>, %bm: tensor<2x4xi8>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected block_mask to have rank 4 ([B or 1, Hq or 1, Sq blocks, Sk blocks]), got rank 2}}
+  %o = attn.attention %q, %k, %v block_mask(%bm : tensor<2x4xi8>) mask(#attn.block_sparse<block_q = 8, block_k = 4>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// block_mask element type must be i8
+func.func @block_mask_elt(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>, %bm: tensor<1x1x2x4xi1>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected block_mask element type 'i8', got 'i1'}}
+  %o = attn.attention %q, %k, %v block_mask(%bm : tensor<1x1x2x4xi1>) mask(#attn.block_sparse<block_q = 8, block_k = 4>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// block_mask batch must be 1 or the query batch
+func.func @block_mask_batch(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>, %bm: tensor<3x1x2x4xi8>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected block_mask batch 3 to be 1 or match query batch 2}}
+  %o = attn.attention %q, %k, %v block_mask(%bm : tensor<3x1x2x4xi8>) mask(#attn.block_sparse<block_q = 8, block_k = 4>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// block_mask head count must be 1 or Hq (block_mask batch = B)
+func.func @block_mask_heads_full_batch(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>, %bm: tensor<2x2x2x4xi8>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected block_mask head count 2 to be 1 or match query head count 8}}
+  %o = attn.attention %q, %k, %v block_mask(%bm : tensor<2x2x2x4xi8>) mask(#attn.block_sparse<block_q = 8, block_k = 4>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// block_mask head count must be 1 or Hq (block_mask batch = 1)
+func.func @block_mask_heads_unit_batch(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>, %bm: tensor<1x4x2x4xi8>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected block_mask head count 4 to be 1 or match query head count 8}}
+  %o = attn.attention %q, %k, %v block_mask(%bm : tensor<1x4x2x4xi8>) mask(#attn.block_sparse<block_q = 8, block_k = 4>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// block_mask query blocks must be ceil(Sq / block_q)
+func.func @block_mask_q_blocks(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>, %bm: tensor<1x8x3x4xi8>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected block_mask query blocks 3 to match ceil(Sq / block_q) = 2}}
+  %o = attn.attention %q, %k, %v block_mask(%bm : tensor<1x8x3x4xi8>) mask(#attn.block_sparse<block_q = 8, block_k = 4>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// block_mask key blocks must be ceil(Sk / block_k)
+func.func @block_mask_k_blocks(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>, %bm: tensor<2x1x2x5xi8>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected block_mask key blocks 5 to match ceil(Sk / block_k) = 4}}
+  %o = attn.attention %q, %k, %v block_mask(%bm : tensor<2x1x2x5xi8>) mask(#attn.block_sparse<block_q = 8, block_k = 4>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// mask_fn must have one block
+func.func @mask_fn_blocks(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected mask_fn to have one block}}
+  %o = attn.attention %q, %k, %v mask_fn {
+  ^bb0(%b: index, %h: index, %i: index, %j: index):
+    cf.br ^bb1
+  ^bb1:
+    %t = arith.constant true
+    attn.yield %t : i1
+  } : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// mask_fn block arguments must be four indices
+func.func @mask_fn_args(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected mask_fn arguments (b: index, h: index, q: index, k: index), got (index, index, i32, i32)}}
+  %o = attn.attention %q, %k, %v mask_fn {
+  ^bb0(%b: index, %h: index, %i: i32, %j: i32):
+    %c = arith.cmpi uge, %i, %j : i32
+    attn.yield %c : i1
+  } : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// mask_fn must end with attn.yield
+func.func @mask_fn_terminator(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected mask_fn to end with attn.yield}}
+  %o = attn.attention %q, %k, %v mask_fn {
+  ^bb0(%b: index, %h: index, %i: index, %j: index):
+    llvm.unreachable
+  } : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// mask_fn must yield one i1 (here: nothing)
+func.func @mask_fn_yield(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected mask_fn to yield one 'i1', got 0 value(s)}}
+  %o = attn.attention %q, %k, %v mask_fn {
+  ^bb0(%b: index, %h: index, %i: index, %j: index):
+    "attn.yield"() : () -> ()
+  } : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// score_fn must have one block
+func.func @score_fn_blocks(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected score_fn to have one block}}
+  %o = attn.attention %q, %k, %v score_fn {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    cf.br ^bb1
+  ^bb1:
+    attn.yield %s : f32
+  } : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// score_fn block arguments must be (f32, index x4)
+func.func @score_fn_args(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected score_fn arguments (s: f32, b: index, h: index, q: index, k: index), got (f16, index, index, index, index)}}
+  %o = attn.attention %q, %k, %v score_fn {
+  ^bb0(%s: f16, %b: index, %h: index, %i: index, %j: index):
+    %e = arith.extf %s : f16 to f32
+    attn.yield %e : f32
+  } : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// score_fn must end with attn.yield
+func.func @score_fn_terminator(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected score_fn to end with attn.yield}}
+  %o = attn.attention %q, %k, %v score_fn {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    llvm.unreachable
+  } : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// score_fn must yield one f32 (here: an f16)
+func.func @score_fn_yield(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected score_fn to yield one 'f32', got 1 value(s) of type f16}}
+  %o = attn.attention %q, %k, %v score_fn {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %t = arith.truncf %s : f32 to f16
+    attn.yield %t : f16
+  } : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// unknown alignment keyword
+func.func @bad_alignment(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{expected alignment top_left or bottom_right, got top_right}}
+  %o = attn.attention %q, %k, %v mask(#attn.causal<top_right>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// sliding window extents must be non-negative
+func.func @sliding_window_negative(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{expected sliding window extents to be non-negative, got left = -1, right = 0}}
+  %o = attn.attention %q, %k, %v mask(#attn.sliding_window<left = -1, right = 0>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// prefix length must be non-negative
+func.func @prefix_negative(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{expected prefix length to be non-negative, got -4}}
+  %o = attn.attention %q, %k, %v mask(#attn.prefix_lm<prefix = -4>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// unknown document source keyword
+func.func @bad_document_source(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{expected document source seq_ids or cu_seqlens, got offsets}}
+  %o = attn.attention %q, %k, %v mask(#attn.document<offsets>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// block sizes must be positive
+func.func @block_sizes_nonpositive(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{expected block sizes to be positive, got block_q = 0, block_k = 64}}
+  %o = attn.attention %q, %k, %v mask(#attn.block_sparse<block_q = 0, block_k = 64>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// unknown attn attribute
+func.func @unknown_attr(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{unknown attribute `foo` in dialect `attn`}}
+  %o = attn.attention %q, %k, %v mask(#attn.foo) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
