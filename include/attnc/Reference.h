@@ -1,0 +1,91 @@
+//===- Reference.h - float64 reference attention ----------------*- C++ -*-===//
+//
+// The float64 reference that every attnc kernel is checked against, and a
+// naive implementation in the input precision that sets the error bar. Both
+// are written straight from the textbook formula and the element-wise mask
+// semantics of MaskSemantics.h, independently of the compiler's tiled code.
+// Plain C++ (no MLIR).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTNC_REFERENCE_H
+#define ATTNC_REFERENCE_H
+
+#include "attnc/Mask/MaskSemantics.h"
+#include "attnc/Spec.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace attnc {
+
+/// Rounds a value to the nearest `t` (round to nearest even) and back.
+double roundTo(double v, ElementType t);
+/// bf16 / f16 bit patterns, round to nearest even.
+uint16_t floatToBF16Bits(float f);
+float bf16BitsToFloat(uint16_t bits);
+uint16_t floatToF16Bits(float f);
+float f16BitsToFloat(uint16_t bits);
+
+/// One attention problem on the host, every tensor dense row-major.
+struct AttentionProblem {
+  int64_t b = 1, hq = 1, hkv = 1, sq = 0, sk = 0, d = 0, dv = 0;
+  double scale = 1.0;
+  mask::MaskSpec mask;
+  std::optional<double> softcap;
+  /// One slope per query head, or empty for no ALiBi.
+  std::vector<double> alibiSlopes;
+  /// Inputs: q [b, hq, sq, d], k [b, hkv, sk, d], v [b, hkv, sk, dv], already
+  /// rounded to the kernel's element type.
+  std::vector<double> q, k, v;
+  /// Mask operands: seqIds [b, sk]; cuSeqlens [n + 1]; blockMask
+  /// [blockMaskB, blockMaskH, ceil(sq/bq), ceil(sk/bk)] with blockMaskB in
+  /// {1, b} and blockMaskH in {1, hq}.
+  std::vector<int32_t> seqIds, cuSeqlens;
+  std::vector<uint8_t> blockMask;
+  int64_t blockMaskB = 1, blockMaskH = 1;
+  /// Custom mask / score functions (mask kind Custom, score region), if any.
+  std::function<bool(int64_t b, int64_t h, int64_t q, int64_t k)> customMask;
+  std::function<double(double s, int64_t b, int64_t h, int64_t q, int64_t k)>
+      customScore;
+
+  /// Whether query q of (b, h) sees key k, from MaskSemantics.
+  bool visible(int64_t bi, int64_t h, int64_t qi, int64_t ki) const;
+};
+
+/// float64 attention: out [b, hq, sq, dv], lse [b, hq, sq] (natural log;
+/// -inf and an output of 0 for rows with no visible key).
+void referenceAttention(const AttentionProblem &p, std::vector<double> &out,
+                        std::vector<double> &lse);
+
+/// Naive attention in precision `t`: the score matrix is materialised and
+/// rounded to `t`, softmax in f32 then rounded to `t`, PV accumulated in f32
+/// and rounded to `t`. Its error against the reference is the bar a kernel
+/// must meet.
+void naiveAttention(const AttentionProblem &p, ElementType t,
+                    std::vector<double> &out);
+
+/// Error of `got` against `want`.
+struct ErrorStats {
+  double maxAbs = 0;
+  /// ||got - want||_F / ||want||_F (the absolute Frobenius norm of the
+  /// difference when ||want||_F is 0).
+  double relFrobenius = 0;
+  /// Count of positions where exactly one side is NaN/inf or they differ in
+  /// infinity (for LSE: -inf must match -inf).
+  int64_t mismatchedNonFinite = 0;
+};
+ErrorStats compare(const std::vector<double> &got,
+                   const std::vector<double> &want);
+
+/// Fills `p` for `spec` with seeded inputs: q, k, v normal(0, 1) rounded to
+/// spec.dtype; mask operands for document (cu_seqlens and seqIds from the
+/// spec's lengths) and block-sparse masks (random with spec.blockDensity);
+/// ALiBi slopes when spec.alibi.
+void makeProblem(const AttentionSpec &spec, uint64_t seed, AttentionProblem &p);
+
+} // namespace attnc
+
+#endif // ATTNC_REFERENCE_H

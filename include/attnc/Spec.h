@@ -1,0 +1,68 @@
+//===- Spec.h - one-line attention specs ------------------------*- C++ -*-===//
+//
+// An attention case described without IR, as attnc-run and attnc take it:
+//   "b=2 hq=8 hkv=2 sq=1000 sk=1000 d=64 dtype=bf16 mask=causal softcap=30"
+// Plain C++ (no MLIR): the runtime and its runner use it too.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTNC_SPEC_H
+#define ATTNC_SPEC_H
+
+#include "attnc/Mask/MaskSemantics.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace attnc {
+
+/// Element types of attention inputs.
+enum class ElementType { BF16, F16, F32 };
+
+/// "bf16", "f16" or "f32".
+const char *elementTypeName(ElementType t);
+
+/// A complete attention case. Keys of the spec text and their defaults:
+///   b=1 hq=1 hkv=<hq> sq=<required unless a document mask gives it>
+///   sk=<sq> d=64 dv=<d> dtype=bf16 scale=<1/sqrt(d)> mask=none
+///   softcap=<off> alibi=<off; "alibi" or "alibi=1" turns it on> lse=1
+/// mask: none | causal[:top_left|:bottom_right]
+///     | window:LEFT,RIGHT[:top_left|:bottom_right]
+///     | prefix:N[:top_left|:bottom_right]
+///     | document:LEN,LEN,...[:causal]   (sq = sk = sum of LEN, cu_seqlens)
+///     | blocksparse:BQ,BK,DENSITY        (seeded random block mask)
+struct AttentionSpec {
+  int64_t b = 1, hq = 1, hkv = 1, sq = 0, sk = 0, d = 64, dv = 64;
+  ElementType dtype = ElementType::BF16;
+  std::optional<double> scale;
+  mask::MaskSpec mask;
+  /// Document lengths of a document mask, packed in order.
+  std::vector<int64_t> documentLengths;
+  /// Fraction of visible blocks of a block-sparse mask.
+  double blockDensity = 0.5;
+  std::optional<double> softcap;
+  /// ALiBi with the standard slopes 2^(-8 (h + 1) / hq).
+  bool alibi = false;
+  /// Whether the log-sum-exp is produced.
+  bool lse = true;
+
+  /// The scale in effect: `scale` or 1/sqrt(d).
+  double effectiveScale() const;
+};
+
+/// Parses spec text into `spec`. Returns false with a message naming the
+/// offending key and value in `error`.
+bool parseSpec(const std::string &text, AttentionSpec &spec,
+               std::string &error);
+
+/// Prints a spec in the canonical form parseSpec reads back.
+std::string printSpec(const AttentionSpec &spec);
+
+/// The standard ALiBi slopes for `heads` heads: 2^(-8 (h + 1) / heads).
+std::vector<double> standardAlibiSlopes(int64_t heads);
+
+} // namespace attnc
+
+#endif // ATTNC_SPEC_H
