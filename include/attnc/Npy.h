@@ -24,9 +24,14 @@ struct NpyArray {
 /// Reads a C-order little-endian .npy file of dtype f4, f8, i4, i8, u1, i1 or
 /// b1. Returns false with a message in `error` (unreadable, unsupported
 /// dtype, Fortran order, truncated data).
+/// Header versions 1.0 and 2.0 are read; multi-byte dtypes must be '<',
+/// one-byte ones may be '|' (as numpy writes them) or '<'. Bytes after the
+/// data are an error too. b1 reads as 0 or 1.
 bool readNpy(const std::string &path, NpyArray &array, std::string &error);
 
-/// Writes `data` as a float32 .npy file of `shape`.
+/// Writes `data` as a float32 .npy file of `shape` (format 1.0, '<f4', data
+/// 64-byte aligned as numpy does). Fails when the shape's element count is
+/// not data.size() or the file cannot be written.
 bool writeNpyF32(const std::string &path, const std::vector<int64_t> &shape,
                  const std::vector<double> &data, std::string &error);
 

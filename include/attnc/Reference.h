@@ -51,7 +51,9 @@ struct AttentionProblem {
   std::function<double(double s, int64_t b, int64_t h, int64_t q, int64_t k)>
       customScore;
 
-  /// Whether query q of (b, h) sees key k, from MaskSemantics.
+  /// Whether query q of (b, h) sees key k, from MaskSemantics. A Custom mask
+  /// asks customMask (false when it is unset); an operand-driven mask whose
+  /// operand is missing or too small sees nothing.
   bool visible(int64_t bi, int64_t h, int64_t qi, int64_t ki) const;
 };
 
@@ -77,6 +79,10 @@ struct ErrorStats {
   /// infinity (for LSE: -inf must match -inf).
   int64_t mismatchedNonFinite = 0;
 };
+/// maxAbs and relFrobenius are taken over the positions where both sides are
+/// finite. Positions where both are NaN, or both the same infinity (LSE -inf
+/// rows), count as equal with difference 0; every other non-finite position,
+/// and every position that only the longer vector has, is mismatched.
 ErrorStats compare(const std::vector<double> &got,
                    const std::vector<double> &want);
 

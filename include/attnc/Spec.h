@@ -54,10 +54,23 @@ struct AttentionSpec {
 
 /// Parses spec text into `spec`. Returns false with a message naming the
 /// offending key and value in `error`.
+///
+/// Tokens are separated by white space; each is KEY=VALUE or the bare word
+/// `alibi`. Parsing starts from the defaults above, and `spec` is assigned
+/// only on success (it is left untouched on failure). A key given twice is
+/// an error ("duplicate key 'sq'"); `alibi alibi=0` counts as a duplicate.
+/// Sizes must be positive integers, scale and softcap finite and positive,
+/// alibi and lse 0 or 1, and hq a multiple of hkv. Document lengths may be 0
+/// (empty documents) but must sum to a positive total; a document mask sets
+/// sq = sk = that total, and an sq or sk given as well must equal it.
 bool parseSpec(const std::string &text, AttentionSpec &spec,
                std::string &error);
 
-/// Prints a spec in the canonical form parseSpec reads back.
+/// Prints a spec in the canonical form parseSpec reads back: every size
+/// (b hq hkv sq sk d dv), dtype, scale only when set, mask (the alignment only
+/// when top_left), softcap only when set, `alibi` when on, and lse. Doubles
+/// use the shortest decimal text that reads back exactly. A Custom mask prints
+/// as `mask=custom`, which parseSpec rejects (custom masks live in IR).
 std::string printSpec(const AttentionSpec &spec);
 
 /// The standard ALiBi slopes for `heads` heads: 2^(-8 (h + 1) / heads).

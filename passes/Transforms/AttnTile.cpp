@@ -85,6 +85,24 @@ static void fill(ImplicitLocOpBuilder &b, Value buffer, Value value) {
   nest(b, 0);
 }
 
+/// The writable buffer a result is materialized into when that is its only
+/// use (destination-passing entry functions); null otherwise.
+static bufferization::MaterializeInDestinationOp destinationOf(Value result) {
+  if (!result || !result.hasOneUse())
+    return {};
+  auto store = dyn_cast<bufferization::MaterializeInDestinationOp>(
+      *result.getUsers().begin());
+  if (!store || !isa<MemRefType>(store.getDest().getType()) ||
+      !store.getWritable() || store.getDest().getType() !=
+                                  MemRefType::get(
+                                      cast<RankedTensorType>(result.getType())
+                                          .getShape(),
+                                      cast<RankedTensorType>(result.getType())
+                                          .getElementType()))
+    return {};
+  return store;
+}
+
 LogicalResult attnc::tileAttention(RewriterBase &rewriter, AttentionOp op,
                                    TileSizes sizes) {
   ImplicitLocOpBuilder b(op.getLoc(), rewriter);
@@ -101,11 +119,19 @@ LogicalResult attnc::tileAttention(RewriterBase &rewriter, AttentionOp op,
   Value batch = memref::DimOp::create(b, query, 0);
   Value seqQ = memref::DimOp::create(b, query, 2);
   Value seqK = memref::DimOp::create(b, key, 2);
+  // Results go straight into their destination buffers when the IR names
+  // them; otherwise into new buffers.
   auto rowDim = [&](unsigned i) { return i == 0 ? batch : seqQ; };
-  Value output = allocLike(b, op.getOutput().getType(), rowDim);
+  auto outputStore = destinationOf(op.getOutput());
+  auto lseStore = destinationOf(op.getLse());
+  Value output = outputStore
+                     ? outputStore.getDest()
+                     : allocLike(b, op.getOutput().getType(), rowDim);
   Value lse;
   if (Value lseResult = op.getLse())
-    lse = allocLike(b, cast<RankedTensorType>(lseResult.getType()), rowDim);
+    lse = lseStore ? lseStore.getDest()
+                   : allocLike(b, cast<RankedTensorType>(lseResult.getType()),
+                               rowDim);
 
   Value c0 = arith::ConstantIndexOp::create(b, 0);
   Value c1 = arith::ConstantIndexOp::create(b, 1);
@@ -163,6 +189,10 @@ LogicalResult attnc::tileAttention(RewriterBase &rewriter, AttentionOp op,
         memref::AllocaScopeReturnOp::create(ib);
       });
 
+  if (outputStore)
+    rewriter.eraseOp(outputStore);
+  if (lseStore)
+    rewriter.eraseOp(lseStore);
   SmallVector<Value> results;
   results.push_back(bufferization::ToTensorOp::create(
       b, op.getOutput().getType(), output, b.getUnitAttr(), b.getUnitAttr()));

@@ -1,0 +1,116 @@
+//===- Compiler.h - attnc as a library --------------------------*- C++ -*-===//
+//
+// The compiler as stage functions over a plain options struct: build or
+// parse attention IR, lower it level by level, run it on the CPU. The tools
+// (attnc, attnc-run) are thin mains over this.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTNC_COMPILER_H
+#define ATTNC_COMPILER_H
+
+#include "attnc/Reference.h"
+#include "attnc/Spec.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "mlir/Support/LLVM.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace mlir {
+class MLIRContext;
+class OpPassManager;
+} // namespace mlir
+
+namespace attnc {
+namespace attn {
+class AttentionOp;
+} // namespace attn
+
+/// The levels `attnc compile --emit` stops at.
+enum class EmitLevel { Attn, Tiled, Loops, LLVM };
+
+/// Parses "attn", "tiled", "loops" or "llvm".
+std::optional<EmitLevel> parseEmitLevel(llvm::StringRef name);
+
+/// Options of every stage.
+struct CompileOptions {
+  /// Tile sizes, unless the op or module sets `attn.tile_sizes`.
+  int64_t blockQ = 64;
+  int64_t blockK = 64;
+  /// Run attn-skip-masked-tiles (off: every tile gets the element-wise mask).
+  bool skipMaskedTiles = true;
+};
+
+/// Creates a context with everything attnc parses and produces registered.
+std::unique_ptr<mlir::MLIRContext> createContext();
+
+/// Renders a spec as attn IR: `func.func @attention` with dynamic B, Sq and
+/// Sk, so one compile serves every length.
+std::string specToMlir(const AttentionSpec &spec);
+
+/// Parses IR text (diagnostics go to the context's handler).
+mlir::OwningOpRef<mlir::ModuleOp> parseModule(mlir::MLIRContext &ctx,
+                                              llvm::StringRef text,
+                                              llvm::StringRef bufferName);
+
+/// The single attn.attention of `module`; emits an error when there is none
+/// or more than one.
+mlir::FailureOr<attn::AttentionOp> findSingleAttention(mlir::ModuleOp module);
+
+/// Adds the passes that take attn IR to `level` (Attn adds none).
+void buildPipeline(mlir::OpPassManager &pm, EmitLevel level,
+                   const CompileOptions &options);
+
+/// Lowers `module` in place to `level`.
+mlir::LogicalResult lowerTo(mlir::ModuleOp module, EmitLevel level,
+                            const CompileOptions &options);
+
+/// A new module holding `attnc_entry`, a destination-passing function over
+/// memrefs (inputs in operand order, then output and LSE) around a copy of
+/// `op`, plus `attnc_mask_fn` / `attnc_score_fn` copies of its regions for
+/// the reference.
+mlir::OwningOpRef<mlir::ModuleOp> buildCpuEntryModule(attn::AttentionOp op);
+
+/// Derives a spec from an attention op: static sizes from its types, dynamic
+/// B, Sq and Sk from `sizes` (which must give them); fails with a message.
+bool specFromOp(attn::AttentionOp op, const AttentionSpec &sizes,
+                AttentionSpec &spec, std::string &error);
+
+/// The CPU build of an entry module (ExecutionEngine), ready to run.
+class CpuKernel {
+public:
+  /// Lowers a copy of `entryModule` to LLVM and JIT-compiles it. Returns
+  /// null with a message in `error` on failure.
+  static std::unique_ptr<CpuKernel> compile(mlir::ModuleOp entryModule,
+                                            const CompileOptions &options,
+                                            std::string &error);
+  ~CpuKernel();
+
+  /// Runs the kernel on `problem` (inputs converted to `dtype`); fills `out`
+  /// [b, hq, sq, dv] and, when the op has one, `lse` [b, hq, sq].
+  bool run(const AttentionProblem &problem, ElementType dtype,
+           std::vector<double> &out, std::vector<double> &lse,
+           std::string &error) const;
+
+  /// The op's mask_fn / score_fn regions as host functions, for the
+  /// reference; empty when the op has no such region.
+  std::function<bool(int64_t, int64_t, int64_t, int64_t)> maskFn() const;
+  std::function<double(double, int64_t, int64_t, int64_t, int64_t)>
+  scoreFn() const;
+
+  bool hasLse() const { return lse; }
+
+private:
+  struct Impl;
+  CpuKernel(std::unique_ptr<Impl> impl, bool lse);
+  std::unique_ptr<Impl> impl;
+  bool lse;
+};
+
+} // namespace attnc
+
+#endif // ATTNC_COMPILER_H

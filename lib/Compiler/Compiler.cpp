@@ -1,0 +1,332 @@
+//===- Compiler.cpp - attnc as a library ----------------------------------===//
+//
+// Parsing, spec-to-IR, the lowering pipelines, and the destination-passing
+// entry module that CPU execution and the runtime call.
+//
+//===----------------------------------------------------------------------===//
+
+#include "attnc/Compiler.h"
+#include "attnc/InitAll.h"
+
+#include "dialects/Attn/AttnDialect.h"
+#include "passes/Transforms/Passes.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <cstdio>
+#include <mutex>
+
+using namespace mlir;
+using namespace attnc;
+using namespace attnc::attn;
+using attnc::mask::Alignment;
+using attnc::mask::DocumentSource;
+using attnc::mask::MaskKind;
+
+std::optional<EmitLevel> attnc::parseEmitLevel(StringRef name) {
+  if (name == "attn")
+    return EmitLevel::Attn;
+  if (name == "tiled")
+    return EmitLevel::Tiled;
+  if (name == "loops")
+    return EmitLevel::Loops;
+  if (name == "llvm")
+    return EmitLevel::LLVM;
+  return std::nullopt;
+}
+
+std::unique_ptr<MLIRContext> attnc::createContext() {
+  static std::once_flag passesRegistered;
+  std::call_once(passesRegistered, [] { registerAllPasses(); });
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  auto ctx = std::make_unique<MLIRContext>(registry);
+  ctx->loadAllAvailableDialects();
+  return ctx;
+}
+
+//===----------------------------------------------------------------------===//
+// Spec to IR
+//===----------------------------------------------------------------------===//
+
+static std::string maskAttrText(const AttentionSpec &spec) {
+  const mask::MaskSpec &m = spec.mask;
+  std::string align =
+      m.alignment == Alignment::TopLeft ? ", top_left" : std::string();
+  switch (m.kind) {
+  case MaskKind::None:
+  case MaskKind::Custom:
+    return "";
+  case MaskKind::Causal:
+    return m.alignment == Alignment::TopLeft ? "#attn.causal<top_left>"
+                                             : "#attn.causal";
+  case MaskKind::SlidingWindow:
+    return "#attn.sliding_window<left = " + std::to_string(m.windowLeft) +
+           ", right = " + std::to_string(m.windowRight) + align + ">";
+  case MaskKind::PrefixLM:
+    return "#attn.prefix_lm<prefix = " + std::to_string(m.prefixLength) +
+           align + ">";
+  case MaskKind::Document:
+    return std::string("#attn.document<") +
+           (m.documentSource == DocumentSource::CuSeqlens ? "cu_seqlens"
+                                                          : "seq_ids") +
+           (m.documentCausal ? ", causal>" : ">");
+  case MaskKind::BlockSparse:
+    return "#attn.block_sparse<block_q = " + std::to_string(m.blockQ) +
+           ", block_k = " + std::to_string(m.blockK) + ">";
+  }
+  return "";
+}
+
+static std::string floatText(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.9e", v);
+  return buf;
+}
+
+std::string attnc::specToMlir(const AttentionSpec &spec) {
+  std::string elt = elementTypeName(spec.dtype);
+  auto t4 = [&](int64_t h, int64_t d) {
+    return "tensor<?x" + std::to_string(h) + "x?x" + std::to_string(d) + "x" +
+           elt + ">";
+  };
+  std::string qT = t4(spec.hq, spec.d), kT = t4(spec.hkv, spec.d),
+              vT = t4(spec.hkv, spec.dv), oT = t4(spec.hq, spec.dv);
+  std::string lseT = "tensor<?x" + std::to_string(spec.hq) + "x?xf32>";
+  std::string args = "%q: " + qT + ", %k: " + kT + ", %v: " + vT;
+  std::string operands;
+  if (spec.mask.kind == MaskKind::Document) {
+    bool cu = spec.mask.documentSource == DocumentSource::CuSeqlens;
+    std::string name = cu ? "cu_seqlens" : "seq_ids";
+    std::string type = cu ? "tensor<?xi32>" : "tensor<?x?xi32>";
+    args += ", %" + name + ": " + type;
+    operands += " " + name + "(%" + name + " : " + type + ")";
+  }
+  if (spec.mask.kind == MaskKind::BlockSparse) {
+    args += ", %block_mask: tensor<1x1x?x?xi8>";
+    operands += " block_mask(%block_mask : tensor<1x1x?x?xi8>)";
+  }
+  std::string attrs;
+  std::string maskText = maskAttrText(spec);
+  if (!maskText.empty())
+    attrs += " mask(" + maskText + ")";
+  if (spec.scale)
+    attrs += " scale = " + floatText(*spec.scale);
+  if (spec.softcap)
+    attrs += " softcap = " + floatText(*spec.softcap);
+  if (spec.alibi) {
+    attrs += " alibi = [";
+    std::vector<double> slopes = standardAlibiSlopes(spec.hq);
+    for (size_t i = 0; i < slopes.size(); ++i)
+      attrs += (i ? ", " : "") + floatText(slopes[i]);
+    attrs += "]";
+  }
+  std::string results = spec.lse ? "(" + oT + ", " + lseT + ")" : oT;
+  std::string names = spec.lse ? "%o, %lse" : "%o";
+  std::string resultTypes = spec.lse ? oT + ", " + lseT : oT;
+  std::string ir;
+  ir += "// attnc spec: " + printSpec(spec) + "\n";
+  ir += "func.func @attention(" + args + ") -> " + results + " {\n";
+  ir += "  " + names + " = attn.attention %q, %k, %v" + operands + attrs +
+        "\n      : " + qT + ", " + kT + ", " + vT + " -> " + resultTypes +
+        "\n";
+  ir += "  return " + names + " : " + resultTypes + "\n}\n";
+  return ir;
+}
+
+OwningOpRef<ModuleOp> attnc::parseModule(MLIRContext &ctx, StringRef text,
+                                         StringRef bufferName) {
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(text, bufferName), llvm::SMLoc());
+  return parseSourceFile<ModuleOp>(sourceMgr, &ctx);
+}
+
+FailureOr<AttentionOp> attnc::findSingleAttention(ModuleOp module) {
+  SmallVector<AttentionOp> ops;
+  module.walk([&](AttentionOp op) { ops.push_back(op); });
+  if (ops.size() != 1)
+    return module.emitError("expected exactly one attn.attention, found ")
+           << ops.size();
+  return ops.front();
+}
+
+//===----------------------------------------------------------------------===//
+// Pipelines
+//===----------------------------------------------------------------------===//
+
+/// Upstream passes from the tiled loops to the LLVM dialect on the host.
+static const char kCpuLoweringPipeline[] =
+    "one-shot-bufferize{bufferize-function-boundaries},"
+    "canonicalize,cse,"
+    "convert-vector-to-llvm,expand-strided-metadata,lower-affine,"
+    "convert-scf-to-cf,convert-math-to-llvm,convert-math-to-libm,"
+    "arith-expand{include-bf16=true},convert-arith-to-llvm,"
+    "convert-index-to-llvm,finalize-memref-to-llvm,convert-func-to-llvm,"
+    "convert-cf-to-llvm,reconcile-unrealized-casts";
+
+void attnc::buildPipeline(OpPassManager &pm, EmitLevel level,
+                          const CompileOptions &options) {
+  if (level == EmitLevel::Attn)
+    return;
+  AttnTileOptions tile;
+  tile.blockQ = options.blockQ;
+  tile.blockK = options.blockK;
+  pm.addPass(createAttnTile(tile));
+  if (options.skipMaskedTiles)
+    pm.addPass(createAttnSkipMaskedTiles());
+  pm.addPass(createCSEPass());
+  if (level == EmitLevel::Tiled)
+    return;
+  pm.addPass(createAttnDecomposeOnlineSoftmax());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  if (level == EmitLevel::Loops)
+    return;
+  // The registry holds the upstream passes (registerAllPasses).
+  (void)parsePassPipeline(kCpuLoweringPipeline, pm, llvm::errs());
+}
+
+LogicalResult attnc::lowerTo(ModuleOp module, EmitLevel level,
+                             const CompileOptions &options) {
+  PassManager pm(module->getContext());
+  buildPipeline(pm, level, options);
+  return pm.run(module);
+}
+
+//===----------------------------------------------------------------------===//
+// Entry module
+//===----------------------------------------------------------------------===//
+
+/// Adds `func.func @name` whose body is a copy of a single-block region
+/// ending in attn.yield.
+static void addRegionFunction(OpBuilder &b, StringRef name, Region &region) {
+  Block &block = region.front();
+  Type result = block.getTerminator()->getOperand(0).getType();
+  auto func = func::FuncOp::create(
+      b, region.getLoc(), name,
+      b.getFunctionType(block.getArgumentTypes(), {result}));
+  IRMapping map;
+  region.cloneInto(&func.getBody(), map);
+  Operation *yield = func.getBody().front().getTerminator();
+  OpBuilder rb(yield);
+  func::ReturnOp::create(rb, yield->getLoc(), yield->getOperands());
+  yield->erase();
+}
+
+OwningOpRef<ModuleOp> attnc::buildCpuEntryModule(AttentionOp op) {
+  MLIRContext *ctx = op.getContext();
+  Location loc = op.getLoc();
+  OpBuilder b(ctx);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  if (auto parent = op->getParentOfType<ModuleOp>())
+    if (Attribute sizes = parent->getAttr(kTileSizesAttrName))
+      (*module)->setAttr(kTileSizesAttrName, sizes);
+  b.setInsertionPointToEnd(module->getBody());
+
+  auto memrefOf = [](Value v) -> Type {
+    auto t = cast<RankedTensorType>(v.getType());
+    return MemRefType::get(t.getShape(), t.getElementType());
+  };
+  SmallVector<Type> argTypes;
+  for (Value v : op->getOperands())
+    argTypes.push_back(memrefOf(v));
+  for (Value v : op->getResults())
+    argTypes.push_back(memrefOf(v));
+  auto func = func::FuncOp::create(b, loc, "attnc_entry",
+                                   b.getFunctionType(argTypes, {}));
+  func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), b.getUnitAttr());
+  Block *entry = func.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  IRMapping map;
+  for (auto [i, v] : llvm::enumerate(op->getOperands()))
+    map.map(v, bufferization::ToTensorOp::create(
+                   b, loc, v.getType(), entry->getArgument(i),
+                   /*restrict=*/b.getUnitAttr()));
+  Operation *copy = b.clone(*op, map);
+  unsigned numInputs = op->getNumOperands();
+  for (auto [i, r] : llvm::enumerate(copy->getResults())) {
+    auto store = bufferization::MaterializeInDestinationOp::create(
+        b, loc, r, entry->getArgument(numInputs + i));
+    store.setRestrict(true);
+    store.setWritable(true);
+  }
+  func::ReturnOp::create(b, loc);
+
+  b.setInsertionPointToEnd(module->getBody());
+  if (!op.getMaskFn().empty())
+    addRegionFunction(b, "attnc_mask_fn", op.getMaskFn());
+  if (!op.getScoreFn().empty())
+    addRegionFunction(b, "attnc_score_fn", op.getScoreFn());
+  return module;
+}
+
+//===----------------------------------------------------------------------===//
+// Specs from ops
+//===----------------------------------------------------------------------===//
+
+bool attnc::specFromOp(AttentionOp op, const AttentionSpec &sizes,
+                       AttentionSpec &spec, std::string &error) {
+  spec = sizes;
+  auto pick = [&](int64_t fromType, int64_t given, const char *name,
+                  int64_t &into) {
+    if (!ShapedType::isDynamic(fromType)) {
+      if (given > 0 && given != fromType) {
+        error = std::string("expected ") + name + " " + std::to_string(given) +
+                " to match the IR's static " + name + " " +
+                std::to_string(fromType);
+        return false;
+      }
+      into = fromType;
+      return true;
+    }
+    if (given <= 0) {
+      error = std::string("the IR has a dynamic ") + name +
+              ": give it with --sizes (e.g. --sizes=\"" + name + "=128\")";
+      return false;
+    }
+    into = given;
+    return true;
+  };
+  if (!pick(op.getBatchSize(), sizes.b, "b", spec.b) ||
+      !pick(op.getQuerySeqLen(), sizes.sq, "sq", spec.sq) ||
+      !pick(op.getKeySeqLen(), sizes.sk > 0 ? sizes.sk : sizes.sq, "sk",
+            spec.sk))
+    return false;
+  spec.hq = op.getNumQueryHeads();
+  spec.hkv = op.getNumKeyValueHeads();
+  spec.d = op.getHeadDim();
+  spec.dv = op.getValueHeadDim();
+  Type elt = op.getQuery().getType().getElementType();
+  spec.dtype = elt.isBF16()   ? ElementType::BF16
+               : elt.isF16() ? ElementType::F16
+                             : ElementType::F32;
+  spec.scale = op.getEffectiveScale();
+  spec.mask = op.getMaskSpec();
+  spec.softcap.reset();
+  if (auto cap = op.getSoftcapAttr())
+    spec.softcap = cap.getValueAsDouble();
+  spec.alibi = op.getAlibi() || op.getAlibiSlopes();
+  spec.lse = static_cast<bool>(op.getLse());
+  if (spec.mask.kind == MaskKind::Document && spec.documentLengths.empty()) {
+    // Documents of about a third, a quarter and the rest of the keys.
+    for (int64_t len : {spec.sk / 3, spec.sk / 4})
+      if (len > 0)
+        spec.documentLengths.push_back(len);
+    int64_t used = 0;
+    for (int64_t len : spec.documentLengths)
+      used += len;
+    spec.documentLengths.push_back(spec.sk - used);
+  }
+  return true;
+}

@@ -1,0 +1,252 @@
+//===- CpuKernel.cpp - JIT the CPU lowering and call it -------------------===//
+//
+// Lowers an entry module (Compiler.cpp) to the LLVM dialect, JIT-compiles it
+// with MLIR's ExecutionEngine, and calls `attnc_entry` on host buffers
+// described by strided memref descriptors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "attnc/Compiler.h"
+
+#include "dialects/Attn/AttnDialect.h"
+
+#include "mlir/ExecutionEngine/CRunnerUtils.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/TargetSelect.h"
+
+#include <cstring>
+
+using namespace mlir;
+using namespace attnc;
+
+struct CpuKernel::Impl {
+  std::unique_ptr<ExecutionEngine> engine;
+  uint8_t (*maskFn)(int64_t, int64_t, int64_t, int64_t) = nullptr;
+  float (*scoreFn)(float, int64_t, int64_t, int64_t, int64_t) = nullptr;
+  bool hasSeqIds = false, hasCuSeqlens = false, hasBlockMask = false,
+       hasAlibiSlopes = false;
+};
+
+CpuKernel::CpuKernel(std::unique_ptr<Impl> impl, bool lse)
+    : impl(std::move(impl)), lse(lse) {}
+CpuKernel::~CpuKernel() = default;
+
+std::unique_ptr<CpuKernel> CpuKernel::compile(ModuleOp entryModule,
+                                              const CompileOptions &options,
+                                              std::string &error) {
+  static bool targetsReady = [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    return true;
+  }();
+  (void)targetsReady;
+
+  auto impl = std::make_unique<Impl>();
+  bool hasLse = false;
+  entryModule.walk([&](attn::AttentionOp op) {
+    hasLse = static_cast<bool>(op.getLse());
+    impl->hasSeqIds = static_cast<bool>(op.getSeqIds());
+    impl->hasCuSeqlens = static_cast<bool>(op.getCuSeqlens());
+    impl->hasBlockMask = static_cast<bool>(op.getBlockMask());
+    impl->hasAlibiSlopes = static_cast<bool>(op.getAlibiSlopes());
+  });
+  bool hasMaskFn = entryModule.lookupSymbol("attnc_mask_fn") != nullptr;
+  bool hasScoreFn = entryModule.lookupSymbol("attnc_score_fn") != nullptr;
+
+  OwningOpRef<ModuleOp> module(cast<ModuleOp>(entryModule->clone()));
+  if (failed(lowerTo(*module, EmitLevel::LLVM, options))) {
+    error = "lowering to the LLVM dialect failed";
+    return nullptr;
+  }
+  registerBuiltinDialectTranslation(*module->getContext());
+  registerLLVMDialectTranslation(*module->getContext());
+
+  ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = makeOptimizingTransformer(
+      /*optLevel=*/2, /*sizeLevel=*/0, /*targetMachine=*/nullptr);
+  auto engine = ExecutionEngine::create(*module, engineOptions);
+  if (!engine) {
+    error = "JIT compilation failed: " + llvm::toString(engine.takeError());
+    return nullptr;
+  }
+  impl->engine = std::move(*engine);
+  if (hasMaskFn) {
+    auto fn = impl->engine->lookup("attnc_mask_fn");
+    if (!fn) {
+      error = llvm::toString(fn.takeError());
+      return nullptr;
+    }
+    impl->maskFn = reinterpret_cast<decltype(impl->maskFn)>(*fn);
+  }
+  if (hasScoreFn) {
+    auto fn = impl->engine->lookup("attnc_score_fn");
+    if (!fn) {
+      error = llvm::toString(fn.takeError());
+      return nullptr;
+    }
+    impl->scoreFn = reinterpret_cast<decltype(impl->scoreFn)>(*fn);
+  }
+  return std::unique_ptr<CpuKernel>(new CpuKernel(std::move(impl), hasLse));
+}
+
+std::function<bool(int64_t, int64_t, int64_t, int64_t)>
+CpuKernel::maskFn() const {
+  auto fn = impl->maskFn;
+  if (!fn)
+    return {};
+  return [fn](int64_t b, int64_t h, int64_t q, int64_t k) {
+    return (fn(b, h, q, k) & 1) != 0;
+  };
+}
+
+std::function<double(double, int64_t, int64_t, int64_t, int64_t)>
+CpuKernel::scoreFn() const {
+  auto fn = impl->scoreFn;
+  if (!fn)
+    return {};
+  return [fn](double s, int64_t b, int64_t h, int64_t q, int64_t k) {
+    return static_cast<double>(fn(static_cast<float>(s), b, h, q, k));
+  };
+}
+
+namespace {
+/// A host buffer with the memref descriptor that points into it.
+template <int Rank> struct HostMemRef {
+  std::vector<uint8_t> bytes;
+  StridedMemRefType<char, Rank> desc;
+
+  HostMemRef(std::vector<int64_t> shape, size_t elementSize) {
+    int64_t count = 1;
+    for (int64_t s : shape)
+      count *= s;
+    bytes.resize(std::max<int64_t>(count, 1) * elementSize);
+    desc.basePtr = reinterpret_cast<char *>(bytes.data());
+    desc.data = desc.basePtr;
+    desc.offset = 0;
+    int64_t stride = 1;
+    for (int i = Rank - 1; i >= 0; --i) {
+      desc.sizes[i] = shape[i];
+      desc.strides[i] = stride;
+      stride *= shape[i];
+    }
+  }
+  void *descriptor() { return &desc; }
+};
+
+size_t elementSize(ElementType t) { return t == ElementType::F32 ? 4 : 2; }
+
+/// Stores doubles into a buffer of element type `t`.
+void storeAs(std::vector<uint8_t> &bytes, const std::vector<double> &values,
+             ElementType t) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (t == ElementType::F32) {
+      float f = static_cast<float>(values[i]);
+      std::memcpy(&bytes[i * 4], &f, 4);
+    } else {
+      uint16_t h = t == ElementType::BF16
+                       ? floatToBF16Bits(static_cast<float>(values[i]))
+                       : floatToF16Bits(static_cast<float>(values[i]));
+      std::memcpy(&bytes[i * 2], &h, 2);
+    }
+  }
+}
+
+/// Reads a buffer of element type `t` into doubles.
+void loadAs(const std::vector<uint8_t> &bytes, std::vector<double> &values,
+            size_t count, ElementType t) {
+  values.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    if (t == ElementType::F32) {
+      float f;
+      std::memcpy(&f, &bytes[i * 4], 4);
+      values[i] = f;
+    } else {
+      uint16_t h;
+      std::memcpy(&h, &bytes[i * 2], 2);
+      values[i] = t == ElementType::BF16 ? bf16BitsToFloat(h)
+                                         : f16BitsToFloat(h);
+    }
+  }
+}
+} // namespace
+
+bool CpuKernel::run(const AttentionProblem &p, ElementType dtype,
+                    std::vector<double> &out, std::vector<double> &lseOut,
+                    std::string &error) const {
+  size_t es = elementSize(dtype);
+  HostMemRef<4> q({p.b, p.hq, p.sq, p.d}, es), k({p.b, p.hkv, p.sk, p.d}, es),
+      v({p.b, p.hkv, p.sk, p.dv}, es), o({p.b, p.hq, p.sq, p.dv}, es);
+  storeAs(q.bytes, p.q, dtype);
+  storeAs(k.bytes, p.k, dtype);
+  storeAs(v.bytes, p.v, dtype);
+  // Poison the output so that an unwritten element cannot pass.
+  std::memset(o.bytes.data(), 0xff, o.bytes.size());
+  HostMemRef<3> lseBuf({p.b, p.hq, p.sq}, 4);
+  std::memset(lseBuf.bytes.data(), 0xff, lseBuf.bytes.size());
+
+  HostMemRef<2> seqIds({p.b, p.sk}, 4);
+  HostMemRef<1> cuSeqlens({static_cast<int64_t>(p.cuSeqlens.size())}, 4);
+  int64_t nq = 1, nk = 1;
+  if (p.mask.kind == mask::MaskKind::BlockSparse) {
+    nq = (p.sq + p.mask.blockQ - 1) / p.mask.blockQ;
+    nk = (p.sk + p.mask.blockK - 1) / p.mask.blockK;
+  }
+  HostMemRef<4> blockMask({p.blockMaskB, p.blockMaskH, nq, nk}, 1);
+  HostMemRef<1> slopes({p.hq}, 4);
+
+  std::vector<void *> descriptors = {q.descriptor(), k.descriptor(),
+                                     v.descriptor()};
+  if (impl->hasSeqIds) {
+    if (p.seqIds.size() != static_cast<size_t>(p.b * p.sk)) {
+      error = "expected seq_ids data of b * sk values";
+      return false;
+    }
+    std::memcpy(seqIds.bytes.data(), p.seqIds.data(), p.seqIds.size() * 4);
+    descriptors.push_back(seqIds.descriptor());
+  }
+  if (impl->hasCuSeqlens) {
+    std::memcpy(cuSeqlens.bytes.data(), p.cuSeqlens.data(),
+                p.cuSeqlens.size() * 4);
+    descriptors.push_back(cuSeqlens.descriptor());
+  }
+  if (impl->hasBlockMask) {
+    if (p.blockMask.size() !=
+        static_cast<size_t>(p.blockMaskB * p.blockMaskH * nq * nk)) {
+      error = "expected block mask data of the block grid's size";
+      return false;
+    }
+    std::memcpy(blockMask.bytes.data(), p.blockMask.data(),
+                p.blockMask.size());
+    descriptors.push_back(blockMask.descriptor());
+  }
+  if (impl->hasAlibiSlopes) {
+    for (int64_t h = 0; h < p.hq; ++h) {
+      float f = static_cast<float>(p.alibiSlopes.at(h));
+      std::memcpy(&slopes.bytes[h * 4], &f, 4);
+    }
+    descriptors.push_back(slopes.descriptor());
+  }
+  descriptors.push_back(o.descriptor());
+  if (lse)
+    descriptors.push_back(lseBuf.descriptor());
+
+  // The packed C interface takes a pointer to each descriptor pointer.
+  std::vector<void *> args;
+  for (void *&d : descriptors)
+    args.push_back(&d);
+  if (llvm::Error err =
+          impl->engine->invokePacked("_mlir_ciface_attnc_entry", args)) {
+    error = "calling the kernel failed: " + llvm::toString(std::move(err));
+    return false;
+  }
+  loadAs(o.bytes, out, static_cast<size_t>(p.b * p.hq * p.sq * p.dv), dtype);
+  if (lse)
+    loadAs(lseBuf.bytes, lseOut, static_cast<size_t>(p.b * p.hq * p.sq),
+           ElementType::F32);
+  return true;
+}

@@ -1,0 +1,81 @@
+// RUN: attnc-opt %s --attn-tile="block-q=32 block-k=16" --split-input-file --verify-diagnostics | FileCheck %s
+
+// The query tiles are a parallel loop over (batch, head, tile), the state
+// lives in stack buffers of the tile's size, the key tiles are a sequential
+// loop of tile steps, and a finalize writes the output and LSE.
+// CHECK-LABEL: func @causal_gqa
+// CHECK-DAG: %[[Q:.*]] = bufferization.to_buffer %arg0 read_only
+// CHECK-DAG: %[[K:.*]] = bufferization.to_buffer %arg1 read_only
+// CHECK-DAG: %[[V:.*]] = bufferization.to_buffer %arg2 read_only
+// CHECK-DAG: %[[OUT:.*]] = memref.alloc({{.*}}) : memref<?x8x?x64xbf16>
+// CHECK-DAG: %[[LSE:.*]] = memref.alloc({{.*}}) : memref<?x8x?xf32>
+// CHECK: scf.parallel (%[[B:.*]], %[[H:.*]], %[[T:.*]]) =
+// CHECK: memref.alloca_scope
+// CHECK-DAG: %[[M:.*]] = memref.alloca() : memref<32xf32>
+// CHECK-DAG: %[[L:.*]] = memref.alloca() : memref<32xf32>
+// CHECK-DAG: %[[ACC:.*]] = memref.alloca() : memref<32x64xf32>
+// CHECK: %[[Q0:.*]] = arith.muli %[[T]], %{{.*}} : index
+// CHECK: scf.for %[[KT:.*]] =
+// CHECK: %[[K0:.*]] = arith.muli %[[KT]]
+// CHECK: attn.tile_step %[[Q]], %[[K]], %[[V]] state(%[[M]], %[[L]], %[[ACC]]) at(%[[B]], %[[H]], %[[Q0]], %[[K0]]) mask(#attn.causal) {block_k = 16 : i64, block_q = 32 : i64, scale = 1.250000e-01 : f32, softcap = 3.000000e+01 : f32}
+// CHECK: } {attn.key_tiles}
+// CHECK: attn.tile_finalize state(%[[M]], %[[L]], %[[ACC]]) into %[[OUT]] lse %[[LSE]]
+// CHECK: bufferization.to_tensor %[[OUT]] restrict writable
+// CHECK: bufferization.to_tensor %[[LSE]] restrict writable
+func.func @causal_gqa(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>) -> (tensor<?x8x?x64xbf16>, tensor<?x8x?xf32>) {
+  %o, %lse = attn.attention %q, %k, %v mask(#attn.causal) softcap = 30.0 : tensor<?x8x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x8x?x64xbf16>, tensor<?x8x?xf32>
+  return %o, %lse : tensor<?x8x?x64xbf16>, tensor<?x8x?xf32>
+}
+
+// -----
+
+// The op's attn.tile_sizes wins over the pass options; regions and mask
+// operands travel with every step.
+// CHECK-LABEL: func @op_tile_sizes_and_regions
+// CHECK: memref.alloca() : memref<16xf32>
+// CHECK: attn.tile_step {{.*}} seq_ids(%{{.*}} : memref<1x?xi32>) mask(#attn.document<seq_ids>) score_fn {
+// CHECK: math.tanh
+// CHECK: {block_k = 8 : i64, block_q = 16 : i64, scale = 5.000000e-01 : f32}
+func.func @op_tile_sizes_and_regions(%q: tensor<1x2x?x16xf32>, %k: tensor<1x2x?x16xf32>, %v: tensor<1x2x?x16xf32>, %ids: tensor<1x?xi32>) -> tensor<1x2x?x16xf32> {
+  %o = attn.attention %q, %k, %v seq_ids(%ids : tensor<1x?xi32>) mask(#attn.document<seq_ids>) scale = 0.5 score_fn {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %t = math.tanh %s : f32
+    attn.yield %t : f32
+  } {attn.tile_sizes = array<i64: 16, 8>} : tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32> -> tensor<1x2x?x16xf32>
+  return %o : tensor<1x2x?x16xf32>
+}
+
+// -----
+
+// A module's attn.tile_sizes applies to every op in it.
+module attributes {attn.tile_sizes = array<i64: 8, 4>} {
+  // CHECK-LABEL: func @module_tile_sizes
+  // CHECK: memref.alloca() : memref<8x32xf32>
+  // CHECK: block_k = 4 : i64, block_q = 8 : i64
+  func.func @module_tile_sizes(%q: tensor<1x1x?x32xf16>, %k: tensor<1x1x?x32xf16>, %v: tensor<1x1x?x32xf16>) -> tensor<1x1x?x32xf16> {
+    %o = attn.attention %q, %k, %v : tensor<1x1x?x32xf16>, tensor<1x1x?x32xf16>, tensor<1x1x?x32xf16> -> tensor<1x1x?x32xf16>
+    return %o : tensor<1x1x?x32xf16>
+  }
+}
+
+// -----
+
+// A result materialized into a buffer is written there directly.
+// CHECK-LABEL: func @destination_passing
+// CHECK-SAME: %[[DEST:[a-z0-9]+]]: memref<1x1x?x32xf16>
+// CHECK-NOT: memref.alloc(
+// CHECK: attn.tile_finalize {{.*}} into %[[DEST]]
+// CHECK-NOT: materialize_in_destination
+func.func @destination_passing(%q: tensor<1x1x?x32xf16>, %k: tensor<1x1x?x32xf16>, %v: tensor<1x1x?x32xf16>, %dest: memref<1x1x?x32xf16>) {
+  %o = attn.attention %q, %k, %v : tensor<1x1x?x32xf16>, tensor<1x1x?x32xf16>, tensor<1x1x?x32xf16> -> tensor<1x1x?x32xf16>
+  bufferization.materialize_in_destination %o in restrict writable %dest : (tensor<1x1x?x32xf16>, memref<1x1x?x32xf16>) -> ()
+  return
+}
+
+// -----
+
+func.func @bad_tile_sizes(%q: tensor<1x1x?x32xf16>, %k: tensor<1x1x?x32xf16>, %v: tensor<1x1x?x32xf16>) -> tensor<1x1x?x32xf16> {
+  // expected-error @+1 {{expected attn.tile_sizes to be array<i64: block_q, block_k> with positive sizes, got array<i64: 0, 4>}}
+  %o = attn.attention %q, %k, %v {attn.tile_sizes = array<i64: 0, 4>} : tensor<1x1x?x32xf16>, tensor<1x1x?x32xf16>, tensor<1x1x?x32xf16> -> tensor<1x1x?x32xf16>
+  return %o : tensor<1x1x?x32xf16>
+}

@@ -1,0 +1,324 @@
+//===- attnc-run.cpp - run an attention and check it against float64 -----===//
+//
+// Compiles an attention (an .mlir file or a one-line spec), runs it with
+// seeded random inputs or inputs from .npy files, and compares the result
+// with the float64 reference and with a naive implementation in the same
+// input precision. Prints the errors and PASS or FAIL.
+// Exit codes: 0 PASS, 1 FAIL, 2 bad input or a failure to compile or run.
+//
+//===----------------------------------------------------------------------===//
+
+#include "attnc/Compiler.h"
+#include "attnc/Npy.h"
+#include "attnc/Reference.h"
+#include "attnc/Spec.h"
+
+#include "dialects/Attn/AttnDialect.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <cstdio>
+
+using namespace attnc;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFile(cl::Positional,
+                                      cl::desc("[attention.mlir]"),
+                                      cl::init(""));
+static cl::opt<std::string>
+    specText("spec", cl::desc("Attention spec, e.g. \"b=2 hq=8 sq=1000 "
+                              "d=64 mask=causal\" (see docs/attnc-run.md)"),
+             cl::init(""));
+static cl::opt<std::string>
+    sizesText("sizes",
+              cl::desc("Sizes of the dynamic dims of an .mlir input, e.g. "
+                       "\"b=2 sq=100 sk=120\""),
+              cl::init(""));
+static cl::opt<std::string> device("device", cl::desc("cpu or cuda"),
+                                   cl::init("cpu"));
+static cl::opt<uint64_t> seed("seed", cl::desc("Seed of the random inputs"),
+                              cl::init(0));
+static cl::opt<std::string>
+    inputsList("inputs",
+               cl::desc("q.npy,k.npy,v.npy[,mask operand.npy][,alibi "
+                        "slopes.npy]: inputs instead of random ones"),
+               cl::init(""));
+static cl::opt<std::string> outputPath("output",
+                                       cl::desc("Write the output as .npy"),
+                                       cl::init(""));
+static cl::opt<std::string> lsePath("lse", cl::desc("Write the LSE as .npy"),
+                                    cl::init(""));
+static cl::opt<int64_t> blockQ("block-q", cl::desc("Query rows per tile"),
+                               cl::init(64));
+static cl::opt<int64_t> blockK("block-k", cl::desc("Keys per tile"),
+                               cl::init(64));
+static cl::opt<bool> noSkip("no-skip",
+                            cl::desc("Do not skip masked tiles (every tile "
+                                     "gets the element-wise mask)"),
+                            cl::init(false));
+static cl::opt<double>
+    tolerance("tolerance",
+              cl::desc("Allowed ratio of the kernel's error to the naive "
+                       "same-precision error"),
+              cl::init(1.25));
+
+static int badInput(const std::string &message) {
+  llvm::errs() << "attnc-run: error: " << message << "\n";
+  return 2;
+}
+
+static std::vector<std::string> splitComma(const std::string &s) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t end = s.find(',', start);
+    if (end == std::string::npos)
+      end = s.size();
+    if (end > start)
+      parts.push_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+  return parts;
+}
+
+/// Loads one .npy input into `into` after checking its shape.
+static bool loadInput(const std::string &path, std::vector<int64_t> shape,
+                      const char *name, NpyArray &array, std::string &error) {
+  if (!readNpy(path, array, error))
+    return false;
+  if (array.shape != shape) {
+    auto str = [](const std::vector<int64_t> &s) {
+      std::string out = "[";
+      for (size_t i = 0; i < s.size(); ++i)
+        out += (i ? ", " : "") + std::to_string(s[i]);
+      return out + "]";
+    };
+    error = std::string("expected ") + name + " (" + path + ") of shape " +
+            str(shape) + ", got " + str(array.shape);
+    return false;
+  }
+  return true;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "attnc-run: run an attention and check it against a float64 "
+      "reference\n");
+
+  if (device != "cpu" && device != "cuda")
+    return badInput("expected --device=cpu or --device=cuda, got " + device);
+  if (device == "cuda")
+    return badInput("--device=cuda is not available: this build of attnc "
+                    "emits CPU code only (GPU kernels are not implemented "
+                    "yet); use --device=cpu");
+  if (inputFile.empty() == specText.empty())
+    return badInput("give either an .mlir file or --spec, not both");
+  if (blockQ <= 0 || blockK <= 0)
+    return badInput("expected positive --block-q and --block-k");
+
+  std::unique_ptr<mlir::MLIRContext> ctx = createContext();
+  std::string error;
+
+  // The attention, as IR.
+  AttentionSpec given;
+  std::string irText, bufferName;
+  if (!specText.empty()) {
+    if (!parseSpec(specText, given, error))
+      return badInput("bad --spec: " + error);
+    irText = specToMlir(given);
+    bufferName = "<spec>";
+  } else {
+    auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
+    if (!buffer)
+      return badInput("cannot read " + inputFile + ": " +
+                      buffer.getError().message());
+    irText = (*buffer)->getBuffer().str();
+    bufferName = inputFile;
+    if (!sizesText.empty()) {
+      // Sizes use spec syntax; sq is required there, so default it.
+      std::string text = sizesText;
+      if (text.find("sq=") == std::string::npos)
+        text += " sq=1";
+      if (!parseSpec(text, given, error))
+        return badInput("bad --sizes: " + error);
+      if (sizesText.find("b=") == std::string::npos)
+        given.b = 0;
+      if (sizesText.find("sq=") == std::string::npos)
+        given.sq = 0;
+      if (sizesText.find("sk=") == std::string::npos)
+        given.sk = 0;
+    } else {
+      given.b = given.sq = given.sk = 0;
+    }
+  }
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      parseModule(*ctx, irText, bufferName);
+  if (!module)
+    return 2;
+  mlir::FailureOr<attn::AttentionOp> op = findSingleAttention(*module);
+  if (mlir::failed(op))
+    return 2;
+
+  // Sizes of dynamic dims may also come from the .npy inputs.
+  std::vector<std::string> inputs = splitComma(inputsList);
+  if (!inputs.empty() && inputs.size() < 3)
+    return badInput("expected --inputs q.npy,k.npy,v.npy[,...]");
+  if (!inputs.empty() && specText.empty()) {
+    NpyArray q, k;
+    if (!readNpy(inputs[0], q, error) || !readNpy(inputs[1], k, error))
+      return badInput(error);
+    if (q.shape.size() != 4 || k.shape.size() != 4)
+      return badInput("expected q and k .npy inputs of rank 4");
+    if (given.b <= 0)
+      given.b = q.shape[0];
+    if (given.sq <= 0)
+      given.sq = q.shape[2];
+    if (given.sk <= 0)
+      given.sk = k.shape[2];
+  }
+  AttentionSpec spec;
+  if (!specFromOp(*op, given, spec, error))
+    return badInput(error);
+
+  // Inputs.
+  AttentionProblem problem;
+  makeProblem(spec, seed, problem);
+  if (auto slopes = op->getAlibiAttr()) {
+    problem.alibiSlopes.assign(slopes.asArrayRef().begin(),
+                               slopes.asArrayRef().end());
+  }
+  if (!inputs.empty()) {
+    NpyArray q, k, v;
+    if (!loadInput(inputs[0], {spec.b, spec.hq, spec.sq, spec.d}, "q", q,
+                   error) ||
+        !loadInput(inputs[1], {spec.b, spec.hkv, spec.sk, spec.d}, "k", k,
+                   error) ||
+        !loadInput(inputs[2], {spec.b, spec.hkv, spec.sk, spec.dv}, "v", v,
+                   error))
+      return badInput(error);
+    for (NpyArray *a : {&q, &k, &v})
+      for (double &x : a->data)
+        x = roundTo(x, spec.dtype);
+    problem.q = std::move(q.data);
+    problem.k = std::move(k.data);
+    problem.v = std::move(v.data);
+    size_t next = 3;
+    if (op->getSeqIds() || op->getCuSeqlens() || op->getBlockMask()) {
+      if (next < inputs.size()) {
+        NpyArray extra;
+        if (!readNpy(inputs[next], extra, error))
+          return badInput(error);
+        if (op->getSeqIds()) {
+          if (extra.shape != std::vector<int64_t>{spec.b, spec.sk})
+            return badInput("expected seq_ids .npy of shape [b, sk]");
+          problem.seqIds.assign(extra.data.begin(), extra.data.end());
+        } else if (op->getCuSeqlens()) {
+          if (extra.shape.size() != 1 || extra.shape[0] < 2 ||
+              extra.data.front() != 0 || extra.data.back() != spec.sk)
+            return badInput("expected cu_seqlens .npy of rank 1 from 0 to sk");
+          for (size_t i = 1; i < extra.data.size(); ++i)
+            if (extra.data[i] < extra.data[i - 1])
+              return badInput("expected non-decreasing cu_seqlens");
+          problem.cuSeqlens.assign(extra.data.begin(), extra.data.end());
+        } else {
+          int64_t nq = (spec.sq + spec.mask.blockQ - 1) / spec.mask.blockQ;
+          int64_t nk = (spec.sk + spec.mask.blockK - 1) / spec.mask.blockK;
+          if (extra.shape.size() != 4 || extra.shape[2] != nq ||
+              extra.shape[3] != nk ||
+              (extra.shape[0] != 1 && extra.shape[0] != spec.b) ||
+              (extra.shape[1] != 1 && extra.shape[1] != spec.hq))
+            return badInput("expected block_mask .npy of shape [1 or b, 1 or "
+                            "hq, ceil(sq/block_q), ceil(sk/block_k)]");
+          if (op->getBlockMask().getType().getDimSize(0) == 1 &&
+              extra.shape[0] != 1)
+            return badInput("the IR's block_mask has batch 1");
+          if (op->getBlockMask().getType().getDimSize(1) == 1 &&
+              extra.shape[1] != 1)
+            return badInput("the IR's block_mask has head count 1");
+          problem.blockMaskB = extra.shape[0];
+          problem.blockMaskH = extra.shape[1];
+          problem.blockMask.clear();
+          for (double x : extra.data)
+            problem.blockMask.push_back(x != 0);
+        }
+        ++next;
+      }
+    }
+    if (op->getAlibiSlopes() && next < inputs.size()) {
+      NpyArray slopes;
+      if (!loadInput(inputs[next], {spec.hq}, "alibi_slopes", slopes, error))
+        return badInput(error);
+      problem.alibiSlopes = slopes.data;
+      ++next;
+    }
+    if (next != inputs.size())
+      return badInput("unexpected extra --inputs file " + inputs[next]);
+  }
+
+  // Compile and run.
+  CompileOptions options;
+  options.blockQ = blockQ;
+  options.blockK = blockK;
+  options.skipMaskedTiles = !noSkip;
+  mlir::OwningOpRef<mlir::ModuleOp> entry = buildCpuEntryModule(*op);
+  std::unique_ptr<CpuKernel> kernel =
+      CpuKernel::compile(*entry, options, error);
+  if (!kernel)
+    return badInput(error);
+  problem.customMask = kernel->maskFn();
+  problem.customScore = kernel->scoreFn();
+
+  std::vector<double> out, lse;
+  if (!kernel->run(problem, spec.dtype, out, lse, error))
+    return badInput(error);
+  std::vector<double> refOut, refLse, naiveOut;
+  referenceAttention(problem, refOut, refLse);
+  naiveAttention(problem, spec.dtype, naiveOut);
+
+  ErrorStats outErr = compare(out, refOut);
+  ErrorStats naiveErr = compare(naiveOut, refOut);
+  // f32 rounding of the inputs' products bounds how exact any f32 kernel
+  // can be; below this floor, differences are summation order.
+  const double floor = 1e-6;
+  bool pass = outErr.mismatchedNonFinite == 0 &&
+              std::isfinite(outErr.relFrobenius) &&
+              outErr.relFrobenius <=
+                  tolerance * naiveErr.relFrobenius + floor;
+  std::printf("attnc-run: %s on cpu, seed %llu\n", printSpec(spec).c_str(),
+              static_cast<unsigned long long>(seed.getValue()));
+  std::printf("  output: max abs error %.3e, rel Frobenius error %.3e "
+              "(naive %s: %.3e; bar %.2f x naive + %.0e)\n",
+              outErr.maxAbs, outErr.relFrobenius,
+              elementTypeName(spec.dtype), naiveErr.relFrobenius,
+              tolerance.getValue(), floor);
+  if (kernel->hasLse()) {
+    ErrorStats lseErr = compare(lse, refLse);
+    double lseBar = 1e-4;
+    bool lsePass = lseErr.mismatchedNonFinite == 0 &&
+                   std::isfinite(lseErr.maxAbs) && lseErr.maxAbs <= lseBar;
+    std::printf("  lse:    max abs error %.3e (bar %.0e), %lld non-finite "
+                "mismatches\n",
+                lseErr.maxAbs, lseBar,
+                static_cast<long long>(lseErr.mismatchedNonFinite));
+    pass = pass && lsePass;
+  }
+  if (!outputPath.empty() &&
+      !writeNpyF32(outputPath, {spec.b, spec.hq, spec.sq, spec.dv}, out,
+                   error))
+    return badInput(error);
+  if (!lsePath.empty()) {
+    if (!kernel->hasLse())
+      return badInput("--lse given but the attention has no LSE result");
+    if (!writeNpyF32(lsePath, {spec.b, spec.hq, spec.sq}, lse, error))
+      return badInput(error);
+  }
+  std::printf("%s\n", pass ? "PASS" : "FAIL");
+  return pass ? 0 : 1;
+}

@@ -1,0 +1,181 @@
+//===- attnc.cpp - the attnc compile driver -------------------------------===//
+//
+//   attnc compile in.mlir|--spec "..." --target=cpu --emit=LEVEL [--report]
+//
+// Lowers an attention to the requested level (attn, tiled, loops, llvm) and
+// prints it; --report prints what the attention costs instead.
+//
+//===----------------------------------------------------------------------===//
+
+#include "attnc/Compiler.h"
+#include "attnc/Report.h"
+#include "attnc/Spec.h"
+
+#include "dialects/Attn/AttnDialect.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+
+using namespace attnc;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFile(cl::Positional,
+                                      cl::desc("[attention.mlir]"),
+                                      cl::init(""));
+static cl::opt<std::string> specText("spec", cl::desc("Attention spec"),
+                                     cl::init(""));
+static cl::opt<std::string> target("target", cl::desc("cpu"), cl::init("cpu"));
+static cl::opt<std::string>
+    emit("emit", cl::desc("Stop after: attn | tiled | loops | llvm"),
+         cl::init("llvm"));
+static cl::opt<bool> report("report", cl::desc("Print the cost report"),
+                            cl::init(false));
+static cl::opt<std::string> gpuName("gpu",
+                                    cl::desc("GPU of the roofline (h200, "
+                                             "h100, a100)"),
+                                    cl::init("h200"));
+static cl::opt<std::string>
+    sizesText("sizes", cl::desc("Sizes of dynamic dims for --report, e.g. "
+                                "\"b=2 sq=1024 sk=1024\""),
+              cl::init(""));
+static cl::opt<int64_t> blockQ("block-q", cl::desc("Query rows per tile"),
+                               cl::init(64));
+static cl::opt<int64_t> blockK("block-k", cl::desc("Keys per tile"),
+                               cl::init(64));
+static cl::opt<bool> noSkip("no-skip", cl::desc("Do not skip masked tiles"),
+                            cl::init(false));
+static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
+                                       cl::value_desc("filename"),
+                                       cl::init("-"));
+
+static int fail(const std::string &message) {
+  llvm::errs() << "attnc: error: " << message << "\n";
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  if (argc < 2 || std::strcmp(argv[1], "compile") != 0) {
+    llvm::errs() << "usage: attnc compile [in.mlir | --spec \"...\"] "
+                    "[--target=cpu] [--emit=attn|tiled|loops|llvm] "
+                    "[--report] [-o out]\n       attnc compile --help\n";
+    return 1;
+  }
+  // Drop the subcommand.
+  std::vector<char *> args = {argv[0]};
+  args.insert(args.end(), argv + 2, argv + argc);
+  cl::ParseCommandLineOptions(static_cast<int>(args.size()), args.data(),
+                              "attnc compile: lower an attention\n");
+
+  if (target != "cpu")
+    return fail("expected --target=cpu, got " + target +
+                " (GPU targets are not implemented yet)");
+  std::optional<EmitLevel> level = parseEmitLevel(emit);
+  if (!level)
+    return fail("expected --emit=attn|tiled|loops|llvm, got " + emit);
+  if (inputFile.empty() == specText.empty())
+    return fail("give either an .mlir file or --spec, not both");
+  if (blockQ <= 0 || blockK <= 0)
+    return fail("expected positive --block-q and --block-k");
+
+  std::unique_ptr<mlir::MLIRContext> ctx = createContext();
+  std::string error, irText, bufferName = "<spec>";
+  AttentionSpec given;
+  if (!specText.empty()) {
+    if (!parseSpec(specText, given, error))
+      return fail("bad --spec: " + error);
+    irText = specToMlir(given);
+  } else {
+    auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
+    if (!buffer)
+      return fail("cannot read " + inputFile + ": " +
+                  buffer.getError().message());
+    irText = (*buffer)->getBuffer().str();
+    bufferName = inputFile;
+  }
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      parseModule(*ctx, irText, bufferName);
+  if (!module)
+    return 1;
+
+  CompileOptions options;
+  options.blockQ = blockQ;
+  options.blockK = blockK;
+  options.skipMaskedTiles = !noSkip;
+
+  std::string errorMessage;
+  auto output = mlir::openOutputFile(outputFile, &errorMessage);
+  if (!output)
+    return fail(errorMessage);
+
+  if (report) {
+    GpuModel gpu;
+    if (!lookupGpu(gpuName, gpu))
+      return fail("unknown --gpu " + gpuName + " (h200, h100, a100)");
+    mlir::FailureOr<attn::AttentionOp> op = findSingleAttention(*module);
+    if (mlir::failed(op))
+      return 1;
+    AttentionSpec sizes = given;
+    if (specText.empty()) {
+      sizes.b = sizes.sq = sizes.sk = 0;
+      if (!sizesText.empty()) {
+        std::string text = sizesText;
+        if (text.find("sq=") == std::string::npos)
+          text += " sq=1";
+        if (!parseSpec(text, sizes, error))
+          return fail("bad --sizes: " + error);
+        if (sizesText.find("b=") == std::string::npos)
+          sizes.b = 0;
+        if (sizesText.find("sq=") == std::string::npos)
+          sizes.sq = 0;
+        if (sizesText.find("sk=") == std::string::npos)
+          sizes.sk = 0;
+      }
+    }
+    AttentionSpec spec;
+    if (!specFromOp(*op, sizes, spec, error))
+      return fail(error);
+    if (!specText.empty()) {
+      spec.documentLengths = given.documentLengths;
+      spec.blockDensity = given.blockDensity;
+    }
+    AttentionProblem problem;
+    makeProblem(spec, /*seed=*/0, problem);
+    std::unique_ptr<CpuKernel> kernel;
+    if (op->hasMaskFn()) {
+      // A custom mask is evaluated by running its region.
+      mlir::OwningOpRef<mlir::ModuleOp> entry = buildCpuEntryModule(*op);
+      kernel = CpuKernel::compile(*entry, options, error);
+      if (!kernel)
+        return fail(error);
+      problem.customMask = kernel->maskFn();
+    }
+    int64_t bq = blockQ, bk = blockK;
+    if (auto sizesAttr = (*op)->getAttrOfType<mlir::DenseI64ArrayAttr>(
+            "attn.tile_sizes")) {
+      if (sizesAttr.size() == 2) {
+        bq = sizesAttr[0];
+        bk = sizesAttr[1];
+      }
+    }
+    AttentionReport r = computeReport(spec, problem, bq, bk, gpu);
+    output->os() << formatReport(spec, r, bq, bk);
+    output->keep();
+    return 0;
+  }
+
+  if (mlir::failed(lowerTo(*module, *level, options)))
+    return 1;
+  module->print(output->os());
+  output->os() << "\n";
+  output->keep();
+  return 0;
+}
