@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Sets up, builds and runs every attnc test: lit/FileCheck tests (which
-# include the CPU execution tests) and the GoogleTest unit tests. Ends with
+# Sets up, builds and runs every attnc test: lit/FileCheck tests (dialect,
+# passes, pipelines, CPU execution), the GoogleTest unit tests, and the CPU
+# sweep of test/Execution/cpu-sweep.specs against float64. Ends with
 # the line "N passed, M failed" counting every test of every kind; exits
 # non-zero when any test fails.
 set -uo pipefail
@@ -22,8 +23,11 @@ echo "== unit tests"
 "$BUILD_DIR/bin/attnc-unit-tests" --gtest_brief=1 \
   --gtest_output="json:$RESULTS/unit.json"
 
-python3 - "$RESULTS" <<'PY'
-import json, os, sys
+echo "== CPU sweep against float64"
+scripts/cpu-sweep.sh test/Execution/cpu-sweep.specs "$BUILD_DIR" | tee "$RESULTS/sweep.txt" | grep -v "^PASS"
+
+/usr/bin/python3 - "$RESULTS" <<'PY'
+import json, os, re, sys
 d = sys.argv[1]
 passed = failed = 0
 lit = os.path.join(d, "lit.json")
@@ -46,6 +50,13 @@ if os.path.exists(unit):
                 failed += 1
             elif t.get("result") == "COMPLETED" and t.get("status") == "RUN":
                 passed += 1
+else:
+    failed += 1
+sweep = open(os.path.join(d, "sweep.txt")).read().strip().splitlines()
+m = re.fullmatch(r"(\d+) passed, (\d+) failed", sweep[-1] if sweep else "")
+if m:
+    passed += int(m.group(1))
+    failed += int(m.group(2))
 else:
     failed += 1
 print(f"{passed} passed, {failed} failed")

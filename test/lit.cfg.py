@@ -22,5 +22,8 @@ llvm_config.use_default_substitutions()
 config.environment["CUDA_ROOT"] = os.environ.get("CUDA_ROOT", "/usr/local/cuda")
 
 tool_dirs = [config.attnc_tools_dir, config.llvm_tools_dir]
-tools = ["attnc-opt"]
+tools = ["attnc-opt", "attnc", "attnc-run", "FileCheck", "not", "count"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# Debian's python3 carries numpy (python3-numpy, installed by setup.sh).
+config.substitutions.append(("%python", "/usr/bin/python3"))

@@ -20,6 +20,10 @@
 #include <memory>
 #include <string>
 
+namespace llvm {
+class SourceMgr;
+} // namespace llvm
+
 namespace mlir {
 class MLIRContext;
 class OpPassManager;
@@ -52,8 +56,10 @@ std::unique_ptr<mlir::MLIRContext> createContext();
 /// Sk, so one compile serves every length.
 std::string specToMlir(const AttentionSpec &spec);
 
-/// Parses IR text (diagnostics go to the context's handler).
+/// Parses IR text into `sourceMgr` (which keeps the buffer for located
+/// diagnostics; pair it with a SourceMgrDiagnosticHandler).
 mlir::OwningOpRef<mlir::ModuleOp> parseModule(mlir::MLIRContext &ctx,
+                                              llvm::SourceMgr &sourceMgr,
                                               llvm::StringRef text,
                                               llvm::StringRef bufferName);
 

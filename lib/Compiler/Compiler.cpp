@@ -144,9 +144,9 @@ std::string attnc::specToMlir(const AttentionSpec &spec) {
   return ir;
 }
 
-OwningOpRef<ModuleOp> attnc::parseModule(MLIRContext &ctx, StringRef text,
-                                         StringRef bufferName) {
-  llvm::SourceMgr sourceMgr;
+OwningOpRef<ModuleOp> attnc::parseModule(MLIRContext &ctx,
+                                         llvm::SourceMgr &sourceMgr,
+                                         StringRef text, StringRef bufferName) {
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(text, bufferName), llvm::SMLoc());
   return parseSourceFile<ModuleOp>(sourceMgr, &ctx);

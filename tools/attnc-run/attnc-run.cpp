@@ -15,7 +15,9 @@
 
 #include "dialects/Attn/AttnDialect.h"
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -158,8 +160,10 @@ int main(int argc, char **argv) {
       given.b = given.sq = given.sk = 0;
     }
   }
+  llvm::SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, ctx.get());
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      parseModule(*ctx, irText, bufferName);
+      parseModule(*ctx, sourceMgr, irText, bufferName);
   if (!module)
     return 2;
   mlir::FailureOr<attn::AttentionOp> op = findSingleAttention(*module);

@@ -13,7 +13,9 @@
 
 #include "dialects/Attn/AttnDialect.h"
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/SourceMgr.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -101,8 +103,10 @@ int main(int argc, char **argv) {
     irText = (*buffer)->getBuffer().str();
     bufferName = inputFile;
   }
+  llvm::SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, ctx.get());
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      parseModule(*ctx, irText, bufferName);
+      parseModule(*ctx, sourceMgr, irText, bufferName);
   if (!module)
     return 1;
 

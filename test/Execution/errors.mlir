@@ -1,0 +1,25 @@
+// attnc-run rejects bad input with a clear message and exit code 2, and
+// fails with exit code 1 only when the numbers are wrong.
+// RUN: sh -c 'attnc-run --spec "b=2 hq=8 hkv=3 sq=10" 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=GQA
+// GQA: attnc-run: error: bad --spec:
+// GQA: exit 2
+// RUN: sh -c 'attnc-run --spec "sq=10 mask=diagonal" 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=MASK
+// MASK: mask
+// MASK: exit 2
+// RUN: sh -c 'attnc-run %s 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=SIZES
+// SIZES: attnc-run: error: the IR has a dynamic b: give it with --sizes
+// SIZES: exit 2
+// RUN: sh -c 'attnc-run %s --sizes="b=1 sq=4" --device=cuda 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=CUDA
+// CUDA: attnc-run: error: --device=cuda is not available
+// CUDA: exit 2
+// RUN: sh -c 'attnc-run %s --sizes="b=1 sq=4" --inputs=%t.missing.npy,b,c 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=NPY
+// NPY: attnc-run: error:
+// NPY: exit 2
+// RUN: sh -c 'attnc-run --spec "sq=8" %s 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=BOTH
+// BOTH: give either an .mlir file or --spec, not both
+// BOTH: exit 2
+
+func.func @attention(%q: tensor<?x1x?x16xf32>, %k: tensor<?x1x?x16xf32>, %v: tensor<?x1x?x16xf32>) -> tensor<?x1x?x16xf32> {
+  %o = attn.attention %q, %k, %v : tensor<?x1x?x16xf32>, tensor<?x1x?x16xf32>, tensor<?x1x?x16xf32> -> tensor<?x1x?x16xf32>
+  return %o : tensor<?x1x?x16xf32>
+}

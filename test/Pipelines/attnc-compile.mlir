@@ -1,0 +1,28 @@
+// attnc compile stops after each level and prints it.
+// RUN: attnc compile %s --emit=attn | FileCheck %s --check-prefix=ATTN
+// RUN: attnc compile %s --emit=tiled --block-q=32 --block-k=32 2>&1 | FileCheck %s --check-prefix=TILED
+// RUN: attnc compile %s --emit=loops | FileCheck %s --check-prefix=LOOPS
+// RUN: attnc compile %s --emit=llvm | FileCheck %s --check-prefix=LLVM
+// RUN: attnc compile --spec "b=1 hq=2 sq=8 d=16 mask=window:3,0" --emit=attn | FileCheck %s --check-prefix=SPEC
+// RUN: not attnc compile %s --emit=ptx 2>&1 | FileCheck %s --check-prefix=BADEMIT
+// RUN: not attnc compile %s --target=sm_90a 2>&1 | FileCheck %s --check-prefix=BADTARGET
+
+// ATTN: attn.attention %{{.*}} mask(#attn.causal)
+// TILED: remark: attn-skip-masked-tiles: mask #attn.causal: closed-form bounds
+// TILED: scf.parallel
+// TILED: attn.tile_step {{.*}} unmasked
+// TILED: attn.tile_finalize
+// LOOPS-NOT: attn.
+// LOOPS: scf.parallel
+// LOOPS: math.exp2
+// LLVM: llvm.func @attention
+// LLVM-NOT: scf.
+// LLVM: llvm.intr.exp2
+// SPEC: attn.attention {{.*}} mask(#attn.sliding_window<left = 3, right = 0>) : tensor<?x2x?x16xbf16>
+// BADEMIT: attnc: error: expected --emit=attn|tiled|loops|llvm, got ptx
+// BADTARGET: attnc: error: expected --target=cpu, got sm_90a
+
+func.func @attention(%q: tensor<?x4x?x32xf16>, %k: tensor<?x4x?x32xf16>, %v: tensor<?x4x?x32xf16>) -> tensor<?x4x?x32xf16> {
+  %o = attn.attention %q, %k, %v mask(#attn.causal) : tensor<?x4x?x32xf16>, tensor<?x4x?x32xf16>, tensor<?x4x?x32xf16> -> tensor<?x4x?x32xf16>
+  return %o : tensor<?x4x?x32xf16>
+}
