@@ -1,0 +1,94 @@
+/*===- attnrt.h - the attnc runtime C API ------------------------*- C -*-===*\
+|*                                                                            *|
+|* Loads attnc artifacts (PTX + cubin + manifest) and launches their kernels  *|
+|* on the caller's CUDA stream. Links no MLIR; opens libcuda at run time, so  *|
+|* it builds and links on machines without a GPU and says so clearly there.   *|
+|* A launch allocates nothing and synchronises nothing (CUDA-graph safe).     *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef ATTNC_RUNTIME_ATTNRT_H
+#define ATTNC_RUNTIME_ATTNRT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Status codes; every failing call also sets a message (attnrt_last_error). */
+typedef enum attnrt_status {
+  ATTNRT_OK = 0,
+  ATTNRT_ERROR_INVALID_ARGUMENT = 1, /* a launch does not match the manifest */
+  ATTNRT_ERROR_BAD_ARTIFACT = 2,     /* unreadable or malformed artifact */
+  ATTNRT_ERROR_NO_DRIVER = 3,        /* libcuda could not be opened */
+  ATTNRT_ERROR_NO_DEVICE = 4,        /* no CUDA device / no current context */
+  ATTNRT_ERROR_CUDA = 5              /* a CUDA driver call failed */
+} attnrt_status;
+
+/* Element types of q, k, v and o. */
+typedef enum attnrt_dtype {
+  ATTNRT_BF16 = 0,
+  ATTNRT_F16 = 1,
+  ATTNRT_F32 = 2
+} attnrt_dtype;
+
+typedef struct attnrt_artifact attnrt_artifact;
+
+/* The message of the last failing call on this thread ("" if none). */
+const char *attnrt_last_error(void);
+
+/* Loads an artifact from a file or from memory. */
+attnrt_status attnrt_artifact_load_file(const char *path,
+                                        attnrt_artifact **out);
+attnrt_status attnrt_artifact_load_memory(const void *data, size_t size,
+                                          attnrt_artifact **out);
+void attnrt_artifact_destroy(attnrt_artifact *artifact);
+
+/* A manifest entry by key (e.g. "spec", "target", "kernel"); NULL if absent. */
+const char *attnrt_artifact_get(const attnrt_artifact *artifact,
+                                const char *key);
+
+/* One attention launch. Pointers are device pointers. q, k, v, o are dense
+ * row-major [B, H, S, D] tensors given with their strides in elements
+ * (innermost stride 1 required). lse is [B, Hq, Sq] f32, dense. Optional
+ * operands are NULL when the artifact does not read them. */
+typedef struct attnrt_attention_args {
+  attnrt_dtype dtype;
+  int64_t batch, num_q_heads, num_kv_heads, seq_q, seq_k, head_dim,
+      value_head_dim;
+  const void *q;
+  const void *k;
+  const void *v;
+  void *o;
+  float *lse;
+  int64_t q_strides[4], k_strides[4], v_strides[4], o_strides[4];
+  const int32_t *seq_ids;    /* [B, Sk] */
+  const int32_t *cu_seqlens; /* [num_cu_seqlens] */
+  int64_t num_cu_seqlens;
+  const uint8_t *block_mask; /* [block_mask_b, block_mask_h, nq, nk] */
+  int64_t block_mask_b, block_mask_h;
+  const float *alibi_slopes; /* [Hq] */
+} attnrt_attention_args;
+
+/* Checks a launch against the manifest (shapes, strides, dtype, alignment,
+ * null pointers, operand presence) without touching the GPU. */
+attnrt_status attnrt_validate(const attnrt_artifact *artifact,
+                              const attnrt_attention_args *args);
+
+/* Scratch bytes a launch needs (owned by the caller); 0 for current kernels. */
+attnrt_status attnrt_scratch_size(const attnrt_artifact *artifact,
+                                  const attnrt_attention_args *args,
+                                  size_t *bytes);
+
+/* Validates, then launches on `stream` (a CUstream; NULL = default stream)
+ * in the caller's current CUDA context. Loads the module on first use. */
+attnrt_status attnrt_launch(attnrt_artifact *artifact,
+                            const attnrt_attention_args *args, void *stream);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* ATTNC_RUNTIME_ATTNRT_H */
