@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Transforms/IndexArith.h"
+#include "passes/Transforms/MaskCodegen.h"
 #include "passes/Transforms/Passes.h"
 
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -23,9 +24,6 @@ namespace attnc {
 using namespace mlir;
 using namespace attnc;
 using namespace attnc::attn;
-using attnc::mask::DocumentSource;
-using attnc::mask::MaskKind;
-using attnc::mask::MaskSpec;
 
 namespace {
 using BodyFn = function_ref<void(ImplicitLocOpBuilder &, Value, ValueRange,
@@ -67,167 +65,6 @@ Value f32Const(ImplicitLocOpBuilder &b, double v) {
   return arith::ConstantOp::create(b, b.getF32FloatAttr(static_cast<float>(v)));
 }
 
-/// Inlines a single-block region at the builder with `args` for its block
-/// arguments and returns the value it yields.
-Value inlineRegion(ImplicitLocOpBuilder &b, Region &region, ValueRange args) {
-  Block &block = region.front();
-  IRMapping map;
-  map.map(block.getArguments(), args);
-  for (Operation &op : block.without_terminator())
-    b.clone(op, map);
-  return map.lookupOrDefault(block.getTerminator()->getOperand(0));
-}
-
-/// What a tile step needs per query row to evaluate its mask.
-struct RowMask {
-  Value lo, hi;          // interval masks: visible keys [lo, hi)
-  Value pos, posValid;   // documents: the row's key position
-  Value docId;           // seq_ids documents: the row's document id
-  Value docStart, docEnd;// cu_seqlens documents: the row's document
-  Value blockRow, maskB, maskH; // block-sparse: block row, batch, head
-};
-
-/// Emits the document start and end around `pos` by scanning cu_seqlens.
-std::pair<Value, Value> scanDocument(ImplicitLocOpBuilder &b, Value cu,
-                                     Value pos, Value seqK) {
-  Value c0 = arith::ConstantIndexOp::create(b, 0);
-  Value n = memref::DimOp::create(b, cu, 0);
-  ValueRange r = forLoop(
-      b, c0, n, ValueRange{c0, seqK},
-      [&](ImplicitLocOpBuilder &lb, Value d, ValueRange it,
-          SmallVectorImpl<Value> &y) {
-        Value off = arith::IndexCastOp::create(
-            lb, lb.getIndexType(), memref::LoadOp::create(lb, cu, d));
-        Value before =
-            arith::CmpIOp::create(lb, arith::CmpIPredicate::sle, off, pos);
-        y.push_back(arith::SelectOp::create(
-            lb, before, arith::MaxSIOp::create(lb, it[0], off), it[0]));
-        y.push_back(arith::SelectOp::create(
-            lb, before, it[1], arith::MinSIOp::create(lb, it[1], off)));
-      });
-  return {r[0], r[1]};
-}
-
-/// Per-row mask state, emitted before the row's key loop.
-RowMask buildRowMask(ImplicitLocOpBuilder &b, TileStepOp op,
-                     const MaskSpec &spec, Value row, Value seqQ, Value seqK) {
-  RowMask m;
-  IndexArith a{b};
-  if (mask::hasIntervalForm(spec.kind)) {
-    IndexIntervalFormula::clipped(a, spec, row, seqQ, seqK, m.lo, m.hi);
-    return m;
-  }
-  if (spec.kind == MaskKind::Document) {
-    m.pos = a.add(row, a.sub(seqK, seqQ));
-    Value zero = a.constant(0);
-    m.posValid = arith::CmpIOp::create(b, arith::CmpIPredicate::sge, m.pos,
-                                       zero);
-    Value safePos = a.max(m.pos, zero);
-    if (spec.documentSource == DocumentSource::SegmentIds)
-      m.docId = memref::LoadOp::create(
-          b, op.getSeqIds(), ValueRange{op.getBatch(), safePos});
-    else
-      std::tie(m.docStart, m.docEnd) =
-          scanDocument(b, op.getCuSeqlens(), safePos, seqK);
-    return m;
-  }
-  if (spec.kind == MaskKind::BlockSparse) {
-    Value bm = op.getBlockMask();
-    auto pick = [&](unsigned dim, Value idx) -> Value {
-      Value size = memref::DimOp::create(b, bm, dim);
-      Value one = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, size,
-                                        a.constant(1));
-      return arith::SelectOp::create(b, one, a.constant(0), idx);
-    };
-    m.maskB = pick(0, op.getBatch());
-    m.maskH = pick(1, op.getHead());
-    m.blockRow = arith::DivUIOp::create(
-        b, row, a.constant(cast<BlockSparseMaskAttr>(op.getMaskAttr())
-                               .getBlockQ()));
-  }
-  return m;
-}
-
-/// Whether key `col` is visible to the row described by `m` (null: always).
-Value buildVisible(ImplicitLocOpBuilder &b, TileStepOp op,
-                   const MaskSpec &spec, const RowMask &m, Value row,
-                   Value col) {
-  auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) {
-    return arith::CmpIOp::create(b, p, x, y).getResult();
-  };
-  auto andI = [&](Value x, Value y) {
-    return arith::AndIOp::create(b, x, y).getResult();
-  };
-  switch (spec.kind) {
-  case MaskKind::None:
-    return {};
-  case MaskKind::Causal:
-  case MaskKind::SlidingWindow:
-  case MaskKind::PrefixLM:
-    return andI(cmp(arith::CmpIPredicate::sge, col, m.lo),
-                cmp(arith::CmpIPredicate::slt, col, m.hi));
-  case MaskKind::Document: {
-    Value v = m.posValid;
-    if (spec.documentCausal)
-      v = andI(v, cmp(arith::CmpIPredicate::sle, col, m.pos));
-    if (spec.documentSource == DocumentSource::SegmentIds) {
-      Value id = memref::LoadOp::create(b, op.getSeqIds(),
-                                        ValueRange{op.getBatch(), col});
-      return andI(v, cmp(arith::CmpIPredicate::eq, id, m.docId));
-    }
-    v = andI(v, cmp(arith::CmpIPredicate::sge, col, m.docStart));
-    return andI(v, cmp(arith::CmpIPredicate::slt, col, m.docEnd));
-  }
-  case MaskKind::BlockSparse: {
-    auto sparse = cast<BlockSparseMaskAttr>(op.getMaskAttr());
-    Value blockCol = arith::DivUIOp::create(
-        b, col, arith::ConstantIndexOp::create(b, sparse.getBlockK()));
-    Value v = memref::LoadOp::create(
-        b, op.getBlockMask(), ValueRange{m.maskB, m.maskH, m.blockRow, blockCol});
-    return cmp(arith::CmpIPredicate::ne, v,
-               arith::ConstantIntOp::create(b, 0, 8));
-  }
-  case MaskKind::Custom:
-    return inlineRegion(b, op.getMaskFn(),
-                        ValueRange{op.getBatch(), op.getHead(), row, col});
-  }
-  return {};
-}
-
-/// The score pipeline of attn.attention for one (row, col) after the dot
-/// product: scale, soft-cap, ALiBi, score region.
-Value buildScore(ImplicitLocOpBuilder &b, TileStepOp op, Value dot, Value row,
-                 Value col, Value seqQ, Value seqK) {
-  Value s = arith::MulFOp::create(
-      b, dot, f32Const(b, op.getScale().convertToFloat()));
-  if (auto cap = op.getSoftcapAttr()) {
-    Value c = f32Const(b, cap.getValueAsDouble());
-    Value t = math::TanhOp::create(b, arith::DivFOp::create(b, s, c));
-    s = arith::MulFOp::create(b, c, t);
-  }
-  Value slope;
-  if (auto slopes = op.getAlibiAttr()) {
-    auto vecType = VectorType::get({slopes.size()}, b.getF32Type());
-    Value table = arith::ConstantOp::create(
-        b, DenseElementsAttr::get(vecType, slopes.asArrayRef()));
-    slope = vector::ExtractOp::create(b, table, ArrayRef<OpFoldResult>{op.getHead()});
-  } else if (Value slopes = op.getAlibiSlopes()) {
-    slope = memref::LoadOp::create(b, slopes, ValueRange{op.getHead()});
-  }
-  if (slope) {
-    IndexArith a{b};
-    Value dist = a.sub(a.add(row, a.sub(seqK, seqQ)), col);
-    Value absDist = math::AbsIOp::create(b, dist);
-    Value distF = arith::SIToFPOp::create(
-        b, b.getF32Type(),
-        arith::IndexCastOp::create(b, b.getI64Type(), absDist));
-    s = arith::SubFOp::create(b, s, arith::MulFOp::create(b, slope, distF));
-  }
-  if (op.hasScoreFn())
-    s = inlineRegion(b, op.getScoreFn(),
-                     ValueRange{s, op.getBatch(), op.getHead(), row, col});
-  return s;
-}
 } // namespace
 
 LogicalResult attnc::decomposeTileStep(RewriterBase &rewriter, TileStepOp op) {
@@ -240,14 +77,11 @@ LogicalResult attnc::decomposeTileStep(RewriterBase &rewriter, TileStepOp op) {
   Type elementType = qType.getElementType();
   int64_t headDim = qType.getDimSize(3), valueDim = vType.getDimSize(3);
   int64_t group = qType.getDimSize(1) / kType.getDimSize(1);
-  MaskSpec spec = op.hasMaskFn() ? MaskSpec{MaskKind::Custom}
-                  : op.getMaskAttr() ? op.getMaskAttr().getMaskSpec()
-                                     : MaskSpec::none();
+  MaskScoreContext ctx = makeTileStepContext(b, op);
   bool masked = !op.getUnmasked();
 
   Value c0 = a.constant(0);
-  Value seqQ = memref::DimOp::create(b, op.getQuery(), 2);
-  Value seqK = memref::DimOp::create(b, op.getKey(), 2);
+  Value seqQ = ctx.seqQ, seqK = ctx.seqK;
   Value rows = a.min(a.constant(op.getBlockQ()), a.sub(seqQ, op.getQBegin()));
   Value cols = a.min(a.constant(op.getBlockK()), a.sub(seqK, op.getKBegin()));
   Value batch = op.getBatch(), head = op.getHead();
@@ -269,7 +103,7 @@ LogicalResult attnc::decomposeTileStep(RewriterBase &rewriter, TileStepOp op) {
     Value row = ra.add(op.getQBegin(), r);
     RowMask rowMask;
     if (masked)
-      rowMask = buildRowMask(rb, op, spec, row, seqQ, seqK);
+      rowMask = buildRowMask(rb, ctx, row);
 
     // S = scale * Q K^T (+ modifications), log2(e) folded in; rowmax(S).
     Value rowMax = forLoop(
@@ -288,10 +122,10 @@ LogicalResult attnc::decomposeTileStep(RewriterBase &rewriter, TileStepOp op) {
                 dy.push_back(arith::AddFOp::create(
                     db, acc[0], arith::MulFOp::create(db, q, k)));
               })[0];
-          Value s = buildScore(cb, op, dot, row, col, seqQ, seqK);
+          Value s = buildScore(cb, ctx, dot, row, col);
           s = arith::MulFOp::create(cb, s, log2e);
           if (masked)
-            if (Value visible = buildVisible(cb, op, spec, rowMask, row, col))
+            if (Value visible = buildVisible(cb, ctx, rowMask, row, col))
               s = arith::SelectOp::create(cb, visible, s, negInf);
           memref::StoreOp::create(cb, s, scores, ValueRange{c});
           y.push_back(arith::MaximumFOp::create(cb, it[0], s));

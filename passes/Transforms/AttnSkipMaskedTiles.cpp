@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Transforms/IndexArith.h"
+#include "passes/Transforms/MaskCodegen.h"
 #include "passes/Transforms/Passes.h"
 
 #define DEBUG_TYPE "attn-skip-masked-tiles"
@@ -45,43 +46,10 @@ static TileStepOp getStep(scf::ForOp loop) {
   return found;
 }
 
-/// Key bounds of a query tile: keys some row sees, keys every row sees.
-struct KeyBounds {
-  Value anyBegin, anyEnd, allBegin, allEnd;
-};
-
 /// Splits `loop` into [lo, fullLo) masked, [fullLo, fullHi) unmasked and
-/// [fullHi, hi) masked tile ranges from key bounds.
-static void splitLoop(RewriterBase &rewriter, ImplicitLocOpBuilder &b,
-                      scf::ForOp loop, const KeyBounds &k, Value seqK,
-                      int64_t blockK) {
-  Value bk = arith::ConstantIndexOp::create(b, blockK);
-  Value numTiles = loop.getUpperBound();
-  auto select = [&](Value c, Value t, Value f) {
-    return arith::SelectOp::create(b, c, t, f).getResult();
-  };
-  auto clamp = [&](Value v, Value lo, Value hi) {
-    return arith::MinSIOp::create(b, arith::MaxSIOp::create(b, v, lo), hi)
-        .getResult();
-  };
-  // Tiles that hold any visible key.
-  Value anyNonEmpty = arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
-                                            k.anyBegin, k.anyEnd);
-  Value lo = arith::DivUIOp::create(b, k.anyBegin, bk);
-  Value hi = select(anyNonEmpty, arith::CeilDivUIOp::create(b, k.anyEnd, bk),
-                    lo);
-  hi = clamp(hi, lo, numTiles);
-  // Tiles whose every key every row sees. The last, shorter tile is full
-  // when the full range reaches the end of the keys.
-  Value allNonEmpty = arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
-                                            k.allBegin, k.allEnd);
-  Value reachesEnd =
-      arith::CmpIOp::create(b, arith::CmpIPredicate::eq, k.allEnd, seqK);
-  Value fullLo = clamp(arith::CeilDivUIOp::create(b, k.allBegin, bk), lo, hi);
-  Value fullHi = select(reachesEnd, numTiles,
-                        arith::DivUIOp::create(b, k.allEnd, bk));
-  fullHi = select(allNonEmpty, clamp(fullHi, fullLo, hi), fullLo);
-
+/// [fullHi, hi) masked tile ranges.
+static void splitLoop(RewriterBase &rewriter, scf::ForOp loop,
+                      const KeyTileRange &r) {
   rewriter.setInsertionPoint(loop);
   auto clone = [&](Value from, Value to, bool unmasked) {
     auto copy = cast<scf::ForOp>(rewriter.clone(*loop));
@@ -90,71 +58,10 @@ static void splitLoop(RewriterBase &rewriter, ImplicitLocOpBuilder &b,
     if (unmasked)
       getStep(copy).setUnmasked(true);
   };
-  clone(lo, fullLo, false);
-  clone(fullLo, fullHi, true);
-  clone(fullHi, hi, false);
+  clone(r.lo, r.fullLo, false);
+  clone(r.fullLo, r.fullHi, true);
+  clone(r.fullHi, r.hi, false);
   rewriter.eraseOp(loop);
-}
-
-/// Emits the document start and end around key position `pos` (which must
-/// lie in [0, Sk)) by scanning cu_seqlens.
-static std::pair<Value, Value> documentAround(ImplicitLocOpBuilder &b,
-                                              Value cuSeqlens, Value pos,
-                                              Value seqK) {
-  Value c0 = arith::ConstantIndexOp::create(b, 0);
-  Value c1 = arith::ConstantIndexOp::create(b, 1);
-  Value n = memref::DimOp::create(b, cuSeqlens, 0);
-  auto scan = scf::ForOp::create(
-      b, c0, n, c1, ValueRange{c0, seqK},
-      [&](OpBuilder &ob, Location loc, Value d, ValueRange iter) {
-        ImplicitLocOpBuilder lb(loc, ob);
-        Value off = arith::IndexCastOp::create(
-            lb, lb.getIndexType(),
-            memref::LoadOp::create(lb, cuSeqlens, ValueRange{d}));
-        Value before =
-            arith::CmpIOp::create(lb, arith::CmpIPredicate::sle, off, pos);
-        Value start = arith::SelectOp::create(
-            lb, before, arith::MaxSIOp::create(lb, iter[0], off), iter[0]);
-        Value end = arith::SelectOp::create(
-            lb, before, iter[1], arith::MinSIOp::create(lb, iter[1], off));
-        scf::YieldOp::create(lb, ValueRange{start, end});
-      });
-  return {scan.getResult(0), scan.getResult(1)};
-}
-
-/// Key bounds of a query tile under a cu_seqlens document mask, computed at
-/// run time from the documents of its first and last rows.
-static KeyBounds documentBounds(ImplicitLocOpBuilder &b, const MaskSpec &spec,
-                                Value cuSeqlens, Value qFirst, Value qLast,
-                                Value seqQ, Value seqK) {
-  IndexArith a{b};
-  Value shift = a.sub(seqK, seqQ);
-  Value c0 = a.constant(0);
-  Value pFirstRaw = a.add(qFirst, shift);
-  Value pLast = a.add(qLast, shift);
-  Value pFirst = a.max(pFirstRaw, c0);
-  Value pLastClamped = a.max(pLast, c0);
-  auto [firstStart, firstEnd] = documentAround(b, cuSeqlens, pFirst, seqK);
-  auto [lastStart, lastEnd] = documentAround(b, cuSeqlens, pLastClamped, seqK);
-  Value lastVisible =
-      arith::CmpIOp::create(b, arith::CmpIPredicate::sge, pLast, c0);
-  KeyBounds k;
-  k.anyBegin = firstStart;
-  Value anyEnd = spec.documentCausal ? a.add(pLast, a.constant(1)) : lastEnd;
-  k.anyEnd = arith::SelectOp::create(b, lastVisible, anyEnd, c0);
-  // Every row sees [lastStart, firstEnd) when all rows sit in one document
-  // (causal: up to the first row's position).
-  Value sameDoc = arith::AndIOp::create(
-      b,
-      arith::CmpIOp::create(b, arith::CmpIPredicate::eq, firstStart,
-                            lastStart),
-      arith::CmpIOp::create(b, arith::CmpIPredicate::sge, pFirstRaw, c0));
-  Value allEnd = spec.documentCausal
-                     ? a.min(firstEnd, a.add(pFirstRaw, a.constant(1)))
-                     : firstEnd;
-  k.allBegin = lastStart;
-  k.allEnd = arith::SelectOp::create(b, sameDoc, allEnd, lastStart);
-  return k;
 }
 
 /// Wraps the step of `loop` in a run-time classification of its tile from
@@ -231,41 +138,30 @@ FailureOr<SkipStrategy> attnc::skipMaskedTiles(RewriterBase &rewriter,
     return loop.emitError("expected an attn.tile_step in the key-tile loop");
   loop->removeAttr(kKeyTilesAttrName);
 
-  MaskSpec spec = step.hasMaskFn() ? MaskSpec{MaskKind::Custom}
-                  : step.getMaskAttr() ? step.getMaskAttr().getMaskSpec()
-                                       : MaskSpec::none();
-  bool cuDocument = spec.kind == MaskKind::Document &&
-                    spec.documentSource == DocumentSource::CuSeqlens;
-  if (spec.kind == MaskKind::BlockSparse) {
-    classifyFromBlockMask(rewriter, loop, step);
-    return SkipStrategy::RuntimeBlockTable;
-  }
-  if (!mask::hasIntervalForm(spec.kind) && !cuDocument)
-    return SkipStrategy::Elementwise;
-
   // Bounds are computed once per query tile, before the loop.
   ImplicitLocOpBuilder b(loop.getLoc(), rewriter);
   b.setInsertionPoint(loop);
-  IndexArith a{b};
-  Value seqQ = memref::DimOp::create(b, step.getQuery(), 2);
-  Value seqK = memref::DimOp::create(b, step.getKey(), 2);
+  MaskScoreContext ctx = makeTileStepContext(b, step);
+  if (ctx.spec.kind == MaskKind::BlockSparse) {
+    classifyFromBlockMask(rewriter, loop, step);
+    return SkipStrategy::RuntimeBlockTable;
+  }
+  if (!canBoundKeyTiles(ctx.spec))
+    return SkipStrategy::Elementwise;
   Value qFirst = step.getQBegin();
   if (qFirst.getParentBlock() == loop.getBody())
     return loop.emitError("expected the query tile start to be defined "
                           "outside the key-tile loop");
-  Value qLast = a.sub(a.min(a.add(qFirst, a.constant(step.getBlockQ())), seqQ),
-                      a.constant(1));
-  KeyBounds k;
-  if (cuDocument) {
-    k = documentBounds(b, spec, step.getCuSeqlens(), qFirst, qLast, seqQ,
-                       seqK);
-  } else {
-    IndexIntervalFormula::tileBounds(a, spec, qFirst, qLast, seqQ, seqK,
-                                     k.anyBegin, k.anyEnd, k.allBegin,
-                                     k.allEnd);
-  }
-  splitLoop(rewriter, b, loop, k, seqK, step.getBlockK());
-  return cuDocument ? SkipStrategy::RuntimeDocument : SkipStrategy::ClosedForm;
+  IndexArith a{b};
+  Value qLast =
+      a.sub(a.min(a.add(qFirst, a.constant(step.getBlockQ())), ctx.seqQ),
+            a.constant(1));
+  KeyTileRange range = buildKeyTileRange(b, ctx, qFirst, qLast,
+                                         loop.getUpperBound(),
+                                         step.getBlockK());
+  splitLoop(rewriter, loop, range);
+  return mask::hasIntervalForm(ctx.spec.kind) ? SkipStrategy::ClosedForm
+                                              : SkipStrategy::RuntimeDocument;
 }
 
 namespace {

@@ -1,0 +1,109 @@
+//===- MaskCodegen.h - mask and score arithmetic as IR ----------*- C++ -*-===//
+//
+// Emits the element-wise mask, the score pipeline and the per-query-tile key
+// ranges of attn masks as index/arith IR. Shared by the CPU decomposition
+// and the GPU kernel generator; operand reads go through callbacks so each
+// target loads from its own kind of buffer (memrefs, raw pointers).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTNC_PASSES_TRANSFORMS_MASKCODEGEN_H
+#define ATTNC_PASSES_TRANSFORMS_MASKCODEGEN_H
+
+#include "attnc/Mask/MaskSemantics.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+
+#include <functional>
+
+namespace attnc {
+
+/// What the mask and score code reads, and how.
+struct MaskScoreContext {
+  mask::MaskSpec spec;
+  /// Index values of the (batch, query head) being computed and the lengths.
+  mlir::Value batch, head, seqQ, seqK;
+  /// seq_ids[b, pos] (i32), cu_seqlens[i] (i32) with its length (index),
+  /// block_mask[b', h', r, c] (i8) with its batch and head sizes (index),
+  /// alibi_slopes[h] (f32). Only those the mask and scores read are set.
+  std::function<mlir::Value(mlir::ImplicitLocOpBuilder &, mlir::Value,
+                            mlir::Value)>
+      loadSeqId;
+  std::function<mlir::Value(mlir::ImplicitLocOpBuilder &, mlir::Value)>
+      loadCuSeqlen;
+  mlir::Value numCuSeqlens;
+  std::function<mlir::Value(mlir::ImplicitLocOpBuilder &, mlir::Value,
+                            mlir::Value, mlir::Value, mlir::Value)>
+      loadBlockMask;
+  mlir::Value blockMaskB, blockMaskH;
+  std::function<mlir::Value(mlir::ImplicitLocOpBuilder &, mlir::Value)>
+      loadSlope;
+  /// Score modifications: scale, soft-cap, ALiBi slopes attribute, regions.
+  double scale = 1.0;
+  mlir::FloatAttr softcap;
+  mlir::DenseF32ArrayAttr alibi;
+  mlir::Region *maskFn = nullptr;
+  mlir::Region *scoreFn = nullptr;
+};
+
+/// Per query row state of the mask, computed once before the row's keys.
+struct RowMask {
+  mlir::Value lo, hi;             // interval masks: visible keys [lo, hi)
+  mlir::Value pos, posValid;      // documents: the row's key position
+  mlir::Value docId;              // seq_ids documents: the row's document id
+  mlir::Value docStart, docEnd;   // cu_seqlens documents: the row's document
+  mlir::Value blockRow, maskB, maskH; // block-sparse: block row, batch, head
+};
+
+/// Emits the per-row mask state of query `row`.
+RowMask buildRowMask(mlir::ImplicitLocOpBuilder &b, const MaskScoreContext &c,
+                     mlir::Value row);
+
+/// Emits whether key `col` is visible to `row` (i1); null when the mask
+/// hides nothing.
+mlir::Value buildVisible(mlir::ImplicitLocOpBuilder &b,
+                         const MaskScoreContext &c, const RowMask &m,
+                         mlir::Value row, mlir::Value col);
+
+/// Emits the score pipeline after the dot product (f32): scale, soft-cap,
+/// ALiBi, score region.
+mlir::Value buildScore(mlir::ImplicitLocOpBuilder &b,
+                       const MaskScoreContext &c, mlir::Value dot,
+                       mlir::Value row, mlir::Value col);
+
+/// Emits the start and end of the document around key position `pos`
+/// (which must be in [0, Sk)) by scanning cu_seqlens.
+std::pair<mlir::Value, mlir::Value>
+buildDocumentAround(mlir::ImplicitLocOpBuilder &b, const MaskScoreContext &c,
+                    mlir::Value pos);
+
+/// Key tiles of one query tile: [lo, hi) hold a visible key, [fullLo, fullHi)
+/// are entirely visible (lo <= fullLo <= fullHi <= hi).
+struct KeyTileRange {
+  mlir::Value lo, fullLo, fullHi, hi;
+};
+
+/// True when buildKeyTileRange can bound the key tiles of `spec`: the
+/// interval masks (closed form) and cu_seqlens documents (run time).
+bool canBoundKeyTiles(const mask::MaskSpec &spec);
+
+/// Emits the key-tile range of the query rows [qFirst, qLast] (both valid)
+/// for tiles of `blockK` keys, `numTiles` in all.
+KeyTileRange buildKeyTileRange(mlir::ImplicitLocOpBuilder &b,
+                               const MaskScoreContext &c, mlir::Value qFirst,
+                               mlir::Value qLast, mlir::Value numTiles,
+                               int64_t blockK);
+
+namespace attn {
+class TileStepOp;
+} // namespace attn
+
+/// The context of an attn.tile_step: its mask and scores, reading the
+/// operands from its memrefs.
+MaskScoreContext makeTileStepContext(mlir::ImplicitLocOpBuilder &b,
+                                     attn::TileStepOp op);
+
+} // namespace attnc
+
+#endif // ATTNC_PASSES_TRANSFORMS_MASKCODEGEN_H
