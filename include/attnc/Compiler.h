@@ -86,6 +86,39 @@ mlir::OwningOpRef<mlir::ModuleOp> buildCpuEntryModule(attn::AttentionOp op);
 bool specFromOp(attn::AttentionOp op, const AttentionSpec &sizes,
                 AttentionSpec &spec, std::string &error);
 
+/// A GPU target attnc emits kernels for.
+struct GpuTarget {
+  /// "sm_80" or "sm_90a".
+  std::string chip;
+  /// PTX ISA features for the NVPTX backend.
+  std::string features = "+ptx80";
+};
+
+/// Parses "sm_80" or "sm_90a".
+std::optional<GpuTarget> parseGpuTarget(llvm::StringRef name);
+
+/// The stages of GPU compilation `attnc compile --emit` can stop at.
+enum class GpuEmitLevel { Kernel, NVVM, PTX, Artifact };
+
+/// The result of compiling one attention for a GPU.
+struct GpuCompileResult {
+  /// The module at the requested level (Kernel, NVVM), or null.
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  std::string ptx;
+  /// ptxas output for the target (Artifact level).
+  std::string cubin;
+  /// The manifest entries of the artifact (docs/runtime.md).
+  std::vector<std::pair<std::string, std::string>> manifest;
+};
+
+/// Compiles `op` into the tensor-core kernel for `target`, up to `level`.
+/// `spec` (with concrete b, sq, sk) goes into the manifest as the default
+/// problem. PTX needs CUDA_ROOT (libdevice); cubins run ptxas from
+/// $CUDA_ROOT/bin. Fails with a message in `error`.
+bool compileForGpu(attn::AttentionOp op, const AttentionSpec &spec,
+                   const GpuTarget &target, GpuEmitLevel level,
+                   GpuCompileResult &result, std::string &error);
+
 /// The CPU build of an entry module (ExecutionEngine), ready to run.
 class CpuKernel {
 public:

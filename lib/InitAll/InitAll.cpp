@@ -3,6 +3,7 @@
 #include "attnc/InitAll.h"
 
 #include "dialects/Attn/AttnDialect.h"
+#include "passes/Conversion/AttnToGPU.h"
 #include "passes/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -21,4 +22,5 @@ void attnc::registerAllDialects(mlir::DialectRegistry &registry) {
 void attnc::registerAllPasses() {
   mlir::registerAllPasses();
   attnc::registerTransformsPasses();
+  attnc::registerConversionPasses();
 }

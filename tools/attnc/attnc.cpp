@@ -1,14 +1,18 @@
 //===- attnc.cpp - the attnc compile driver -------------------------------===//
 //
 //   attnc compile in.mlir|--spec "..." --target=cpu --emit=LEVEL [--report]
+//   attnc compile in.mlir|--spec "..." --target=sm_90a -o out.attnc
 //
-// Lowers an attention to the requested level (attn, tiled, loops, llvm) and
-// prints it; --report prints what the attention costs instead.
+// For the CPU, lowers an attention to the requested level (attn, tiled,
+// loops, llvm) and prints it. For a GPU (sm_80, sm_90a), writes the artifact
+// (PTX, cubin, manifest) or prints the kernel, NVVM or PTX level. --report
+// prints what the attention costs instead.
 //
 //===----------------------------------------------------------------------===//
 
 #include "attnc/Compiler.h"
 #include "attnc/Report.h"
+#include "attnc/Runtime/Artifact.h"
 #include "attnc/Spec.h"
 
 #include "dialects/Attn/AttnDialect.h"
@@ -34,10 +38,13 @@ static cl::opt<std::string> inputFile(cl::Positional,
                                       cl::init(""));
 static cl::opt<std::string> specText("spec", cl::desc("Attention spec"),
                                      cl::init(""));
-static cl::opt<std::string> target("target", cl::desc("cpu"), cl::init("cpu"));
+static cl::opt<std::string> target("target", cl::desc("cpu, sm_80 or sm_90a"),
+                                   cl::init("cpu"));
 static cl::opt<std::string>
-    emit("emit", cl::desc("Stop after: attn | tiled | loops | llvm"),
-         cl::init("llvm"));
+    emit("emit",
+         cl::desc("Stop after: attn | tiled | loops | llvm (cpu); attn | "
+                  "kernel | nvvm | ptx | artifact (GPU targets)"),
+         cl::init(""));
 static cl::opt<bool> report("report", cl::desc("Print the cost report"),
                             cl::init(false));
 static cl::opt<std::string> gpuName("gpu",
@@ -67,7 +74,7 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   if (argc < 2 || std::strcmp(argv[1], "compile") != 0) {
     llvm::errs() << "usage: attnc compile [in.mlir | --spec \"...\"] "
-                    "[--target=cpu] [--emit=attn|tiled|loops|llvm] "
+                    "[--target=cpu|sm_80|sm_90a] [--emit=LEVEL] "
                     "[--report] [-o out]\n       attnc compile --help\n";
     return 1;
   }
@@ -77,12 +84,36 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(static_cast<int>(args.size()), args.data(),
                               "attnc compile: lower an attention\n");
 
-  if (target != "cpu")
-    return fail("expected --target=cpu, got " + target +
-                " (GPU targets are not implemented yet)");
-  std::optional<EmitLevel> level = parseEmitLevel(emit);
-  if (!level)
-    return fail("expected --emit=attn|tiled|loops|llvm, got " + emit);
+  std::optional<GpuTarget> gpu;
+  if (target != "cpu") {
+    gpu = parseGpuTarget(target);
+    if (!gpu)
+      return fail("expected --target=cpu, sm_80 or sm_90a, got " + target);
+  }
+  std::optional<EmitLevel> level;
+  std::optional<GpuEmitLevel> gpuLevel;
+  if (!gpu) {
+    level = parseEmitLevel(emit.empty() ? std::string("llvm") : emit.getValue());
+    if (!level)
+      return fail("expected --emit=attn|tiled|loops|llvm, got " + emit);
+  } else {
+    std::string e = emit.empty() ? "artifact" : emit.getValue();
+    if (e == "attn")
+      level = EmitLevel::Attn;
+    else if (e == "kernel")
+      gpuLevel = GpuEmitLevel::Kernel;
+    else if (e == "nvvm")
+      gpuLevel = GpuEmitLevel::NVVM;
+    else if (e == "ptx")
+      gpuLevel = GpuEmitLevel::PTX;
+    else if (e == "artifact")
+      gpuLevel = GpuEmitLevel::Artifact;
+    else
+      return fail("expected --emit=attn|kernel|nvvm|ptx|artifact for " +
+                  target + ", got " + e);
+    if (gpuLevel == GpuEmitLevel::Artifact && outputFile == "-")
+      return fail("an artifact is binary: give -o out.attnc");
+  }
   if (inputFile.empty() == specText.empty())
     return fail("give either an .mlir file or --spec, not both");
   if (blockQ <= 0 || blockK <= 0)
@@ -119,6 +150,49 @@ int main(int argc, char **argv) {
   auto output = mlir::openOutputFile(outputFile, &errorMessage);
   if (!output)
     return fail(errorMessage);
+
+  if (gpuLevel && !report) {
+    mlir::FailureOr<attn::AttentionOp> op = findSingleAttention(*module);
+    if (mlir::failed(op))
+      return 1;
+    // The manifest's default problem: the spec, or the IR's sizes with
+    // b = 1 and 128 rows where they are dynamic.
+    AttentionSpec sizes = given;
+    if (specText.empty()) {
+      sizes.b = (*op).getBatchSize() > 0 ? 0 : 1;
+      sizes.sq = (*op).getQuerySeqLen() > 0 ? 0 : 128;
+      sizes.sk = (*op).getKeySeqLen() > 0 ? 0 : 128;
+    }
+    AttentionSpec spec;
+    if (!specFromOp(*op, sizes, spec, error))
+      return fail(error);
+    if (!specText.empty()) {
+      spec.documentLengths = given.documentLengths;
+      spec.blockDensity = given.blockDensity;
+      spec.scale = given.scale;
+    }
+    GpuCompileResult result;
+    if (!compileForGpu(*op, spec, *gpu, *gpuLevel, result, error))
+      return fail(error);
+    if (*gpuLevel == GpuEmitLevel::Artifact) {
+      Artifact artifact;
+      for (auto &[key, value] : result.manifest)
+        artifact.set(key, value);
+      artifact.sections["ptx"] = result.ptx;
+      artifact.sections["cubin"] = result.cubin;
+      std::string bytes;
+      if (!serializeArtifact(artifact, bytes, error))
+        return fail(error);
+      output->os() << bytes;
+    } else if (*gpuLevel == GpuEmitLevel::PTX) {
+      output->os() << result.ptx;
+    } else {
+      result.module->print(output->os());
+      output->os() << "\n";
+    }
+    output->keep();
+    return 0;
+  }
 
   if (report) {
     GpuModel gpu;

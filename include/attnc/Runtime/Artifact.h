@@ -1,0 +1,90 @@
+//===- Artifact.h - attnc artifact files ------------------------*- C++ -*-===//
+//
+// The file format that carries a compiled attention kernel from the compiler
+// to the runtime: a text manifest, then raw sections (PTX text, cubin ELF).
+//
+//   attnc-artifact 1
+//   format = attnc-artifact-1
+//   kernel = attn_kernel
+//   ...                          (one `key = value` line per manifest entry)
+//   end
+//   section ptx 1234
+//   <exactly 1234 bytes>
+//   section cubin 5678
+//   <exactly 5678 bytes>
+//
+// Every section's bytes are followed by one "\n". Plain C++ (no MLIR): the
+// compiler writes artifacts with it and the runtime reads them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTNC_RUNTIME_ARTIFACT_H
+#define ATTNC_RUNTIME_ARTIFACT_H
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace attnc {
+
+/// An artifact as stored: the manifest in file order and the named sections.
+struct Artifact {
+  std::vector<std::pair<std::string, std::string>> manifest;
+  std::map<std::string, std::string> sections;
+
+  /// The manifest value of `key`, or nullptr when absent.
+  const std::string *get(const std::string &key) const;
+  /// Sets `key` (replacing an earlier value) keeping first-insertion order.
+  void set(const std::string &key, const std::string &value);
+};
+
+/// The artifact as file bytes. Fails (false, with a message) when a key is
+/// empty or holds white space or '=', a key repeats, a value holds a newline
+/// or a section name is empty or holds white space.
+bool serializeArtifact(const Artifact &artifact, std::string &bytes,
+                       std::string &error);
+
+/// Serialises and writes `artifact` to `path`.
+bool writeArtifact(const Artifact &artifact, const std::string &path,
+                   std::string &error);
+
+/// Parses file bytes. Checks the syntax only (header line and version,
+/// `key = value` lines, `end`, section headers and sizes, no trailing bytes);
+/// parseKernelManifest checks the keys a kernel artifact needs.
+bool readArtifact(const void *data, size_t size, Artifact &artifact,
+                  std::string &error);
+
+/// Reads and parses the file at `path`.
+bool readArtifactFile(const std::string &path, Artifact &artifact,
+                      std::string &error);
+
+/// The kernel ABI's parameter list, as the `params` manifest key spells it.
+extern const char *const kKernelParams;
+/// The launch grid, as the `grid` manifest key spells it.
+extern const char *const kKernelGrid;
+
+/// The manifest of a kernel artifact, parsed and checked.
+struct KernelManifest {
+  std::string kernel, target, dtype;
+  /// The spec the kernel was compiled from ("" when the artifact has none).
+  std::string spec;
+  int64_t numQHeads = 0, numKvHeads = 0, headDim = 0, valueHeadDim = 0;
+  int64_t blockQ = 0, blockK = 0, threads = 0, dynamicSharedMemory = 0;
+  bool readsLse = false, readsSeqIds = false, readsCuSeqlens = false,
+       readsBlockMask = false, readsAlibiSlopes = false;
+  /// Block sizes of a block-sparse mask (when readsBlockMask).
+  int64_t maskBlockQ = 0, maskBlockK = 0;
+};
+
+/// Checks the manifest keys of a kernel artifact: format, the required keys,
+/// integers and flags, the kernel ABI (`params`, `grid`), and that a `ptx` or
+/// a `cubin` section is present. Fails with a message naming the key.
+bool parseKernelManifest(const Artifact &artifact, KernelManifest &manifest,
+                         std::string &error);
+
+} // namespace attnc
+
+#endif // ATTNC_RUNTIME_ARTIFACT_H

@@ -1,0 +1,102 @@
+//===- CudaDriver.h - the CUDA driver, opened at run time -------*- C++ -*-===//
+//
+// The few CUDA driver types and entry points attnrt uses, declared here so
+// that the runtime builds without cuda.h and links without libcuda: the
+// library is opened with dlopen on first use and every entry point resolved
+// with dlsym. For attnrt and its tools (attnrt-run); not a stable API.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTNC_RUNTIME_CUDADRIVER_H
+#define ATTNC_RUNTIME_CUDADRIVER_H
+
+#include <string>
+
+namespace attnc {
+namespace cuda {
+
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = unsigned long long;
+using CUcontext = struct CUctx_st *;
+using CUmodule = struct CUmod_st *;
+using CUfunction = struct CUfunc_st *;
+using CUstream = struct CUstream_st *;
+using CUevent = struct CUevent_st *;
+
+// The values of cuda.h this code needs.
+constexpr CUresult CUDA_SUCCESS = 0;
+constexpr CUresult CUDA_ERROR_NOT_INITIALIZED = 3;
+constexpr CUresult CUDA_ERROR_DEINITIALIZED = 4;
+constexpr CUresult CUDA_ERROR_NO_DEVICE = 100;
+constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
+constexpr int CU_JIT_INFO_LOG_BUFFER = 3;
+constexpr int CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4;
+constexpr int CU_JIT_ERROR_LOG_BUFFER = 5;
+constexpr int CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
+constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
+constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
+constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
+constexpr unsigned CU_EVENT_DEFAULT = 0;
+
+/// The driver entry points, resolved from libcuda. Those marked optional may
+/// be null (older drivers); every other one is non-null.
+struct Driver {
+  CUresult (*cuInit)(unsigned flags);
+  CUresult (*cuGetErrorString)(CUresult error, const char **str);
+  CUresult (*cuGetErrorName)(CUresult error, const char **str); // optional
+  CUresult (*cuCtxGetCurrent)(CUcontext *ctx);
+  CUresult (*cuCtxSetCurrent)(CUcontext ctx);
+  CUresult (*cuCtxGetId)(CUcontext ctx,
+                         unsigned long long *id); // optional (CUDA 12)
+  CUresult (*cuCtxPushCurrent)(CUcontext ctx);    // optional
+  CUresult (*cuCtxPopCurrent)(CUcontext *ctx);    // optional
+  CUresult (*cuCtxSynchronize)();
+  CUresult (*cuDeviceGet)(CUdevice *device, int ordinal);
+  CUresult (*cuDeviceGetAttribute)(int *value, int attribute, CUdevice device);
+  CUresult (*cuDeviceGetName)(char *name, int len, CUdevice device);
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *ctx, CUdevice device);
+  CUresult (*cuDevicePrimaryCtxRelease)(CUdevice device); // optional
+  CUresult (*cuModuleLoadData)(CUmodule *module, const void *image);
+  CUresult (*cuModuleLoadDataEx)(CUmodule *module, const void *image,
+                                 unsigned numOptions, int *options,
+                                 void **optionValues);
+  CUresult (*cuModuleGetFunction)(CUfunction *function, CUmodule module,
+                                  const char *name);
+  CUresult (*cuModuleUnload)(CUmodule module);
+  CUresult (*cuFuncSetAttribute)(CUfunction function, int attribute,
+                                 int value);
+  CUresult (*cuLaunchKernel)(CUfunction f, unsigned gridX, unsigned gridY,
+                             unsigned gridZ, unsigned blockX, unsigned blockY,
+                             unsigned blockZ, unsigned sharedMemBytes,
+                             CUstream stream, void **kernelParams,
+                             void **extra);
+  CUresult (*cuMemAlloc)(CUdeviceptr *ptr, size_t bytes);
+  CUresult (*cuMemFree)(CUdeviceptr ptr);
+  CUresult (*cuMemcpyHtoD)(CUdeviceptr dst, const void *src, size_t bytes);
+  CUresult (*cuMemcpyDtoH)(void *dst, CUdeviceptr src, size_t bytes);
+  CUresult (*cuMemsetD8)(CUdeviceptr dst, unsigned char value, size_t count);
+  CUresult (*cuEventCreate)(CUevent *event, unsigned flags);
+  CUresult (*cuEventRecord)(CUevent event, CUstream stream);
+  CUresult (*cuEventSynchronize)(CUevent event);
+  CUresult (*cuEventElapsedTime)(float *ms, CUevent start, CUevent end);
+  CUresult (*cuEventDestroy)(CUevent event);
+
+  /// "cuModuleLoadData failed: CUDA_ERROR_INVALID_IMAGE (device kernel image
+  /// is invalid)" for `result` of the call named `call`.
+  std::string describe(const char *call, CUresult result) const;
+};
+
+/// The message of a machine without libcuda.
+extern const char *const kNoDriverMessage;
+
+/// The driver, opened (dlopen "libcuda.so.1", then "libcuda.so") and resolved
+/// on the first call; later calls return the same table. Returns nullptr with
+/// a message in `error` when the library or a required entry point is
+/// missing. cuInit is not called here.
+const Driver *getDriver(std::string &error);
+
+} // namespace cuda
+} // namespace attnc
+
+#endif // ATTNC_RUNTIME_CUDADRIVER_H

@@ -1,0 +1,504 @@
+//===- attnrt.cpp - the attnc runtime C API -------------------------------===//
+//
+// Loads artifacts, checks launches against their manifests and launches the
+// kernels through the CUDA driver (opened at run time, CudaDriver.h). A
+// launch allocates nothing and synchronises nothing.
+//
+//===----------------------------------------------------------------------===//
+
+#include "attnc/Runtime/attnrt.h"
+#include "attnc/Runtime/Artifact.h"
+#include "attnc/Runtime/CudaDriver.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <mutex>
+#include <new>
+#include <string>
+#include <vector>
+
+using namespace attnc;
+using namespace attnc::cuda;
+
+/// Kernels use at most this much dynamic shared memory without opting in.
+static constexpr int64_t kDefaultDynamicSharedMemory = 48 * 1024;
+
+struct attnrt_artifact {
+  Artifact file;
+  KernelManifest manifest;
+
+  /// The module and function loaded in one context.
+  struct Loaded {
+    CUcontext context;
+    unsigned long long contextId; // 0 when the driver has no cuCtxGetId
+    CUmodule module;
+    CUfunction function;
+  };
+  std::mutex mutex;
+  std::vector<Loaded> loaded;
+};
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+static thread_local std::string lastError;
+
+static attnrt_status fail(attnrt_status status, std::string message) {
+  lastError = std::move(message);
+  return status;
+}
+
+extern "C" const char *attnrt_last_error(void) { return lastError.c_str(); }
+
+//===----------------------------------------------------------------------===//
+// Loading artifacts
+//===----------------------------------------------------------------------===//
+
+static attnrt_status makeArtifact(Artifact file, attnrt_artifact **out,
+                                  const std::string &where) {
+  KernelManifest manifest;
+  std::string error;
+  if (!parseKernelManifest(file, manifest, error))
+    return fail(ATTNRT_ERROR_BAD_ARTIFACT, where + error);
+  attnrt_artifact *artifact = new (std::nothrow) attnrt_artifact;
+  if (!artifact)
+    return fail(ATTNRT_ERROR_BAD_ARTIFACT, "out of memory");
+  artifact->file = std::move(file);
+  artifact->manifest = std::move(manifest);
+  *out = artifact;
+  return ATTNRT_OK;
+}
+
+extern "C" attnrt_status attnrt_artifact_load_file(const char *path,
+                                                   attnrt_artifact **out) {
+  if (!out)
+    return fail(ATTNRT_ERROR_INVALID_ARGUMENT, "expected a non-null out");
+  *out = nullptr;
+  if (!path)
+    return fail(ATTNRT_ERROR_INVALID_ARGUMENT, "expected a non-null path");
+  Artifact file;
+  std::string error;
+  if (!readArtifactFile(path, file, error))
+    return fail(ATTNRT_ERROR_BAD_ARTIFACT, error);
+  return makeArtifact(std::move(file), out, std::string(path) + ": ");
+}
+
+extern "C" attnrt_status attnrt_artifact_load_memory(const void *data,
+                                                     size_t size,
+                                                     attnrt_artifact **out) {
+  if (!out)
+    return fail(ATTNRT_ERROR_INVALID_ARGUMENT, "expected a non-null out");
+  *out = nullptr;
+  if (!data && size)
+    return fail(ATTNRT_ERROR_INVALID_ARGUMENT, "expected non-null data");
+  Artifact file;
+  std::string error;
+  if (!readArtifact(data, size, file, error))
+    return fail(ATTNRT_ERROR_BAD_ARTIFACT, error);
+  return makeArtifact(std::move(file), out, "");
+}
+
+extern "C" void attnrt_artifact_destroy(attnrt_artifact *artifact) {
+  if (!artifact)
+    return;
+  if (!artifact->loaded.empty()) {
+    // Unload each module in its own context. The driver answers an error,
+    // which is ignored, for contexts it has already torn down.
+    std::string error;
+    if (const Driver *d = getDriver(error)) {
+      CUcontext current = nullptr;
+      if (d->cuCtxGetCurrent(&current) != CUDA_SUCCESS)
+        current = nullptr;
+      for (const attnrt_artifact::Loaded &l : artifact->loaded) {
+        if (l.context == current) {
+          d->cuModuleUnload(l.module);
+        } else if (d->cuCtxPushCurrent && d->cuCtxPopCurrent &&
+                   d->cuCtxPushCurrent(l.context) == CUDA_SUCCESS) {
+          d->cuModuleUnload(l.module);
+          CUcontext popped;
+          d->cuCtxPopCurrent(&popped);
+        }
+      }
+    }
+  }
+  delete artifact;
+}
+
+extern "C" const char *attnrt_artifact_get(const attnrt_artifact *artifact,
+                                           const char *key) {
+  if (!artifact || !key)
+    return nullptr;
+  const std::string *value = artifact->file.get(key);
+  return value ? value->c_str() : nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// Validation
+//===----------------------------------------------------------------------===//
+
+static const char *dtypeName(attnrt_dtype t) {
+  switch (t) {
+  case ATTNRT_BF16:
+    return "bf16";
+  case ATTNRT_F16:
+    return "f16";
+  case ATTNRT_F32:
+    return "f32";
+  }
+  return nullptr;
+}
+
+static std::string pointerText(const void *p) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%p", p);
+  return buf;
+}
+
+static std::string listText(const int64_t *v, size_t n) {
+  std::string s = "{";
+  for (size_t i = 0; i < n; ++i)
+    s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "}";
+}
+
+namespace {
+/// The checks of one launch, each failing with a message naming the field.
+struct Checker {
+  const KernelManifest &m;
+  const attnrt_attention_args &a;
+  std::string &error;
+
+  bool equal(const char *field, int64_t got, int64_t want) {
+    if (got == want)
+      return true;
+    error = std::string("expected ") + field + " " + std::to_string(got) +
+            " to match the artifact's " + std::to_string(want);
+    return false;
+  }
+
+  bool inRange(const char *field, int64_t got, int64_t min, int64_t max,
+               const char *why) {
+    if (got >= min && got <= max)
+      return true;
+    error = std::string("expected ") + field + " in [" + std::to_string(min) +
+            ", " + std::to_string(max) + "]" + why + ", got " +
+            std::to_string(got);
+    return false;
+  }
+
+  bool tensor(const char *name, const void *p) {
+    if (!p) {
+      error = std::string("expected a non-null ") + name;
+      return false;
+    }
+    if (reinterpret_cast<uintptr_t>(p) % 16 != 0) {
+      error = std::string("expected ") + name + " (" + pointerText(p) +
+              ") to be 16-byte aligned";
+      return false;
+    }
+    return true;
+  }
+
+  /// Dense row-major strides of [B, H, S, D]: {H*S*D, S*D, D, 1}.
+  bool strides(const char *field, const int64_t *got, int64_t h, int64_t s,
+               int64_t d, const char *shape) {
+    int64_t sd = 0, hsd = 0;
+    if (__builtin_mul_overflow(s, d, &sd) ||
+        __builtin_mul_overflow(h, sd, &hsd)) {
+      error = std::string("expected ") + field + " of a tensor " + shape +
+              " with fewer than 2^63 elements per batch entry";
+      return false;
+    }
+    int64_t want[4] = {hsd, sd, d, 1};
+    for (int i = 0; i < 4; ++i)
+      if (got[i] != want[i]) {
+        error = std::string("expected ") + field + " " + listText(want, 4) +
+                " (dense row-major " + shape + "), got " + listText(got, 4);
+        return false;
+      }
+    return true;
+  }
+
+  /// An optional operand: present exactly when the artifact reads it, and
+  /// `align`-byte aligned.
+  /// `verb` is "read" or "write".
+  bool operand(const char *name, const void *p, bool reads, const char *verb,
+               const char *what, unsigned align) {
+    if (reads && !p) {
+      error = std::string("expected a non-null ") + name + ": the artifact " +
+              verb + "s " + what;
+      return false;
+    }
+    if (!reads && p) {
+      error = std::string("expected ") + name +
+              " to be NULL: the artifact does not " + verb + " " + what;
+      return false;
+    }
+    if (p && reinterpret_cast<uintptr_t>(p) % align != 0) {
+      error = std::string("expected ") + name + " (" + pointerText(p) +
+              ") to be " + std::to_string(align) + "-byte aligned";
+      return false;
+    }
+    return true;
+  }
+
+  bool run() {
+    const char *dtype = dtypeName(a.dtype);
+    if (!dtype) {
+      error = "expected dtype ATTNRT_BF16, ATTNRT_F16 or ATTNRT_F32, got " +
+              std::to_string(static_cast<int>(a.dtype));
+      return false;
+    }
+    if (m.dtype != dtype) {
+      error = std::string("expected dtype ") + dtype +
+              " to match the artifact's " + m.dtype;
+      return false;
+    }
+    if (!equal("num_q_heads", a.num_q_heads, m.numQHeads) ||
+        !equal("num_kv_heads", a.num_kv_heads, m.numKvHeads) ||
+        !equal("head_dim", a.head_dim, m.headDim) ||
+        !equal("value_head_dim", a.value_head_dim, m.valueHeadDim))
+      return false;
+    if (!inRange("batch", a.batch, 1, 65535, " (the grid's z limit)") ||
+        !inRange("seq_q", a.seq_q, 1, INT32_MAX, "") ||
+        !inRange("seq_k", a.seq_k, 1, INT32_MAX, ""))
+      return false;
+    if (!tensor("q", a.q) || !tensor("k", a.k) || !tensor("v", a.v) ||
+        !tensor("o", a.o))
+      return false;
+    int64_t hq = a.num_q_heads, hkv = a.num_kv_heads;
+    if (!strides("q_strides", a.q_strides, hq, a.seq_q, a.head_dim,
+                 "[B, Hq, Sq, D]") ||
+        !strides("k_strides", a.k_strides, hkv, a.seq_k, a.head_dim,
+                 "[B, Hkv, Sk, D]") ||
+        !strides("v_strides", a.v_strides, hkv, a.seq_k, a.value_head_dim,
+                 "[B, Hkv, Sk, Dv]") ||
+        !strides("o_strides", a.o_strides, hq, a.seq_q, a.value_head_dim,
+                 "[B, Hq, Sq, Dv]"))
+      return false;
+    if (!operand("lse", a.lse, m.readsLse, "write", "the log-sum-exp", 4) ||
+        !operand("seq_ids", a.seq_ids, m.readsSeqIds, "read", "document ids",
+                 4) ||
+        !operand("cu_seqlens", a.cu_seqlens, m.readsCuSeqlens, "read",
+                 "document offsets", 4) ||
+        !operand("block_mask", a.block_mask, m.readsBlockMask, "read",
+                 "a block mask", 1) ||
+        !operand("alibi_slopes", a.alibi_slopes, m.readsAlibiSlopes, "read",
+                 "ALiBi slopes", 4))
+      return false;
+    if (m.readsCuSeqlens && a.num_cu_seqlens < 2) {
+      error = "expected num_cu_seqlens >= 2 (one document at least), got " +
+              std::to_string(a.num_cu_seqlens);
+      return false;
+    }
+    if (m.readsBlockMask) {
+      if (a.block_mask_b != 1 && a.block_mask_b != a.batch) {
+        error = "expected block_mask_b 1 or batch " + std::to_string(a.batch) +
+                ", got " + std::to_string(a.block_mask_b);
+        return false;
+      }
+      if (a.block_mask_h != 1 && a.block_mask_h != a.num_q_heads) {
+        error = "expected block_mask_h 1 or num_q_heads " +
+                std::to_string(a.num_q_heads) + ", got " +
+                std::to_string(a.block_mask_h);
+        return false;
+      }
+    }
+    return true;
+  }
+};
+} // namespace
+
+static attnrt_status validate(const attnrt_artifact *artifact,
+                              const attnrt_attention_args *args) {
+  if (!artifact)
+    return fail(ATTNRT_ERROR_INVALID_ARGUMENT, "expected a non-null artifact");
+  if (!args)
+    return fail(ATTNRT_ERROR_INVALID_ARGUMENT, "expected non-null args");
+  std::string error;
+  Checker checker{artifact->manifest, *args, error};
+  if (!checker.run())
+    return fail(ATTNRT_ERROR_INVALID_ARGUMENT, error);
+  return ATTNRT_OK;
+}
+
+extern "C" attnrt_status attnrt_validate(const attnrt_artifact *artifact,
+                                         const attnrt_attention_args *args) {
+  return validate(artifact, args);
+}
+
+extern "C" attnrt_status attnrt_scratch_size(const attnrt_artifact *artifact,
+                                             const attnrt_attention_args *args,
+                                             size_t *bytes) {
+  if (!bytes)
+    return fail(ATTNRT_ERROR_INVALID_ARGUMENT, "expected a non-null bytes");
+  *bytes = 0;
+  // Current kernels need no scratch space.
+  return validate(artifact, args);
+}
+
+//===----------------------------------------------------------------------===//
+// Launching
+//===----------------------------------------------------------------------===//
+
+/// The driver, initialised once; NO_DRIVER / NO_DEVICE / CUDA otherwise.
+static attnrt_status initDriver(const Driver *&driver) {
+  std::string error;
+  driver = getDriver(error);
+  if (!driver)
+    return fail(ATTNRT_ERROR_NO_DRIVER, error);
+  static const CUresult initResult = driver->cuInit(0);
+  if (initResult == CUDA_ERROR_NO_DEVICE)
+    return fail(ATTNRT_ERROR_NO_DEVICE,
+                "no CUDA device: " + driver->describe("cuInit", initResult));
+  if (initResult != CUDA_SUCCESS)
+    return fail(ATTNRT_ERROR_CUDA, driver->describe("cuInit", initResult));
+  return ATTNRT_OK;
+}
+
+/// Loads the artifact's module into the current context `ctx`: the cubin,
+/// or the PTX (compiled by the driver) when there is no cubin or the cubin
+/// does not load (another GPU architecture).
+static attnrt_status loadModule(const Driver &d, attnrt_artifact &artifact,
+                                CUcontext ctx, unsigned long long ctxId,
+                                CUfunction &function) {
+  const KernelManifest &m = artifact.manifest;
+  auto section = [&](const char *name) -> const std::string * {
+    auto it = artifact.file.sections.find(name);
+    return it == artifact.file.sections.end() || it->second.empty()
+               ? nullptr
+               : &it->second;
+  };
+  CUmodule module = nullptr;
+  std::string failures;
+  if (const std::string *cubin = section("cubin")) {
+    CUresult r = d.cuModuleLoadData(&module, cubin->data());
+    if (r != CUDA_SUCCESS) {
+      module = nullptr;
+      failures = "cubin (" + m.target + "): " + d.describe("cuModuleLoadData", r);
+    }
+  }
+  if (!module) {
+    if (const std::string *ptx = section("ptx")) {
+      // The PTX section is text; std::string keeps it NUL-terminated.
+      std::vector<char> log(16 * 1024, '\0');
+      int options[] = {CU_JIT_ERROR_LOG_BUFFER,
+                       CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+      void *values[] = {log.data(),
+                        reinterpret_cast<void *>(
+                            static_cast<uintptr_t>(log.size() - 1))};
+      CUresult r =
+          d.cuModuleLoadDataEx(&module, ptx->c_str(), 2, options, values);
+      if (r != CUDA_SUCCESS) {
+        module = nullptr;
+        if (!failures.empty())
+          failures += "; ";
+        failures += "ptx (" + m.target + "): " +
+                    d.describe("cuModuleLoadDataEx", r);
+        std::string text(log.data());
+        while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
+          text.pop_back();
+        if (!text.empty())
+          failures += ": " + text;
+      }
+    }
+  }
+  if (!module)
+    return fail(ATTNRT_ERROR_CUDA,
+                "cannot load kernel '" + m.kernel + "': " + failures);
+
+  CUresult r = d.cuModuleGetFunction(&function, module, m.kernel.c_str());
+  if (r != CUDA_SUCCESS) {
+    d.cuModuleUnload(module);
+    return fail(ATTNRT_ERROR_CUDA, "kernel '" + m.kernel +
+                                       "' not found in the artifact's module: " +
+                                       d.describe("cuModuleGetFunction", r));
+  }
+  if (m.dynamicSharedMemory > kDefaultDynamicSharedMemory) {
+    r = d.cuFuncSetAttribute(function,
+                             CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                             static_cast<int>(m.dynamicSharedMemory));
+    if (r != CUDA_SUCCESS) {
+      d.cuModuleUnload(module);
+      return fail(ATTNRT_ERROR_CUDA,
+                  "cannot give kernel '" + m.kernel + "' " +
+                      std::to_string(m.dynamicSharedMemory) +
+                      " bytes of dynamic shared memory: " +
+                      d.describe("cuFuncSetAttribute", r));
+    }
+  }
+  artifact.loaded.push_back({ctx, ctxId, module, function});
+  return ATTNRT_OK;
+}
+
+extern "C" attnrt_status attnrt_launch(attnrt_artifact *artifact,
+                                       const attnrt_attention_args *args,
+                                       void *stream) {
+  if (attnrt_status s = validate(artifact, args))
+    return s;
+  const Driver *d = nullptr;
+  if (attnrt_status s = initDriver(d))
+    return s;
+
+  CUcontext ctx = nullptr;
+  CUresult r = d->cuCtxGetCurrent(&ctx);
+  if (r != CUDA_SUCCESS)
+    return fail(ATTNRT_ERROR_CUDA, d->describe("cuCtxGetCurrent", r));
+  if (!ctx)
+    return fail(ATTNRT_ERROR_NO_DEVICE,
+                "no current CUDA context on this thread: make one current "
+                "(e.g. torch.cuda.set_device, or cuDevicePrimaryCtxRetain and "
+                "cuCtxSetCurrent) before attnrt_launch");
+  unsigned long long ctxId = 0;
+  if (d->cuCtxGetId && d->cuCtxGetId(ctx, &ctxId) != CUDA_SUCCESS)
+    ctxId = 0;
+
+  CUfunction function = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(artifact->mutex);
+    for (const attnrt_artifact::Loaded &l : artifact->loaded)
+      if (l.context == ctx && l.contextId == ctxId) {
+        function = l.function;
+        break;
+      }
+    if (!function)
+      if (attnrt_status s = loadModule(*d, *artifact, ctx, ctxId, function))
+        return s;
+  }
+
+  const KernelManifest &m = artifact->manifest;
+  const attnrt_attention_args &a = *args;
+  auto ptr = [](const void *p) {
+    return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p));
+  };
+  // The kernel ABI: 9 device pointers, then 6 x int64.
+  CUdeviceptr pointers[9] = {ptr(a.q),          ptr(a.k),
+                             ptr(a.v),          ptr(a.o),
+                             ptr(a.lse),        ptr(a.seq_ids),
+                             ptr(a.cu_seqlens), ptr(a.block_mask),
+                             ptr(a.alibi_slopes)};
+  int64_t scalars[6] = {a.batch,
+                        a.seq_q,
+                        a.seq_k,
+                        m.readsCuSeqlens ? a.num_cu_seqlens : 0,
+                        m.readsBlockMask ? a.block_mask_b : 0,
+                        m.readsBlockMask ? a.block_mask_h : 0};
+  void *params[15];
+  for (int i = 0; i < 9; ++i)
+    params[i] = &pointers[i];
+  for (int i = 0; i < 6; ++i)
+    params[9 + i] = &scalars[i];
+
+  int64_t gridX = (a.seq_q + m.blockQ - 1) / m.blockQ;
+  r = d->cuLaunchKernel(function, static_cast<unsigned>(gridX),
+                        static_cast<unsigned>(a.num_q_heads),
+                        static_cast<unsigned>(a.batch),
+                        static_cast<unsigned>(m.threads), 1, 1,
+                        static_cast<unsigned>(m.dynamicSharedMemory),
+                        static_cast<CUstream>(stream), params, nullptr);
+  if (r != CUDA_SUCCESS)
+    return fail(ATTNRT_ERROR_CUDA, "launching kernel '" + m.kernel + "': " +
+                                       d->describe("cuLaunchKernel", r));
+  return ATTNRT_OK;
+}

@@ -1,0 +1,575 @@
+//===- AttnToGPU.cpp - attn.attention to a tensor-core kernel -------------===//
+//
+// Implements convert-attn-to-gpu. Fragment layouts follow the PTX ISA,
+// "Matrix Fragments for mma.m16n8k16 with floating point type": with
+// lane = 4 g + t, A (16x16, row) registers hold (g, 2t..2t+1), (g+8, 2t..),
+// (g, 2t+8..), (g+8, 2t+8..); B (16x8, col) registers hold (k = 2t..2t+1,
+// n = g) and (k = 2t+8.., n = g); C holds (g, 2t..2t+1) and (g+8, 2t..).
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Conversion/AttnToGPU.h"
+
+#include "dialects/Attn/AttnDialect.h"
+#include "passes/Transforms/IndexArith.h"
+#include "passes/Transforms/MaskCodegen.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+
+#include <cmath>
+
+#define DEBUG_TYPE "convert-attn-to-gpu"
+
+namespace attnc {
+#define GEN_PASS_DEF_CONVERTATTNTOGPU
+#include "passes/Conversion/Passes.h.inc"
+} // namespace attnc
+
+using namespace mlir;
+using namespace attnc;
+using namespace attnc::attn;
+using attnc::mask::MaskKind;
+
+GpuKernelConfig attnc::chooseGpuKernelConfig(AttentionOp op) {
+  GpuKernelConfig config;
+  if (op.getHeadDim() + op.getValueHeadDim() > 256)
+    config.blockK = 32;
+  return config;
+}
+
+LogicalResult attnc::checkGpuSupport(AttentionOp op) {
+  Type elt = op.getQuery().getType().getElementType();
+  if (!elt.isBF16() && !elt.isF16())
+    return op.emitError("expected bf16 or f16 inputs for a GPU target, got ")
+           << elt;
+  for (auto [name, d] : {std::pair<StringRef, int64_t>{"head dim",
+                                                        op.getHeadDim()},
+                         {"value head dim", op.getValueHeadDim()}})
+    if (d % 16 != 0 || d > 256)
+      return op.emitError("expected ")
+             << name << " to be a multiple of 16 up to 256 for a GPU target, "
+             << "got " << d;
+  return success();
+}
+
+namespace {
+/// Builds the kernel body. Values named *A / *B belong to the thread's two
+/// query rows g and g + 8 of its warp's 16.
+class KernelBuilder {
+public:
+  KernelBuilder(ImplicitLocOpBuilder &b, AttentionOp op,
+                const GpuKernelConfig &config, gpu::GPUFuncOp func)
+      : b(b), a{b}, op(op), config(config), func(func) {}
+
+  void build();
+
+private:
+  ImplicitLocOpBuilder &b;
+  IndexArith a;
+  AttentionOp op;
+  const GpuKernelConfig &config;
+  gpu::GPUFuncOp func;
+
+  Type i16, i32, i64, f32, eltType;
+  int64_t d = 0, dv = 0, heads = 0, kvHeads = 0;
+  Value kSmem, vSmem;
+
+  Value arg(unsigned i) { return func.getArgument(i); }
+  Value idx(int64_t v) { return a.constant(v); }
+  Value toI64(Value index) {
+    return arith::IndexCastOp::create(b, i64, index);
+  }
+  Value f32c(double v) {
+    return arith::ConstantOp::create(b, b.getF32FloatAttr(v));
+  }
+  Value i32c(int64_t v) { return arith::ConstantIntOp::create(b, v, 32); }
+
+  /// Address of element `index` (in elements of `elementType`) of `base`.
+  Value gep(Value base, Value index, Type elementType) {
+    return LLVM::GEPOp::create(b, LLVM::LLVMPointerType::get(b.getContext()),
+                               elementType, base, ValueRange{toI64(index)});
+  }
+  /// Loads the 32-bit word holding the 16-bit elements `index`, `index + 1`.
+  Value loadPair(Value base, Value index) {
+    return LLVM::LoadOp::create(b, i32, gep(base, index, i16), /*align=*/4);
+  }
+  /// Packs two f32 into the input type's 16-bit pair (low half first).
+  Value packPair(Value lo, Value hi) {
+    auto half = [&](Value x) {
+      Value narrow = arith::TruncFOp::create(b, eltType, x);
+      Value bits = arith::BitcastOp::create(b, i16, narrow);
+      return arith::ExtUIOp::create(b, i32, bits).getResult();
+    };
+    Value h = arith::ShLIOp::create(b, half(hi), i32c(16));
+    return arith::OrIOp::create(b, half(lo), h);
+  }
+  /// One mma.sync m16n8k16 with f32 accumulation.
+  SmallVector<Value, 4> mma(ArrayRef<Value> aFrag, ArrayRef<Value> bFrag,
+                            ArrayRef<Value> c) {
+    auto resultType = LLVM::LLVMStructType::getLiteral(
+        b.getContext(), {f32, f32, f32, f32});
+    NVVM::MMATypes t =
+        eltType.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+    // bf16 operands travel as i32 pairs, f16 ones as vector<2xf16>.
+    auto operands = [&](ArrayRef<Value> words) {
+      SmallVector<Value, 4> out(words.begin(), words.end());
+      if (eltType.isF16())
+        for (Value &w : out)
+          w = LLVM::BitcastOp::create(b, VectorType::get({2}, eltType), w);
+      return out;
+    };
+    auto mmaOp = NVVM::MmaOp::create(
+        b, resultType, operands(aFrag), operands(bFrag), c, ArrayRef<int64_t>{16, 8, 16},
+        std::nullopt, std::nullopt,
+        std::array<NVVM::MMATypes, 2>{t, t},
+        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                       NVVM::MMALayout::col});
+    SmallVector<Value, 4> out;
+    for (int64_t i = 0; i < 4; ++i)
+      out.push_back(LLVM::ExtractValueOp::create(b, mmaOp, i));
+    return out;
+  }
+  /// Butterfly reduction over the 4 lanes that share a row.
+  Value rowReduce(Value v, bool isMax) {
+    for (int32_t offset : {1, 2}) {
+      Value other =
+          gpu::ShuffleOp::create(b, v, offset, 32, gpu::ShuffleMode::XOR)
+              .getShuffleResult();
+      v = isMax ? arith::MaximumFOp::create(b, v, other).getResult()
+                : arith::AddFOp::create(b, v, other).getResult();
+    }
+    return v;
+  }
+  /// Stages rows [k0, k0 + blockK) of a [.., S, width] tensor into shared
+  /// memory as 32-bit words, zero past `seqK`.
+  void stageTile(Value base, Value rowBase, Value k0, Value seqK,
+                 int64_t width, Value smem, Value tid);
+};
+} // namespace
+
+void KernelBuilder::stageTile(Value base, Value rowBase, Value k0, Value seqK,
+                              int64_t width, Value smem, Value tid) {
+  // 16-byte chunks: blockK rows of width / 8 chunks.
+  int64_t chunksPerRow = width / 8;
+  int64_t chunks = config.blockK * chunksPerRow;
+  auto vecType = VectorType::get({4}, i32);
+  Value zero = arith::ConstantOp::create(
+      b, DenseElementsAttr::get(vecType, b.getI32IntegerAttr(0).getValue()));
+  for (int64_t first = 0; first < chunks; first += config.threads()) {
+    Value chunk = a.add(tid, idx(first));
+    Value inRange = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, chunk,
+                                          idx(chunks));
+    auto ifIn = scf::IfOp::create(b, inRange, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifIn.getThenRegion().front());
+    Value row = arith::DivUIOp::create(b, chunk, idx(chunksPerRow));
+    Value col = arith::RemUIOp::create(b, chunk, idx(chunksPerRow));
+    Value key = a.add(k0, row);
+    Value valid =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::slt, key, seqK);
+    // Clamp the row so that the load stays in bounds, then zero it.
+    Value safeKey = a.min(key, a.sub(seqK, idx(1)));
+    Value element = a.add(rowBase, a.add(arith::MulIOp::create(
+                                             b, safeKey, idx(width)),
+                                         arith::MulIOp::create(b, col,
+                                                               idx(8))));
+    Value data = LLVM::LoadOp::create(b, vecType, gep(base, element, i16),
+                                      /*align=*/16);
+    data = arith::SelectOp::create(b, valid, data, zero);
+    Value word0 = arith::MulIOp::create(b, col, idx(4));
+    for (int64_t w = 0; w < 4; ++w) {
+      Value word = vector::ExtractOp::create(b, data, w);
+      memref::StoreOp::create(b, word, smem,
+                              ValueRange{row, a.add(word0, idx(w))});
+    }
+  }
+}
+
+void KernelBuilder::build() {
+  MLIRContext *ctx = b.getContext();
+  i16 = b.getI16Type();
+  i32 = b.getI32Type();
+  i64 = b.getI64Type();
+  f32 = b.getF32Type();
+  eltType = op.getQuery().getType().getElementType();
+  d = op.getHeadDim();
+  dv = op.getValueHeadDim();
+  heads = op.getNumQueryHeads();
+  kvHeads = op.getNumKeyValueHeads();
+  kSmem = func.getWorkgroupAttributions()[0];
+  vSmem = func.getWorkgroupAttributions()[1];
+  const int64_t bq = config.blockQ, bk = config.blockK;
+  const int64_t nTiles = bk / 8, vTiles = dv / 8, kSteps = d / 16;
+
+  Value q = arg(0), k = arg(1), v = arg(2), o = arg(3), lse = arg(4);
+  auto indexOf = [&](Value x) {
+    return arith::IndexCastOp::create(b, b.getIndexType(), x).getResult();
+  };
+  Value seqQ = indexOf(arg(10)), seqK = indexOf(arg(11));
+
+  Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
+  Value warp = arith::DivUIOp::create(b, tid, idx(32));
+  Value lane = arith::RemUIOp::create(b, tid, idx(32));
+  Value g = arith::DivUIOp::create(b, lane, idx(4));
+  Value t = arith::RemUIOp::create(b, lane, idx(4));
+  Value tile = gpu::BlockIdOp::create(b, gpu::Dimension::x);
+  Value head = gpu::BlockIdOp::create(b, gpu::Dimension::y);
+  Value batch = gpu::BlockIdOp::create(b, gpu::Dimension::z);
+  Value kvHead = arith::DivUIOp::create(b, head, idx(heads / kvHeads));
+  Value q0 = arith::MulIOp::create(b, tile, idx(bq));
+  Value rowA = a.add(q0, a.add(arith::MulIOp::create(b, warp, idx(16)), g));
+  Value rowB = a.add(rowA, idx(8));
+  Value t2 = arith::MulIOp::create(b, t, idx(2));
+
+  // Element offsets of this (batch, head) in each tensor.
+  Value bh = a.add(arith::MulIOp::create(b, batch, idx(heads)), head);
+  Value bhk = a.add(arith::MulIOp::create(b, batch, idx(kvHeads)), kvHead);
+  Value qBase = arith::MulIOp::create(b, arith::MulIOp::create(b, bh, seqQ),
+                                      idx(d));
+  Value kBase = arith::MulIOp::create(b, arith::MulIOp::create(b, bhk, seqK),
+                                      idx(d));
+  Value vBase = arith::MulIOp::create(b, arith::MulIOp::create(b, bhk, seqK),
+                                      idx(dv));
+  Value oBase = arith::MulIOp::create(b, arith::MulIOp::create(b, bh, seqQ),
+                                      idx(dv));
+  Value lseBase = arith::MulIOp::create(b, bh, seqQ);
+
+  // Q fragments, loaded once (rows past Sq read row Sq - 1, unused).
+  Value lastRow = a.sub(seqQ, idx(1));
+  Value safeA = a.min(rowA, lastRow), safeB = a.min(rowB, lastRow);
+  Value qRowA = a.add(qBase, arith::MulIOp::create(b, safeA, idx(d)));
+  Value qRowB = a.add(qBase, arith::MulIOp::create(b, safeB, idx(d)));
+  SmallVector<SmallVector<Value, 4>> qFrag(kSteps);
+  for (int64_t ks = 0; ks < kSteps; ++ks) {
+    Value col = a.add(idx(16 * ks), t2);
+    Value col8 = a.add(col, idx(8));
+    qFrag[ks] = {loadPair(q, a.add(qRowA, col)), loadPair(q, a.add(qRowB, col)),
+                 loadPair(q, a.add(qRowA, col8)),
+                 loadPair(q, a.add(qRowB, col8))};
+  }
+
+  // The mask and score context, reading operands through the pointers.
+  MaskScoreContext c;
+  c.spec = op.getMaskSpec();
+  c.batch = batch;
+  c.head = head;
+  c.seqQ = seqQ;
+  c.seqK = seqK;
+  c.loadSeqId = [&, ids = arg(5)](ImplicitLocOpBuilder &lb, Value bi,
+                                  Value pos) {
+    Value i = a.add(arith::MulIOp::create(lb, bi, seqK), pos);
+    return LLVM::LoadOp::create(lb, i32, gep(ids, i, i32), 4).getResult();
+  };
+  c.loadCuSeqlen = [&, cu = arg(6)](ImplicitLocOpBuilder &lb, Value i) {
+    return LLVM::LoadOp::create(lb, i32, gep(cu, i, i32), 4).getResult();
+  };
+  c.numCuSeqlens = indexOf(arg(12));
+  c.blockMaskB = indexOf(arg(13));
+  c.blockMaskH = indexOf(arg(14));
+  if (c.spec.kind == MaskKind::BlockSparse) {
+    int64_t mbq = c.spec.blockQ, mbk = c.spec.blockK;
+    Value nq = arith::CeilDivUIOp::create(b, seqQ, idx(mbq));
+    Value nk = arith::CeilDivUIOp::create(b, seqK, idx(mbk));
+    c.loadBlockMask = [&, bm = arg(7), nq, nk](ImplicitLocOpBuilder &lb,
+                                               Value bb, Value hh, Value r,
+                                               Value col) {
+      Value i = a.add(
+          arith::MulIOp::create(
+              lb, a.add(arith::MulIOp::create(
+                            lb, a.add(arith::MulIOp::create(lb, bb,
+                                                            c.blockMaskH),
+                                      hh),
+                            nq),
+                        r),
+              nk),
+          col);
+      return LLVM::LoadOp::create(lb, b.getI8Type(),
+                                  gep(bm, i, b.getI8Type()), 1)
+          .getResult();
+    };
+  }
+  if (op.getAlibiSlopes())
+    c.loadSlope = [&, slopes = arg(8)](ImplicitLocOpBuilder &lb, Value h) {
+      return LLVM::LoadOp::create(lb, f32, gep(slopes, h, f32), 4).getResult();
+    };
+  c.scale = op.getEffectiveScale();
+  c.softcap = op.getSoftcapAttr();
+  c.alibi = op.getAlibiAttr();
+  if (op.hasMaskFn())
+    c.maskFn = &op.getMaskFn();
+  if (op.hasScoreFn())
+    c.scoreFn = &op.getScoreFn();
+
+  // Key tiles to visit, and the full ones among them.
+  Value numTiles = arith::CeilDivUIOp::create(b, seqK, idx(bk));
+  KeyTileRange range;
+  if (canBoundKeyTiles(c.spec)) {
+    Value qLast = a.sub(a.min(a.add(q0, idx(bq)), seqQ), idx(1));
+    range = buildKeyTileRange(b, c, q0, qLast, numTiles, bk);
+  } else {
+    range = {idx(0), idx(0), idx(0), numTiles};
+  }
+
+  Value negInf = f32c(-INFINITY), zero = f32c(0.0), log2e = f32c(M_LOG2E);
+  SmallVector<Value> inits = {negInf, negInf, zero, zero};
+  for (int64_t j = 0; j < vTiles * 4; ++j)
+    inits.push_back(zero);
+
+  auto loop = scf::ForOp::create(b, range.lo, range.hi, idx(1), inits);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value kt = loop.getInductionVar();
+    ValueRange it = loop.getRegionIterArgs();
+    Value mA = it[0], mB = it[1], lA = it[2], lB = it[3];
+    SmallVector<Value> acc(it.begin() + 4, it.end());
+    Value k0 = arith::MulIOp::create(b, kt, idx(bk));
+
+    // Stage K and V (after every warp is done with the previous tile).
+    gpu::BarrierOp::create(b);
+    stageTile(k, kBase, k0, seqK, d, kSmem, tid);
+    stageTile(v, vBase, k0, seqK, dv, vSmem, tid);
+    gpu::BarrierOp::create(b);
+
+    // S = Q K^T for the warp's 16 rows and the tile's keys.
+    SmallVector<Value> s;
+    for (int64_t n = 0; n < nTiles; ++n) {
+      SmallVector<Value, 4> cfrag = {zero, zero, zero, zero};
+      Value keyRow = a.add(idx(8 * n), g);
+      for (int64_t ks = 0; ks < kSteps; ++ks) {
+        Value w = a.add(idx(8 * ks), t);
+        Value b0 = memref::LoadOp::create(b, kSmem, ValueRange{keyRow, w});
+        Value b1 = memref::LoadOp::create(b, kSmem,
+                                          ValueRange{keyRow, a.add(w, idx(4))});
+        cfrag = mma(qFrag[ks], {b0, b1}, cfrag);
+      }
+      s.append(cfrag.begin(), cfrag.end());
+    }
+    // Scores: the score pipeline, log2(e) folded in, -inf past Sk.
+    auto rowOf = [&](int64_t i) { return (i % 4) < 2 ? rowA : rowB; };
+    auto colOf = [&](int64_t i) {
+      return a.add(k0, a.add(idx(8 * (i / 4) + (i % 2)), t2));
+    };
+    for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i) {
+      Value x = buildScore(b, c, s[i], rowOf(i), colOf(i));
+      x = arith::MulFOp::create(b, x, log2e);
+      Value inKeys = arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
+                                           colOf(i), seqK);
+      s[i] = arith::SelectOp::create(b, inKeys, x, negInf);
+    }
+    // The element-wise mask, on boundary tiles only.
+    if (c.spec.kind != MaskKind::None) {
+      Value full = arith::AndIOp::create(
+          b,
+          arith::CmpIOp::create(b, arith::CmpIPredicate::sge, kt,
+                                range.fullLo),
+          arith::CmpIOp::create(b, arith::CmpIPredicate::slt, kt,
+                                range.fullHi));
+      SmallVector<Type> types(s.size(), f32);
+      auto ifPartial = scf::IfOp::create(b, types, full,
+                                         /*withElseRegion=*/true);
+      {
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPointToStart(&ifPartial.getThenRegion().front());
+        scf::YieldOp::create(b, s);
+        b.setInsertionPointToStart(&ifPartial.getElseRegion().front());
+        RowMask maskA = buildRowMask(b, c, rowA);
+        RowMask maskB = buildRowMask(b, c, rowB);
+        SmallVector<Value> masked;
+        for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i) {
+          Value vis = buildVisible(b, c, (i % 4) < 2 ? maskA : maskB,
+                                   rowOf(i), colOf(i));
+          masked.push_back(
+              vis ? arith::SelectOp::create(b, vis, s[i], negInf).getResult()
+                  : s[i]);
+        }
+        scf::YieldOp::create(b, masked);
+      }
+      s.assign(ifPartial.getResults().begin(), ifPartial.getResults().end());
+    }
+
+    // Online softmax. m' = max(m, rowmax S); a = exp2(m - ref); P = exp2(S -
+    // ref) with ref = 0 while a row has seen no key (so nothing is NaN).
+    Value maxA = negInf, maxB = negInf;
+    for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i) {
+      Value &m = (i % 4) < 2 ? maxA : maxB;
+      m = arith::MaximumFOp::create(b, m, s[i]);
+    }
+    Value mNewA = arith::MaximumFOp::create(b, mA, rowReduce(maxA, true));
+    Value mNewB = arith::MaximumFOp::create(b, mB, rowReduce(maxB, true));
+    auto reference = [&](Value m) {
+      Value none =
+          arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, m, negInf);
+      return arith::SelectOp::create(b, none, zero, m).getResult();
+    };
+    Value refA = reference(mNewA), refB = reference(mNewB);
+    Value alphaA = math::Exp2Op::create(b, arith::SubFOp::create(b, mA, refA));
+    Value alphaB = math::Exp2Op::create(b, arith::SubFOp::create(b, mB, refB));
+    Value sumA = zero, sumB = zero;
+    for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i) {
+      bool isA = (i % 4) < 2;
+      s[i] = math::Exp2Op::create(
+          b, arith::SubFOp::create(b, s[i], isA ? refA : refB));
+      Value &sum = isA ? sumA : sumB;
+      sum = arith::AddFOp::create(b, sum, s[i]);
+    }
+    Value lNewA = arith::AddFOp::create(
+        b, arith::MulFOp::create(b, alphaA, lA), sumA);
+    Value lNewB = arith::AddFOp::create(
+        b, arith::MulFOp::create(b, alphaB, lB), sumB);
+    for (int64_t i = 0; i < static_cast<int64_t>(acc.size()); ++i)
+      acc[i] = arith::MulFOp::create(b, acc[i],
+                                     (i % 4) < 2 ? alphaA : alphaB);
+
+    // O += P V: P's C fragments of key n-tiles 2kk and 2kk + 1 are the A
+    // fragment of key step kk; V's B fragment pairs keys 2t, 2t + 1.
+    Value gWord = arith::DivUIOp::create(b, g, idx(2));
+    Value gShift = arith::MulIOp::create(
+        b, arith::IndexCastOp::create(b, i32,
+                                      arith::RemUIOp::create(b, g, idx(2))),
+        i32c(16));
+    Value lowMask = i32c(0xffff);
+    auto vHalf = [&](Value key, int64_t j) {
+      Value w = memref::LoadOp::create(
+          b, vSmem, ValueRange{key, a.add(idx(4 * j), gWord)});
+      return arith::AndIOp::create(b, arith::ShRUIOp::create(b, w, gShift),
+                                   lowMask)
+          .getResult();
+    };
+    for (int64_t kk = 0; kk < bk / 16; ++kk) {
+      SmallVector<Value, 4> pFrag = {
+          packPair(s[8 * kk + 0], s[8 * kk + 1]),
+          packPair(s[8 * kk + 2], s[8 * kk + 3]),
+          packPair(s[8 * kk + 4], s[8 * kk + 5]),
+          packPair(s[8 * kk + 6], s[8 * kk + 7])};
+      Value key0 = a.add(idx(16 * kk), t2);
+      for (int64_t j = 0; j < vTiles; ++j) {
+        auto pack = [&](Value lo, Value hi) {
+          return arith::OrIOp::create(b, lo,
+                                      arith::ShLIOp::create(b, hi, i32c(16)))
+              .getResult();
+        };
+        Value b0 = pack(vHalf(key0, j), vHalf(a.add(key0, idx(1)), j));
+        Value b1 = pack(vHalf(a.add(key0, idx(8)), j),
+                        vHalf(a.add(key0, idx(9)), j));
+        SmallVector<Value, 4> cfrag(acc.begin() + 4 * j,
+                                    acc.begin() + 4 * j + 4);
+        cfrag = mma(pFrag, {b0, b1}, cfrag);
+        std::copy(cfrag.begin(), cfrag.end(), acc.begin() + 4 * j);
+      }
+    }
+    SmallVector<Value> yields = {mNewA, mNewB, lNewA, lNewB};
+    yields.append(acc.begin(), acc.end());
+    scf::YieldOp::create(b, yields);
+  }
+
+  // O = acc / l (0 for a row with no key), LSE = (m + log2 l) ln 2.
+  ValueRange res = loop.getResults();
+  Value lA = rowReduce(res[2], false), lB = rowReduce(res[3], false);
+  auto inverse = [&](Value l) {
+    Value empty = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, l, zero);
+    return arith::SelectOp::create(b, empty, zero,
+                                   arith::DivFOp::create(b, f32c(1.0), l))
+        .getResult();
+  };
+  Value invA = inverse(lA), invB = inverse(lB);
+  auto storeRow = [&](Value row, Value inv, int64_t first, Value m, Value l) {
+    Value valid =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::slt, row, seqQ);
+    auto ifValid = scf::IfOp::create(b, valid, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifValid.getThenRegion().front());
+    Value rowOff = a.add(oBase, arith::MulIOp::create(b, row, idx(dv)));
+    for (int64_t j = 0; j < vTiles; ++j) {
+      Value x = arith::MulFOp::create(b, res[4 + 4 * j + first], inv);
+      Value y = arith::MulFOp::create(b, res[4 + 4 * j + first + 1], inv);
+      Value at = a.add(rowOff, a.add(idx(8 * j), t2));
+      LLVM::StoreOp::create(b, packPair(x, y), gep(o, at, i16), 4);
+    }
+    if (op.getLse()) {
+      Value first4 =
+          arith::CmpIOp::create(b, arith::CmpIPredicate::eq, t, idx(0));
+      auto ifLane = scf::IfOp::create(b, first4, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(&ifLane.getThenRegion().front());
+      Value empty =
+          arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, l, zero);
+      Value safeL = arith::SelectOp::create(b, empty, f32c(1.0), l);
+      Value value = arith::MulFOp::create(
+          b, arith::AddFOp::create(b, m, math::Log2Op::create(b, safeL)),
+          f32c(M_LN2));
+      value = arith::SelectOp::create(b, empty, f32c(-INFINITY), value);
+      LLVM::StoreOp::create(b, value, gep(lse, a.add(lseBase, row), f32), 4);
+    }
+  };
+  storeRow(rowA, invA, 0, res[0], lA);
+  storeRow(rowB, invB, 2, res[1], lB);
+  (void)ctx;
+  gpu::ReturnOp::create(b);
+}
+
+FailureOr<gpu::GPUModuleOp>
+attnc::buildAttentionKernel(ModuleOp module, AttentionOp op,
+                            const GpuKernelConfig &config) {
+  if (failed(checkGpuSupport(op)))
+    return failure();
+  MLIRContext *ctx = module.getContext();
+  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                  UnitAttr::get(ctx));
+  ImplicitLocOpBuilder b(op.getLoc(), ctx);
+  b.setInsertionPointToEnd(module.getBody());
+  auto gpuModule = gpu::GPUModuleOp::create(b, "attnc_kernels");
+  b.setInsertionPointToStart(gpuModule.getBody());
+
+  Type ptr = LLVM::LLVMPointerType::get(ctx);
+  SmallVector<Type> args(9, ptr);
+  args.append(6, b.getI64Type());
+  auto func = gpu::GPUFuncOp::create(b, config.kernelName,
+                                     b.getFunctionType(args, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
+      {static_cast<int32_t>(config.threads()), 1, 1}));
+  auto smem = [&](int64_t width) {
+    // Rows of 32-bit words, padded by 4 words against bank conflicts.
+    return MemRefType::get(
+        {config.blockK, width / 2 + 4}, b.getI32Type(), AffineMap(),
+        gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
+  };
+  func.addWorkgroupAttribution(smem(op.getHeadDim()), op.getLoc());
+  func.addWorkgroupAttribution(smem(op.getValueHeadDim()), op.getLoc());
+
+  b.setInsertionPointToStart(&func.getBody().front());
+  KernelBuilder(b, op, config, func).build();
+  return gpuModule;
+}
+
+namespace {
+struct ConvertAttnToGPUPass final
+    : attnc::impl::ConvertAttnToGPUBase<ConvertAttnToGPUPass> {
+  using ConvertAttnToGPUBase::ConvertAttnToGPUBase;
+
+  void runOnOperation() override {
+    SmallVector<AttentionOp> ops;
+    getOperation().walk([&](AttentionOp op) { ops.push_back(op); });
+    if (ops.size() != 1) {
+      getOperation().emitError("expected exactly one attn.attention, found ")
+          << ops.size();
+      return signalPassFailure();
+    }
+    AttentionOp op = ops.front();
+    if (failed(buildAttentionKernel(getOperation(), op,
+                                    chooseGpuKernelConfig(op))))
+      return signalPassFailure();
+    ++numKernels;
+    if (canBoundKeyTiles(op.getMaskSpec()))
+      ++numBoundedKeyLoops;
+  }
+};
+} // namespace

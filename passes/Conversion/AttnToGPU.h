@@ -1,0 +1,57 @@
+//===- AttnToGPU.h - attn.attention to a tensor-core kernel -----*- C++ -*-===//
+//
+// Generates the sm_80-class flash-attention kernel of one attn.attention:
+// a gpu.func using mma.sync m16n8k16 (bf16/f16 in, f32 accumulate), with
+// the mask computed only on boundary key tiles and empty tiles never
+// loaded. Its ABI is the runtime's (docs/runtime.md).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTNC_PASSES_CONVERSION_ATTNTOGPU_H
+#define ATTNC_PASSES_CONVERSION_ATTNTOGPU_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::gpu {
+class GPUModuleOp;
+} // namespace mlir::gpu
+
+namespace attnc {
+namespace attn {
+class AttentionOp;
+} // namespace attn
+
+#define GEN_PASS_DECL
+#include "passes/Conversion/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "passes/Conversion/Passes.h.inc"
+
+/// Launch shape of a generated kernel.
+struct GpuKernelConfig {
+  /// Query rows per thread block (16 per warp) and keys per tile.
+  int64_t blockQ = 64;
+  int64_t blockK = 64;
+  int64_t warps = 4;
+  std::string kernelName = "attnc_attention";
+
+  int64_t threads() const { return warps * 32; }
+};
+
+/// Picks the configuration for `op` (key tile 32 when D + Dv > 256).
+GpuKernelConfig chooseGpuKernelConfig(attn::AttentionOp op);
+
+/// Checks that `op` can become a GPU kernel (bf16/f16, head dims multiples
+/// of 16 up to 256); emits an error naming what is unsupported otherwise.
+mlir::LogicalResult checkGpuSupport(attn::AttentionOp op);
+
+/// Builds `gpu.module @attnc_kernels` holding the kernel of `op` at the end
+/// of `module` (which gets gpu.container_module).
+mlir::FailureOr<mlir::gpu::GPUModuleOp>
+buildAttentionKernel(mlir::ModuleOp module, attn::AttentionOp op,
+                     const GpuKernelConfig &config);
+
+} // namespace attnc
+
+#endif // ATTNC_PASSES_CONVERSION_ATTNTOGPU_H

@@ -1,0 +1,939 @@
+//===- RuntimeTest.cpp - the attnc runtime without a GPU ------------------===//
+//
+// The artifact format (round trips, every malformed-file message), kernel
+// manifests, launch validation (one case per rule), the C API's behaviour on
+// a machine without a driver, the C++ wrapper, and attnrt-run's exit codes
+// for bad input and a missing driver. Nothing here needs a GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "attnc/Runtime/Artifact.h"
+#include "attnc/Runtime/attnrt.h"
+#include "attnc/Runtime/attnrt.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstring>
+#include <dlfcn.h>
+#include <string>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace attnc;
+
+namespace {
+
+std::string tempPath(const std::string &name) {
+  return ::testing::TempDir() + "attnc-rt-" + std::to_string(::getpid()) +
+         "-" + name;
+}
+
+/// The manifest of a bf16 causal GQA kernel as the compiler writes it.
+Artifact kernelArtifact() {
+  Artifact a;
+  a.set("format", "attnc-artifact-1");
+  a.set("kernel", "attn_fwd");
+  a.set("target", "sm_90a");
+  a.set("spec", "b=2 hq=8 hkv=2 sq=100 sk=100 d=64 dv=64 dtype=bf16 "
+                "mask=causal lse=1");
+  a.set("dtype", "bf16");
+  a.set("num_q_heads", "8");
+  a.set("num_kv_heads", "2");
+  a.set("head_dim", "64");
+  a.set("value_head_dim", "64");
+  a.set("block_q", "64");
+  a.set("block_k", "64");
+  a.set("threads", "128");
+  a.set("dynamic_shared_memory", "65536");
+  a.set("reads_lse", "1");
+  a.set("reads_seq_ids", "0");
+  a.set("reads_cu_seqlens", "0");
+  a.set("reads_block_mask", "0");
+  a.set("reads_alibi_slopes", "0");
+  a.set("params", kKernelParams);
+  a.set("grid", kKernelGrid);
+  a.sections["ptx"] = ".version 8.0\n.target sm_90a\n";
+  return a;
+}
+
+std::string bytesOf(const Artifact &a) {
+  std::string bytes, error;
+  EXPECT_TRUE(serializeArtifact(a, bytes, error)) << error;
+  return bytes;
+}
+
+/// readArtifact's message for `bytes` ("" when it parses).
+std::string readError(const std::string &bytes) {
+  Artifact a;
+  std::string error;
+  if (readArtifact(bytes.data(), bytes.size(), a, error))
+    return "";
+  return error;
+}
+
+/// parseKernelManifest's message for `a` ("" when it passes).
+std::string manifestError(const Artifact &a) {
+  KernelManifest m;
+  std::string error;
+  if (parseKernelManifest(a, m, error))
+    return "";
+  return error;
+}
+
+const char *kHead = "attnc-artifact 1\n";
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Artifact files
+//===----------------------------------------------------------------------===//
+
+TEST(ArtifactTest, SerializesTheDocumentedLayout) {
+  Artifact a;
+  a.set("format", "attnc-artifact-1");
+  a.set("kernel", "k");
+  a.sections["ptx"] = "abc";
+  EXPECT_EQ(bytesOf(a), "attnc-artifact 1\n"
+                        "format = attnc-artifact-1\n"
+                        "kernel = k\n"
+                        "end\n"
+                        "section ptx 3\n"
+                        "abc\n");
+}
+
+TEST(ArtifactTest, RoundTripsBinarySections) {
+  Artifact a = kernelArtifact();
+  // A cubin-like blob with newlines, NULs, high bytes and text that looks
+  // like artifact syntax.
+  std::string cubin("\x7f" "ELF\x02\x01\x01\0\0\n\nend\nsection ptx 3\n", 26);
+  for (int i = 0; i < 256; ++i)
+    cubin += static_cast<char>(i);
+  cubin += std::string(3, '\0');
+  a.sections["cubin"] = cubin;
+  a.sections["empty"] = "";
+  std::string bytes = bytesOf(a);
+
+  Artifact b;
+  std::string error;
+  ASSERT_TRUE(readArtifact(bytes.data(), bytes.size(), b, error)) << error;
+  EXPECT_EQ(b.manifest, a.manifest);
+  EXPECT_EQ(b.sections, a.sections);
+  EXPECT_EQ(b.sections["cubin"].size(), cubin.size());
+
+  std::string path = tempPath("roundtrip.attnc");
+  ASSERT_TRUE(writeArtifact(a, path, error)) << error;
+  Artifact c;
+  ASSERT_TRUE(readArtifactFile(path, c, error)) << error;
+  EXPECT_EQ(c.manifest, a.manifest);
+  EXPECT_EQ(c.sections, a.sections);
+  std::remove(path.c_str());
+}
+
+TEST(ArtifactTest, ReadsValuesTrimmedAndSkipsBlankLines) {
+  std::string bytes = std::string(kHead) +
+                      "\n  kernel   =   attn fwd  \r\n"
+                      "spec=b=2 sq=3\n"
+                      "empty =\n"
+                      "\n"
+                      "end\n";
+  Artifact a;
+  std::string error;
+  ASSERT_TRUE(readArtifact(bytes.data(), bytes.size(), a, error)) << error;
+  ASSERT_EQ(a.manifest.size(), 3u);
+  EXPECT_EQ(*a.get("kernel"), "attn fwd");
+  EXPECT_EQ(*a.get("spec"), "b=2 sq=3");
+  EXPECT_EQ(*a.get("empty"), "");
+  EXPECT_EQ(a.get("absent"), nullptr);
+  EXPECT_TRUE(a.sections.empty());
+}
+
+TEST(ArtifactTest, SetReplacesInPlace) {
+  Artifact a;
+  a.set("x", "1");
+  a.set("y", "2");
+  a.set("x", "3");
+  ASSERT_EQ(a.manifest.size(), 2u);
+  EXPECT_EQ(a.manifest[0].first, "x");
+  EXPECT_EQ(a.manifest[0].second, "3");
+}
+
+TEST(ArtifactTest, RejectsMalformedFiles) {
+  std::string ok = std::string(kHead) + "kernel = k\nend\n";
+  ASSERT_EQ(readError(ok), "");
+  EXPECT_EQ(readError(""),
+            "empty artifact: expected the first line 'attnc-artifact 1'");
+  EXPECT_EQ(readError("\x7f" "ELF...\n"),
+            "not an attnc artifact: expected the first line 'attnc-artifact "
+            "1', got '?ELF...'");
+  EXPECT_EQ(readError("attnc-artifact 2\nend\n"),
+            "unsupported artifact format version '2' (this runtime reads "
+            "version 1)");
+  EXPECT_EQ(readError(std::string(kHead) + "kernel = k\n"),
+            "missing 'end' line after the manifest");
+  EXPECT_EQ(readError(std::string(kHead) + "kernel = k\nend"),
+            "line 3: expected a newline after 'end'");
+  EXPECT_EQ(readError(std::string(kHead) + "kernel k\nend\n"),
+            "line 2: expected 'key = value' or 'end', got 'kernel k'");
+  EXPECT_EQ(readError(std::string(kHead) + " = k\nend\n"),
+            "line 2: expected a manifest key without white space before '=', "
+            "got ' = k'");
+  EXPECT_EQ(readError(std::string(kHead) + "my key = k\nend\n"),
+            "line 2: expected a manifest key without white space before '=', "
+            "got 'my key = k'");
+  EXPECT_EQ(readError(std::string(kHead) + "kernel = a\nkernel = b\nend\n"),
+            "line 3: duplicate manifest key 'kernel'");
+}
+
+TEST(ArtifactTest, RejectsMalformedSections) {
+  std::string head = std::string(kHead) + "kernel = k\nend\n";
+  EXPECT_EQ(readError(head + "section ptx 3\nabc\n"), "");
+  EXPECT_EQ(readError(head + "sections ptx 3\nabc\n"),
+            "line 4: expected 'section <name> <size>', got 'sections ptx 3'");
+  EXPECT_EQ(readError(head + "section ptx\nabc\n"),
+            "line 4: expected 'section <name> <size>', got 'section ptx'");
+  EXPECT_EQ(readError(head + "section ptx three\nabc\n"),
+            "line 4: expected the size in bytes of section 'ptx' as a "
+            "non-negative integer, got 'three'");
+  EXPECT_EQ(readError(head + "section ptx -3\nabc\n"),
+            "line 4: expected the size in bytes of section 'ptx' as a "
+            "non-negative integer, got '-3'");
+  EXPECT_EQ(readError(head + "section ptx 99999999999999999999\nabc\n"),
+            "line 4: expected the size in bytes of section 'ptx' as a "
+            "non-negative integer, got '99999999999999999999'");
+  EXPECT_EQ(readError(head + "section ptx 3"),
+            "line 4: section 'ptx' is truncated: its header has no newline");
+  EXPECT_EQ(readError(head + "section cubin 100\nabc\n"),
+            "line 4: section 'cubin' is truncated: it declares 100 bytes "
+            "(plus a newline) but 4 remain");
+  // The bytes are there but not their newline.
+  EXPECT_EQ(readError(head + "section ptx 3\nabc"),
+            "line 4: section 'ptx' is truncated: it declares 3 bytes (plus a "
+            "newline) but 3 remain");
+  EXPECT_EQ(readError(head + "section ptx 2\nabc\n"),
+            "line 4: expected a newline after the 2 bytes of section 'ptx' "
+            "(wrong size?)");
+  EXPECT_EQ(readError(head + "section ptx 1\na\nsection ptx 1\nb\n"),
+            "line 6: duplicate section 'ptx'");
+  EXPECT_EQ(readError(head + "section ptx 3\nabc\ntrailing"),
+            "line 6: expected 'section <name> <size>', got 'trailing'");
+}
+
+TEST(ArtifactTest, RefusesToSerializeWhatCannotBeRead) {
+  std::string bytes, error;
+  Artifact a;
+  a.set("bad key", "v");
+  EXPECT_FALSE(serializeArtifact(a, bytes, error));
+  EXPECT_NE(error.find("expected a manifest key without white space"),
+            std::string::npos)
+      << error;
+  a = Artifact();
+  a.set("end", "v");
+  EXPECT_FALSE(serializeArtifact(a, bytes, error));
+  a = Artifact();
+  a.manifest.emplace_back("k", "1");
+  a.manifest.emplace_back("k", "2");
+  EXPECT_FALSE(serializeArtifact(a, bytes, error));
+  EXPECT_EQ(error, "duplicate manifest key 'k'");
+  a = Artifact();
+  a.set("k", "two\nlines");
+  EXPECT_FALSE(serializeArtifact(a, bytes, error));
+  EXPECT_EQ(error, "expected the value of manifest key 'k' on one line "
+                   "without leading or trailing white space");
+  a = Artifact();
+  a.sections["two words"] = "x";
+  EXPECT_FALSE(serializeArtifact(a, bytes, error));
+  EXPECT_EQ(error, "expected a section name without white space, got 'two "
+                   "words'");
+  EXPECT_FALSE(writeArtifact(kernelArtifact(), "/nonexistent-dir/x.attnc",
+                             error));
+  EXPECT_NE(error.find("cannot write /nonexistent-dir/x.attnc"),
+            std::string::npos);
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel manifests
+//===----------------------------------------------------------------------===//
+
+TEST(KernelManifestTest, ParsesEveryField) {
+  Artifact a = kernelArtifact();
+  a.set("reads_block_mask", "1");
+  a.set("mask_block_q", "128");
+  a.set("mask_block_k", "32");
+  a.set("future_key", "ignored");
+  KernelManifest m;
+  std::string error;
+  ASSERT_TRUE(parseKernelManifest(a, m, error)) << error;
+  EXPECT_EQ(m.kernel, "attn_fwd");
+  EXPECT_EQ(m.target, "sm_90a");
+  EXPECT_EQ(m.dtype, "bf16");
+  EXPECT_EQ(m.spec.substr(0, 8), "b=2 hq=8");
+  EXPECT_EQ(m.numQHeads, 8);
+  EXPECT_EQ(m.numKvHeads, 2);
+  EXPECT_EQ(m.headDim, 64);
+  EXPECT_EQ(m.valueHeadDim, 64);
+  EXPECT_EQ(m.blockQ, 64);
+  EXPECT_EQ(m.blockK, 64);
+  EXPECT_EQ(m.threads, 128);
+  EXPECT_EQ(m.dynamicSharedMemory, 65536);
+  EXPECT_TRUE(m.readsLse);
+  EXPECT_FALSE(m.readsSeqIds);
+  EXPECT_FALSE(m.readsCuSeqlens);
+  EXPECT_TRUE(m.readsBlockMask);
+  EXPECT_FALSE(m.readsAlibiSlopes);
+  EXPECT_EQ(m.maskBlockQ, 128);
+  EXPECT_EQ(m.maskBlockK, 32);
+}
+
+TEST(KernelManifestTest, AcceptsSpacedAbiListsAndNoSpec) {
+  Artifact a = kernelArtifact();
+  a.set("grid", "ceil(seq_q / block_q), num_q_heads, batch");
+  a.manifest.erase(a.manifest.begin() + 3); // spec
+  ASSERT_EQ(a.get("spec"), nullptr);
+  EXPECT_EQ(manifestError(a), "");
+}
+
+TEST(KernelManifestTest, RequiresEveryKey) {
+  const char *required[] = {
+      "format",          "kernel",           "target",
+      "dtype",           "num_q_heads",      "num_kv_heads",
+      "head_dim",        "value_head_dim",   "block_q",
+      "block_k",         "threads",          "dynamic_shared_memory",
+      "reads_lse",       "reads_seq_ids",    "reads_cu_seqlens",
+      "reads_block_mask", "reads_alibi_slopes", "params",
+      "grid"};
+  for (const char *key : required) {
+    Artifact a = kernelArtifact();
+    for (size_t i = 0; i < a.manifest.size(); ++i)
+      if (a.manifest[i].first == key)
+        a.manifest.erase(a.manifest.begin() + i);
+    EXPECT_EQ(manifestError(a), std::string("missing manifest key '") + key +
+                                    "'");
+  }
+  Artifact a = kernelArtifact();
+  a.set("reads_block_mask", "1");
+  EXPECT_EQ(manifestError(a), "missing manifest key 'mask_block_q'");
+  a.set("mask_block_q", "64");
+  EXPECT_EQ(manifestError(a), "missing manifest key 'mask_block_k'");
+}
+
+TEST(KernelManifestTest, RejectsBadValues) {
+  auto with = [](const char *key, const char *value) {
+    Artifact a = kernelArtifact();
+    a.set(key, value);
+    return manifestError(a);
+  };
+  EXPECT_EQ(with("format", "attnc-artifact-2"),
+            "unsupported artifact format 'attnc-artifact-2' (this runtime "
+            "reads attnc-artifact-1)");
+  EXPECT_EQ(with("kernel", "attn fwd"),
+            "manifest key 'kernel': expected a kernel name, got 'attn fwd'");
+  EXPECT_EQ(with("target", "hopper"),
+            "manifest key 'target': expected sm_<version> such as sm_80 or "
+            "sm_90a, got 'hopper'");
+  EXPECT_EQ(with("target", "sm_100a"), "");
+  EXPECT_EQ(with("dtype", "fp8"),
+            "manifest key 'dtype': expected bf16, f16 or f32, got 'fp8'");
+  EXPECT_EQ(with("head_dim", "sixty-four"),
+            "manifest key 'head_dim': expected an integer, got 'sixty-four'");
+  EXPECT_EQ(with("head_dim", "64.0"),
+            "manifest key 'head_dim': expected an integer, got '64.0'");
+  EXPECT_EQ(with("block_q", ""),
+            "manifest key 'block_q': expected an integer, got ''");
+  EXPECT_EQ(with("num_q_heads", "0"),
+            "manifest key 'num_q_heads': expected an integer in [1, 65535], "
+            "got 0");
+  EXPECT_EQ(with("block_k", "-64"),
+            "manifest key 'block_k': expected at least 1, got -64");
+  EXPECT_EQ(with("threads", "2048"),
+            "manifest key 'threads': expected an integer in [1, 1024], got "
+            "2048");
+  EXPECT_EQ(with("dynamic_shared_memory", "-1"),
+            "manifest key 'dynamic_shared_memory': expected an integer in [0, "
+            "4294967295], got -1");
+  EXPECT_EQ(with("reads_lse", "yes"),
+            "manifest key 'reads_lse': expected 0 or 1, got 'yes'");
+  EXPECT_EQ(with("num_kv_heads", "3"),
+            "manifest: expected num_q_heads 8 to be a multiple of "
+            "num_kv_heads 3");
+  EXPECT_NE(with("params", "q,k,v,o,batch,seq_q,seq_k")
+                .find("manifest key 'params': unsupported kernel parameters "
+                      "'q,k,v,o,batch,seq_q,seq_k' (this runtime launches "
+                      "q,k,v,o,lse,"),
+            std::string::npos);
+  EXPECT_EQ(with("grid", "num_q_heads,batch"),
+            "manifest key 'grid': unsupported grid 'num_q_heads,batch' (this "
+            "runtime launches ceil(seq_q/block_q),num_q_heads,batch)");
+}
+
+TEST(KernelManifestTest, RequiresKernelCode) {
+  Artifact a = kernelArtifact();
+  a.sections.clear();
+  EXPECT_EQ(manifestError(a), "the artifact has no kernel code: expected a "
+                              "non-empty 'cubin' or 'ptx' section");
+  a.sections["ptx"] = "";
+  EXPECT_NE(manifestError(a), "");
+  a.sections.clear();
+  a.sections["cubin"] = std::string("\x7f" "ELF", 4);
+  EXPECT_EQ(manifestError(a), "");
+}
+
+//===----------------------------------------------------------------------===//
+// The C API: loading
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Loads `a` through the C API; nullptr with the status on failure.
+attnrt_artifact *load(const Artifact &a, attnrt_status *status = nullptr) {
+  std::string bytes = bytesOf(a);
+  attnrt_artifact *out = reinterpret_cast<attnrt_artifact *>(1);
+  attnrt_status s = attnrt_artifact_load_memory(bytes.data(), bytes.size(),
+                                                &out);
+  if (status)
+    *status = s;
+  if (s != ATTNRT_OK) {
+    EXPECT_EQ(out, nullptr);
+  }
+  return s == ATTNRT_OK ? out : nullptr;
+}
+} // namespace
+
+TEST(RuntimeLoadTest, LoadsFromMemoryAndFile) {
+  attnrt_artifact *a = load(kernelArtifact());
+  ASSERT_NE(a, nullptr) << attnrt_last_error();
+  EXPECT_STREQ(attnrt_artifact_get(a, "kernel"), "attn_fwd");
+  EXPECT_STREQ(attnrt_artifact_get(a, "target"), "sm_90a");
+  EXPECT_EQ(attnrt_artifact_get(a, "absent"), nullptr);
+  EXPECT_EQ(attnrt_artifact_get(a, nullptr), nullptr);
+  EXPECT_EQ(attnrt_artifact_get(nullptr, "kernel"), nullptr);
+  attnrt_artifact_destroy(a);
+  attnrt_artifact_destroy(nullptr);
+
+  std::string path = tempPath("load.attnc"), error;
+  ASSERT_TRUE(writeArtifact(kernelArtifact(), path, error)) << error;
+  attnrt_artifact *b = nullptr;
+  ASSERT_EQ(attnrt_artifact_load_file(path.c_str(), &b), ATTNRT_OK)
+      << attnrt_last_error();
+  EXPECT_STREQ(attnrt_artifact_get(b, "dtype"), "bf16");
+  attnrt_artifact_destroy(b);
+  std::remove(path.c_str());
+}
+
+TEST(RuntimeLoadTest, ReportsBadArtifacts) {
+  attnrt_artifact *out = nullptr;
+  const char junk[] = "hello\n";
+  EXPECT_EQ(attnrt_artifact_load_memory(junk, sizeof(junk) - 1, &out),
+            ATTNRT_ERROR_BAD_ARTIFACT);
+  EXPECT_EQ(out, nullptr);
+  EXPECT_STREQ(attnrt_last_error(),
+               "not an attnc artifact: expected the first line "
+               "'attnc-artifact 1', got 'hello'");
+
+  Artifact a = kernelArtifact();
+  a.set("head_dim", "x");
+  attnrt_status s;
+  EXPECT_EQ(load(a, &s), nullptr);
+  EXPECT_EQ(s, ATTNRT_ERROR_BAD_ARTIFACT);
+  EXPECT_STREQ(attnrt_last_error(),
+               "manifest key 'head_dim': expected an integer, got 'x'");
+
+  std::string path = tempPath("does-not-exist.attnc");
+  EXPECT_EQ(attnrt_artifact_load_file(path.c_str(), &out),
+            ATTNRT_ERROR_BAD_ARTIFACT);
+  EXPECT_EQ(std::string(attnrt_last_error()),
+            "cannot read " + path + ": No such file or directory");
+
+  // Manifest errors of a file name the file.
+  std::string bad = tempPath("bad.attnc"), error;
+  ASSERT_TRUE(writeArtifact(a, bad, error)) << error;
+  EXPECT_EQ(attnrt_artifact_load_file(bad.c_str(), &out),
+            ATTNRT_ERROR_BAD_ARTIFACT);
+  EXPECT_EQ(std::string(attnrt_last_error()),
+            bad + ": manifest key 'head_dim': expected an integer, got 'x'");
+  std::remove(bad.c_str());
+
+  EXPECT_EQ(attnrt_artifact_load_memory(junk, 6, nullptr),
+            ATTNRT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(attnrt_artifact_load_memory(nullptr, 6, &out),
+            ATTNRT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(attnrt_artifact_load_file(nullptr, &out),
+            ATTNRT_ERROR_INVALID_ARGUMENT);
+}
+
+TEST(RuntimeLoadTest, KeepsTheLastErrorPerThread) {
+  attnrt_artifact *out = nullptr;
+  EXPECT_EQ(attnrt_artifact_load_memory("x", 1, &out),
+            ATTNRT_ERROR_BAD_ARTIFACT);
+  std::string mine = attnrt_last_error();
+  EXPECT_NE(mine, "");
+  std::string other = "unset";
+  std::thread([&] { other = attnrt_last_error(); }).join();
+  EXPECT_EQ(other, "");
+  EXPECT_EQ(attnrt_last_error(), mine);
+}
+
+//===----------------------------------------------------------------------===//
+// The C API: validation
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A launch of kernelArtifact() (b=2, hq=8, hkv=2, sq=100, sk=120, d=dv=64)
+/// with fake, suitably aligned device pointers.
+class ValidateTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    artifact = load(kernelArtifact());
+    ASSERT_NE(artifact, nullptr) << attnrt_last_error();
+    all = load(allOperands());
+    ASSERT_NE(all, nullptr) << attnrt_last_error();
+    std::memset(&args, 0, sizeof(args));
+    args.dtype = ATTNRT_BF16;
+    args.batch = 2;
+    args.num_q_heads = 8;
+    args.num_kv_heads = 2;
+    args.seq_q = 100;
+    args.seq_k = 120;
+    args.head_dim = 64;
+    args.value_head_dim = 64;
+    args.q = fake(0x10000);
+    args.k = fake(0x20000);
+    args.v = fake(0x30000);
+    args.o = fake(0x40000);
+    args.lse = static_cast<float *>(fake(0x50000));
+    runtime::denseStrides(8, 100, 64, args.q_strides);
+    runtime::denseStrides(2, 120, 64, args.k_strides);
+    runtime::denseStrides(2, 120, 64, args.v_strides);
+    runtime::denseStrides(8, 100, 64, args.o_strides);
+  }
+  void TearDown() override {
+    attnrt_artifact_destroy(artifact);
+    attnrt_artifact_destroy(all);
+  }
+
+  /// A kernel that reads every optional operand.
+  static Artifact allOperands() {
+    Artifact a = kernelArtifact();
+    a.set("reads_seq_ids", "1");
+    a.set("reads_cu_seqlens", "1");
+    a.set("reads_block_mask", "1");
+    a.set("reads_alibi_slopes", "1");
+    a.set("mask_block_q", "64");
+    a.set("mask_block_k", "64");
+    return a;
+  }
+  /// args with every optional operand set.
+  attnrt_attention_args withOperands() const {
+    attnrt_attention_args a = args;
+    a.seq_ids = static_cast<const int32_t *>(fake(0x60000));
+    a.cu_seqlens = static_cast<const int32_t *>(fake(0x70000));
+    a.num_cu_seqlens = 3;
+    a.block_mask = static_cast<const uint8_t *>(fake(0x80000));
+    a.block_mask_b = 1;
+    a.block_mask_h = 8;
+    a.alibi_slopes = static_cast<const float *>(fake(0x90000));
+    return a;
+  }
+  static void *fake(uintptr_t address) {
+    return reinterpret_cast<void *>(address);
+  }
+
+  /// attnrt_validate's message for `a` against `on` ("" when it passes).
+  std::string check(const attnrt_attention_args &a,
+                    const attnrt_artifact *on = nullptr) {
+    attnrt_status s = attnrt_validate(on ? on : artifact, &a);
+    if (s == ATTNRT_OK)
+      return "";
+    EXPECT_EQ(s, ATTNRT_ERROR_INVALID_ARGUMENT);
+    return attnrt_last_error();
+  }
+
+  attnrt_artifact *artifact = nullptr, *all = nullptr;
+  attnrt_attention_args args;
+};
+} // namespace
+
+TEST_F(ValidateTest, AcceptsAValidLaunch) {
+  EXPECT_EQ(check(args), "");
+  EXPECT_EQ(check(withOperands(), all), "");
+  attnrt_attention_args a = withOperands();
+  a.block_mask_b = 2;
+  a.block_mask_h = 1;
+  EXPECT_EQ(check(a, all), "");
+  // Counts the kernel does not read are not checked.
+  a = args;
+  a.num_cu_seqlens = -5;
+  a.block_mask_b = 77;
+  EXPECT_EQ(check(a), "");
+}
+
+TEST_F(ValidateTest, RejectsNullHandles) {
+  EXPECT_EQ(attnrt_validate(nullptr, &args), ATTNRT_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(attnrt_last_error(), "expected a non-null artifact");
+  EXPECT_EQ(attnrt_validate(artifact, nullptr), ATTNRT_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(attnrt_last_error(), "expected non-null args");
+}
+
+TEST_F(ValidateTest, RejectsAnotherDtype) {
+  attnrt_attention_args a = args;
+  a.dtype = ATTNRT_F16;
+  EXPECT_EQ(check(a), "expected dtype f16 to match the artifact's bf16");
+  a.dtype = static_cast<attnrt_dtype>(7);
+  EXPECT_EQ(check(a),
+            "expected dtype ATTNRT_BF16, ATTNRT_F16 or ATTNRT_F32, got 7");
+}
+
+TEST_F(ValidateTest, RejectsOtherHeadCountsAndDims) {
+  attnrt_attention_args a = args;
+  a.num_q_heads = 16;
+  EXPECT_EQ(check(a), "expected num_q_heads 16 to match the artifact's 8");
+  a = args;
+  a.num_kv_heads = 8;
+  EXPECT_EQ(check(a), "expected num_kv_heads 8 to match the artifact's 2");
+  a = args;
+  a.head_dim = 128;
+  EXPECT_EQ(check(a), "expected head_dim 128 to match the artifact's 64");
+  a = args;
+  a.value_head_dim = 32;
+  EXPECT_EQ(check(a), "expected value_head_dim 32 to match the artifact's 64");
+}
+
+TEST_F(ValidateTest, RejectsSizesOutOfRange) {
+  attnrt_attention_args a = args;
+  a.batch = 0;
+  EXPECT_EQ(check(a),
+            "expected batch in [1, 65535] (the grid's z limit), got 0");
+  a.batch = 65536;
+  EXPECT_EQ(check(a),
+            "expected batch in [1, 65535] (the grid's z limit), got 65536");
+  a = args;
+  a.seq_q = 0;
+  EXPECT_EQ(check(a), "expected seq_q in [1, 2147483647], got 0");
+  a.seq_q = int64_t(1) << 31;
+  EXPECT_EQ(check(a), "expected seq_q in [1, 2147483647], got 2147483648");
+  a = args;
+  a.seq_k = -1;
+  EXPECT_EQ(check(a), "expected seq_k in [1, 2147483647], got -1");
+  // The largest lengths pass (with strides to match).
+  a = args;
+  a.seq_q = a.seq_k = INT32_MAX;
+  runtime::denseStrides(8, INT32_MAX, 64, a.q_strides);
+  runtime::denseStrides(2, INT32_MAX, 64, a.k_strides);
+  runtime::denseStrides(2, INT32_MAX, 64, a.v_strides);
+  runtime::denseStrides(8, INT32_MAX, 64, a.o_strides);
+  EXPECT_EQ(check(a), "");
+}
+
+TEST_F(ValidateTest, RejectsNullTensors) {
+  const char *names[] = {"q", "k", "v", "o"};
+  for (int i = 0; i < 4; ++i) {
+    attnrt_attention_args a = args;
+    const void **p[] = {&a.q, &a.k, &a.v, const_cast<const void **>(&a.o)};
+    *p[i] = nullptr;
+    EXPECT_EQ(check(a), std::string("expected a non-null ") + names[i]);
+  }
+}
+
+TEST_F(ValidateTest, RejectsMisalignedTensors) {
+  attnrt_attention_args a = args;
+  a.q = fake(0x10008);
+  EXPECT_EQ(check(a), "expected q (0x10008) to be 16-byte aligned");
+  a = args;
+  a.k = fake(0x20002);
+  EXPECT_EQ(check(a), "expected k (0x20002) to be 16-byte aligned");
+  a = args;
+  a.v = fake(0x30004);
+  EXPECT_EQ(check(a), "expected v (0x30004) to be 16-byte aligned");
+  a = args;
+  a.o = fake(0x40001);
+  EXPECT_EQ(check(a), "expected o (0x40001) to be 16-byte aligned");
+}
+
+TEST_F(ValidateTest, RejectsStridesThatAreNotDense) {
+  attnrt_attention_args a = args;
+  a.q_strides[3] = 2;
+  EXPECT_EQ(check(a), "expected q_strides {51200, 6400, 64, 1} (dense "
+                      "row-major [B, Hq, Sq, D]), got {51200, 6400, 64, 2}");
+  a = args;
+  // [B, S, H, D] layout (transposed heads and sequence).
+  a.k_strides[1] = 64;
+  a.k_strides[2] = 128;
+  EXPECT_EQ(check(a), "expected k_strides {15360, 7680, 64, 1} (dense "
+                      "row-major [B, Hkv, Sk, D]), got {15360, 64, 128, 1}");
+  a = args;
+  a.v_strides[0] = 2 * 15360;
+  EXPECT_EQ(check(a), "expected v_strides {15360, 7680, 64, 1} (dense "
+                      "row-major [B, Hkv, Sk, Dv]), got {30720, 7680, 64, 1}");
+  a = args;
+  a.o_strides[2] = 72;
+  EXPECT_EQ(check(a), "expected o_strides {51200, 6400, 64, 1} (dense "
+                      "row-major [B, Hq, Sq, Dv]), got {51200, 6400, 72, 1}");
+}
+
+TEST_F(ValidateTest, RequiresLseExactlyWhenWritten) {
+  attnrt_attention_args a = args;
+  a.lse = nullptr;
+  EXPECT_EQ(check(a), "expected a non-null lse: the artifact writes the "
+                      "log-sum-exp");
+  Artifact noLse = kernelArtifact();
+  noLse.set("reads_lse", "0");
+  attnrt_artifact *other = load(noLse);
+  ASSERT_NE(other, nullptr);
+  EXPECT_EQ(check(args, other), "expected lse to be NULL: the artifact does "
+                                "not write the log-sum-exp");
+  EXPECT_EQ(check(a, other), "");
+  attnrt_artifact_destroy(other);
+  a = args;
+  a.lse = static_cast<float *>(fake(0x50002));
+  EXPECT_EQ(check(a), "expected lse (0x50002) to be 4-byte aligned");
+}
+
+TEST_F(ValidateTest, RequiresEachOperandExactlyWhenRead) {
+  attnrt_attention_args a = withOperands();
+  a.seq_ids = nullptr;
+  EXPECT_EQ(check(a, all),
+            "expected a non-null seq_ids: the artifact reads document ids");
+  a = withOperands();
+  a.cu_seqlens = nullptr;
+  EXPECT_EQ(check(a, all), "expected a non-null cu_seqlens: the artifact "
+                           "reads document offsets");
+  a = withOperands();
+  a.block_mask = nullptr;
+  EXPECT_EQ(check(a, all),
+            "expected a non-null block_mask: the artifact reads a block mask");
+  a = withOperands();
+  a.alibi_slopes = nullptr;
+  EXPECT_EQ(check(a, all), "expected a non-null alibi_slopes: the artifact "
+                           "reads ALiBi slopes");
+
+  attnrt_attention_args extra = withOperands();
+  a = args;
+  a.seq_ids = extra.seq_ids;
+  EXPECT_EQ(check(a), "expected seq_ids to be NULL: the artifact does not "
+                      "read document ids");
+  a = args;
+  a.cu_seqlens = extra.cu_seqlens;
+  EXPECT_EQ(check(a), "expected cu_seqlens to be NULL: the artifact does not "
+                      "read document offsets");
+  a = args;
+  a.block_mask = extra.block_mask;
+  EXPECT_EQ(check(a), "expected block_mask to be NULL: the artifact does not "
+                      "read a block mask");
+  a = args;
+  a.alibi_slopes = extra.alibi_slopes;
+  EXPECT_EQ(check(a), "expected alibi_slopes to be NULL: the artifact does "
+                      "not read ALiBi slopes");
+
+  a = withOperands();
+  a.seq_ids = static_cast<const int32_t *>(fake(0x60001));
+  EXPECT_EQ(check(a, all), "expected seq_ids (0x60001) to be 4-byte aligned");
+  a = withOperands();
+  a.block_mask = static_cast<const uint8_t *>(fake(0x80001));
+  EXPECT_EQ(check(a, all), ""); // bytes need no alignment
+}
+
+TEST_F(ValidateTest, RequiresADocumentInCuSeqlens) {
+  attnrt_attention_args a = withOperands();
+  a.num_cu_seqlens = 1;
+  EXPECT_EQ(check(a, all),
+            "expected num_cu_seqlens >= 2 (one document at least), got 1");
+}
+
+TEST_F(ValidateTest, RequiresBroadcastableBlockMasks) {
+  attnrt_attention_args a = withOperands();
+  a.block_mask_b = 3;
+  EXPECT_EQ(check(a, all), "expected block_mask_b 1 or batch 2, got 3");
+  a = withOperands();
+  a.block_mask_b = 0;
+  EXPECT_EQ(check(a, all), "expected block_mask_b 1 or batch 2, got 0");
+  a = withOperands();
+  a.block_mask_h = 2;
+  EXPECT_EQ(check(a, all), "expected block_mask_h 1 or num_q_heads 8, got 2");
+}
+
+TEST_F(ValidateTest, ScratchSizeIsZero) {
+  size_t bytes = 99;
+  EXPECT_EQ(attnrt_scratch_size(artifact, &args, &bytes), ATTNRT_OK);
+  EXPECT_EQ(bytes, 0u);
+  attnrt_attention_args a = args;
+  a.head_dim = 128;
+  EXPECT_EQ(attnrt_scratch_size(artifact, &a, &bytes),
+            ATTNRT_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(attnrt_last_error(),
+               "expected head_dim 128 to match the artifact's 64");
+  EXPECT_EQ(attnrt_scratch_size(artifact, &args, nullptr),
+            ATTNRT_ERROR_INVALID_ARGUMENT);
+}
+
+//===----------------------------------------------------------------------===//
+// The C API: launching without a GPU
+//===----------------------------------------------------------------------===//
+
+static bool driverPresent() {
+  void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!h)
+    h = dlopen("libcuda.so", RTLD_NOW | RTLD_LOCAL);
+  if (h)
+    dlclose(h);
+  return h != nullptr;
+}
+
+TEST_F(ValidateTest, LaunchValidatesBeforeTouchingTheDriver) {
+  attnrt_attention_args a = args;
+  a.seq_q = 0;
+  EXPECT_EQ(attnrt_launch(artifact, &a, nullptr),
+            ATTNRT_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(attnrt_last_error(),
+               "expected seq_q in [1, 2147483647], got 0");
+  EXPECT_EQ(attnrt_launch(nullptr, &args, nullptr),
+            ATTNRT_ERROR_INVALID_ARGUMENT);
+}
+
+TEST_F(ValidateTest, LaunchWithoutADriverSaysSo) {
+  // Never reaches a kernel: without a driver it stops at dlopen, and with
+  // one this process has no current context.
+  attnrt_status s = attnrt_launch(artifact, &args, nullptr);
+  if (!driverPresent()) {
+    EXPECT_EQ(s, ATTNRT_ERROR_NO_DRIVER);
+    EXPECT_STREQ(attnrt_last_error(),
+                 "libcuda.so.1 not found: no NVIDIA driver on this machine");
+  } else {
+    EXPECT_TRUE(s == ATTNRT_ERROR_NO_DEVICE || s == ATTNRT_ERROR_CUDA) << s;
+    EXPECT_NE(std::string(attnrt_last_error()), "");
+  }
+  // The same answer again (the driver is looked up once).
+  EXPECT_EQ(attnrt_launch(artifact, &args, nullptr), s);
+}
+
+//===----------------------------------------------------------------------===//
+// The C++ wrapper
+//===----------------------------------------------------------------------===//
+
+TEST(RuntimeWrapperTest, OwnsTheArtifactAndCarriesMessages) {
+  runtime::Artifact a;
+  EXPECT_FALSE(a);
+  std::string bytes = bytesOf(kernelArtifact());
+  runtime::Status s = a.loadMemory(bytes.data(), bytes.size());
+  ASSERT_TRUE(s) << s.message();
+  EXPECT_TRUE(a);
+  EXPECT_EQ(a.get("kernel"), "attn_fwd");
+  EXPECT_EQ(a.get("absent"), "");
+  EXPECT_TRUE(a.has("spec"));
+
+  runtime::Artifact b = std::move(a);
+  EXPECT_FALSE(a);
+  EXPECT_TRUE(b);
+
+  attnrt_attention_args args;
+  std::memset(&args, 0, sizeof(args));
+  s = b.validate(args);
+  EXPECT_FALSE(s);
+  EXPECT_EQ(s.code(), ATTNRT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(s.message(), "expected num_q_heads 0 to match the artifact's 8");
+
+  runtime::Artifact c;
+  s = c.loadMemory("junk", 4);
+  EXPECT_EQ(s.code(), ATTNRT_ERROR_BAD_ARTIFACT);
+  EXPECT_FALSE(c);
+  b.reset();
+  EXPECT_FALSE(b);
+}
+
+//===----------------------------------------------------------------------===//
+// attnrt-run
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Runs attnrt-run with `args` (a shell word list) and `env` prefix; returns
+/// the exit code and stdout + stderr.
+int runRunner(const std::string &env, const std::string &args,
+              std::string &output) {
+  std::string command = env + " '" ATTNRT_RUN_PATH "' " + args + " 2>&1";
+  FILE *p = popen(command.c_str(), "r");
+  if (!p)
+    return -1;
+  output.clear();
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), p)) > 0)
+    output.append(buf, n);
+  int status = pclose(p);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+} // namespace
+
+TEST(RunnerTest, SaysThereIsNoDriverAndExits2) {
+  std::string path = tempPath("runner.attnc"), error, out;
+  Artifact a = kernelArtifact();
+  ASSERT_TRUE(writeArtifact(a, path, error)) << error;
+  // ATTNRT_LIBCUDA makes a machine with a driver act as one without.
+  EXPECT_EQ(runRunner("ATTNRT_LIBCUDA=/nonexistent/libcuda.so.1",
+                      "--artifact=" + path + " --seed=3",
+                      out),
+            2)
+      << out;
+  EXPECT_EQ(out, "attnrt-run: error: libcuda.so.1 not found: no NVIDIA "
+                 "driver on this machine\n");
+  if (!driverPresent()) {
+    EXPECT_EQ(runRunner("", "--artifact " + path, out), 2);
+    EXPECT_NE(out.find("libcuda.so.1 not found"), std::string::npos) << out;
+  }
+  std::remove(path.c_str());
+}
+
+TEST(RunnerTest, RejectsSpecsThatChangeTheKernel) {
+  std::string path = tempPath("runner-spec.attnc"), error, out;
+  ASSERT_TRUE(writeArtifact(kernelArtifact(), path, error)) << error;
+  const char *env = "ATTNRT_LIBCUDA=/nonexistent/libcuda.so.1";
+  // Sizes may change (and then the missing driver is reported).
+  EXPECT_EQ(runRunner(env,
+                      "--artifact=" + path +
+                          " --spec='b=1 hq=8 hkv=2 sq=33 sk=77 d=64 "
+                          "mask=causal'",
+                      out),
+            2);
+  EXPECT_NE(out.find("libcuda.so.1 not found"), std::string::npos) << out;
+  // Anything else may not.
+  EXPECT_EQ(runRunner(env,
+                      "--artifact=" + path +
+                          " --spec='b=1 hq=8 hkv=2 sq=33 d=128 mask=causal'",
+                      out),
+            2);
+  EXPECT_NE(out.find("attnrt-run: error: --spec changes d from 64 to 128: an "
+                     "artifact fixes everything but b, sq, sk"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(runRunner(env,
+                      "--artifact=" + path +
+                          " --spec='b=1 hq=8 hkv=2 sq=33 d=64 mask=none'",
+                      out),
+            2);
+  EXPECT_NE(out.find("--spec changes mask from causal to none"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(runRunner(env, "--artifact=" + path + " --spec='sq=abc'", out), 2);
+  EXPECT_NE(out.find("attnrt-run: error: bad --spec: "), std::string::npos)
+      << out;
+  EXPECT_EQ(runRunner(env, "--artifact=" + path + " --time=0", out), 2);
+  EXPECT_NE(out.find("expected --time to be a number of runs"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(runRunner(env, "--artifact=" + path + " --bogus=1", out), 2);
+  EXPECT_NE(out.find("unknown option '--bogus'"), std::string::npos) << out;
+  EXPECT_EQ(runRunner(env, "", out), 2);
+  EXPECT_NE(out.find("expected --artifact"), std::string::npos) << out;
+
+  // The spec must describe the manifest's kernel.
+  Artifact a = kernelArtifact();
+  a.set("spec", "b=2 hq=8 hkv=2 sq=100 d=64 mask=causal lse=0");
+  ASSERT_TRUE(writeArtifact(a, path, error)) << error;
+  EXPECT_EQ(runRunner(env, "--artifact=" + path, out), 2);
+  EXPECT_NE(out.find("the spec's lse 0 does not match the artifact's "
+                     "reads_lse 1"),
+            std::string::npos)
+      << out;
+  std::remove(path.c_str());
+
+  EXPECT_EQ(runRunner(env, "--artifact=" + path, out), 2);
+  EXPECT_NE(out.find("cannot read " + path), std::string::npos) << out;
+}

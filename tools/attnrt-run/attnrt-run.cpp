@@ -1,0 +1,787 @@
+//===- attnrt-run.cpp - run an attnc artifact on the GPU and check it -----===//
+//
+// Loads a compiled artifact, builds the attention of its spec (or of a
+// --spec that changes only the sizes) with seeded random inputs or inputs
+// from .npy files, launches the kernel through the attnrt C API and compares
+// the result with the float64 reference and with a naive implementation in
+// the same input precision, exactly as attnc-run does on the CPU. With
+// --time=N it then times N launches between CUDA events.
+//
+// Plain C++ with no MLIR or LLVM: it runs on a GPU machine that has only
+// libc and the NVIDIA driver. Exit codes: 0 PASS, 1 FAIL, 2 bad input or a
+// failure to load or run (including a machine without a driver).
+//
+//===----------------------------------------------------------------------===//
+
+#include "attnc/Npy.h"
+#include "attnc/Reference.h"
+#include "attnc/Runtime/Artifact.h"
+#include "attnc/Runtime/CudaDriver.h"
+#include "attnc/Runtime/attnrt.h"
+#include "attnc/Spec.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace attnc;
+using namespace attnc::cuda;
+using attnc::mask::DocumentSource;
+using attnc::mask::MaskKind;
+
+static const char *const kUsage =
+    "usage: attnrt-run --artifact=FILE.attnc [--spec=\"b=2 sq=1000 ...\"] "
+    "[--seed=N]\n"
+    "                  [--inputs=q.npy,k.npy,v.npy[,mask operand][,alibi "
+    "slopes]]\n"
+    "                  [--output=o.npy] [--lse=lse.npy] [--time=N] "
+    "[--tolerance=X]\n"
+    "\n"
+    "Runs the artifact's kernel on CUDA device 0 and checks it against a "
+    "float64\n"
+    "reference. --spec defaults to the artifact's spec and may change only b, "
+    "sq,\n"
+    "sk, the document lengths and the block-sparse density. Exit codes: 0 "
+    "PASS,\n"
+    "1 FAIL, 2 bad input or a failure to load or run.\n";
+
+static int badInput(const std::string &message) {
+  std::fprintf(stderr, "attnrt-run: error: %s\n", message.c_str());
+  return 2;
+}
+
+//===----------------------------------------------------------------------===//
+// Command line
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct Options {
+  std::string artifact, spec, inputs, output, lse;
+  uint64_t seed = 0;
+  int64_t time = 0;
+  double tolerance = 1.25;
+  bool help = false;
+};
+} // namespace
+
+static bool parseUnsigned(const std::string &s, uint64_t &out) {
+  if (s.empty() || s.size() > 20)
+    return false;
+  uint64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9')
+      return false;
+    uint64_t next = v * 10 + static_cast<uint64_t>(c - '0');
+    if (next / 10 != v)
+      return false;
+    v = next;
+  }
+  out = v;
+  return true;
+}
+
+/// Parses --key=value and --key value; false with a message on error.
+static bool parseOptions(int argc, char **argv, Options &o,
+                         std::string &error) {
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "-h" || arg == "--help" || arg == "-help") {
+      o.help = true;
+      continue;
+    }
+    if (arg.compare(0, 2, "--") != 0) {
+      error = "unexpected argument '" + arg + "'";
+      return false;
+    }
+    std::string key = arg.substr(2), value;
+    bool hasValue = false;
+    size_t eq = key.find('=');
+    if (eq != std::string::npos) {
+      value = key.substr(eq + 1);
+      key = key.substr(0, eq);
+      hasValue = true;
+    }
+    static const char *const known[] = {"artifact", "spec", "seed",
+                                        "inputs",   "output", "lse",
+                                        "time",     "tolerance"};
+    if (std::find_if(std::begin(known), std::end(known), [&](const char *k) {
+          return key == k;
+        }) == std::end(known)) {
+      error = "unknown option '--" + key + "'";
+      return false;
+    }
+    if (!hasValue) {
+      if (i + 1 >= argc) {
+        error = "expected a value after --" + key;
+        return false;
+      }
+      value = argv[++i];
+    }
+    if (key == "artifact") {
+      o.artifact = value;
+    } else if (key == "spec") {
+      o.spec = value;
+    } else if (key == "inputs") {
+      o.inputs = value;
+    } else if (key == "output") {
+      o.output = value;
+    } else if (key == "lse") {
+      o.lse = value;
+    } else if (key == "seed") {
+      if (!parseUnsigned(value, o.seed)) {
+        error = "expected --seed to be a non-negative integer, got '" + value +
+                "'";
+        return false;
+      }
+    } else if (key == "time") {
+      uint64_t n = 0;
+      if (!parseUnsigned(value, n) || n < 1 || n > 1000000) {
+        error = "expected --time to be a number of runs in [1, 1000000], "
+                "got '" +
+                value + "'";
+        return false;
+      }
+      o.time = static_cast<int64_t>(n);
+    } else if (key == "tolerance") {
+      char *end = nullptr;
+      o.tolerance = std::strtod(value.c_str(), &end);
+      if (value.empty() || *end != '\0' || !std::isfinite(o.tolerance) ||
+          o.tolerance <= 0) {
+        error = "expected --tolerance to be a positive number, got '" + value +
+                "'";
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+static std::vector<std::string> splitComma(const std::string &s) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t end = s.find(',', start);
+    if (end == std::string::npos)
+      end = s.size();
+    if (end > start)
+      parts.push_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+  return parts;
+}
+
+static std::string shapeText(const std::vector<int64_t> &s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i)
+    out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+/// Checks the shape of an input already read from `path`.
+static bool checkShape(const NpyArray &array, const std::string &path,
+                       const std::vector<int64_t> &shape, const char *name,
+                       std::string &error) {
+  if (array.shape == shape)
+    return true;
+  error = std::string("expected ") + name + " (" + path + ") of shape " +
+          shapeText(shape) + ", got " + shapeText(array.shape);
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// Spec against artifact
+//===----------------------------------------------------------------------===//
+
+/// Fails when `given` changes anything of `fixed` other than b, sq, sk, the
+/// document lengths and the block-sparse density.
+static bool checkSpecChange(const AttentionSpec &fixed,
+                            const AttentionSpec &given, std::string &error) {
+  auto differs = [&](const char *key, const std::string &from,
+                     const std::string &to) {
+    error = std::string("--spec changes ") + key + " from " + from + " to " +
+            to +
+            ": an artifact fixes everything but b, sq, sk, the document "
+            "lengths and the block-sparse density (the artifact's spec: " +
+            printSpec(fixed) + ")";
+    return false;
+  };
+  auto num = [](double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), "%.17g", v);
+    return std::string(buf);
+  };
+  if (given.hq != fixed.hq)
+    return differs("hq", std::to_string(fixed.hq), std::to_string(given.hq));
+  if (given.hkv != fixed.hkv)
+    return differs("hkv", std::to_string(fixed.hkv),
+                   std::to_string(given.hkv));
+  if (given.d != fixed.d)
+    return differs("d", std::to_string(fixed.d), std::to_string(given.d));
+  if (given.dv != fixed.dv)
+    return differs("dv", std::to_string(fixed.dv), std::to_string(given.dv));
+  if (given.dtype != fixed.dtype)
+    return differs("dtype", elementTypeName(fixed.dtype),
+                   elementTypeName(given.dtype));
+  if (given.effectiveScale() != fixed.effectiveScale())
+    return differs("scale", num(fixed.effectiveScale()),
+                   num(given.effectiveScale()));
+  const mask::MaskSpec &a = fixed.mask, &b = given.mask;
+  bool aligned = a.kind == MaskKind::Causal ||
+                 a.kind == MaskKind::SlidingWindow ||
+                 a.kind == MaskKind::PrefixLM;
+  auto maskText = [](const AttentionSpec &s) {
+    std::string t = printSpec(s);
+    size_t at = t.find(" mask=");
+    size_t end = t.find(' ', at + 1);
+    return t.substr(at + 6, end == std::string::npos ? end : end - at - 6);
+  };
+  if (a.kind != b.kind || (aligned && a.alignment != b.alignment) ||
+      a.windowLeft != b.windowLeft || a.windowRight != b.windowRight ||
+      a.prefixLength != b.prefixLength ||
+      (a.kind == MaskKind::Document &&
+       (a.documentCausal != b.documentCausal ||
+        a.documentSource != b.documentSource)) ||
+      a.blockQ != b.blockQ || a.blockK != b.blockK)
+    return differs("mask", maskText(fixed), maskText(given));
+  if (given.softcap != fixed.softcap)
+    return differs("softcap", fixed.softcap ? num(*fixed.softcap) : "off",
+                   given.softcap ? num(*given.softcap) : "off");
+  if (given.alibi != fixed.alibi)
+    return differs("alibi", fixed.alibi ? "on" : "off",
+                   given.alibi ? "on" : "off");
+  if (given.lse != fixed.lse)
+    return differs("lse", fixed.lse ? "1" : "0", given.lse ? "1" : "0");
+  return true;
+}
+
+/// Fails when the spec does not describe the kernel of the manifest.
+static bool checkSpecAgainstManifest(const AttentionSpec &s,
+                                     const KernelManifest &m,
+                                     std::string &error) {
+  auto mismatch = [&](const std::string &what, const std::string &got,
+                      const std::string &want) {
+    error = "the spec's " + what + " " + got + " does not match the "
+            "artifact's " + want;
+    return false;
+  };
+  auto str = [](int64_t v) { return std::to_string(v); };
+  if (s.hq != m.numQHeads)
+    return mismatch("hq", str(s.hq), "num_q_heads " + str(m.numQHeads));
+  if (s.hkv != m.numKvHeads)
+    return mismatch("hkv", str(s.hkv), "num_kv_heads " + str(m.numKvHeads));
+  if (s.d != m.headDim)
+    return mismatch("d", str(s.d), "head_dim " + str(m.headDim));
+  if (s.dv != m.valueHeadDim)
+    return mismatch("dv", str(s.dv), "value_head_dim " + str(m.valueHeadDim));
+  if (elementTypeName(s.dtype) != m.dtype)
+    return mismatch("dtype", elementTypeName(s.dtype), "dtype " + m.dtype);
+  if (s.lse != m.readsLse)
+    return mismatch("lse", s.lse ? "1" : "0",
+                    std::string("reads_lse ") + (m.readsLse ? "1" : "0"));
+  bool document = s.mask.kind == MaskKind::Document;
+  if (document != (m.readsSeqIds || m.readsCuSeqlens))
+    return mismatch("mask", mask::stringifyMaskKind(s.mask.kind),
+                    std::string("document operands (reads_seq_ids ") +
+                        (m.readsSeqIds ? "1" : "0") + ", reads_cu_seqlens " +
+                        (m.readsCuSeqlens ? "1" : "0") + ")");
+  bool sparse = s.mask.kind == MaskKind::BlockSparse;
+  if (sparse != m.readsBlockMask)
+    return mismatch("mask", mask::stringifyMaskKind(s.mask.kind),
+                    std::string("reads_block_mask ") +
+                        (m.readsBlockMask ? "1" : "0"));
+  if (sparse && (s.mask.blockQ != m.maskBlockQ || s.mask.blockK != m.maskBlockK))
+    return mismatch("block-sparse blocks",
+                    str(s.mask.blockQ) + "x" + str(s.mask.blockK),
+                    "mask_block_q x mask_block_k " + str(m.maskBlockQ) + "x" +
+                        str(m.maskBlockK));
+  if (m.readsAlibiSlopes && !s.alibi)
+    return mismatch("alibi", "off", "reads_alibi_slopes 1");
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// FLOPs
+//===----------------------------------------------------------------------===//
+
+/// The (query, key) pairs the mask leaves visible, over every batch entry and
+/// query head: per row for the interval masks, per block for block-sparse
+/// masks, per element (once per batch entry, or once for cu_seqlens) for
+/// documents.
+static double visiblePairs(const AttentionProblem &p) {
+  const mask::MaskSpec &m = p.mask;
+  double heads = static_cast<double>(p.b) * p.hq;
+  if (mask::hasIntervalForm(m.kind)) {
+    double pairs = 0;
+    for (int64_t i = 0; i < p.sq; ++i) {
+      mask::KeyRange r = mask::rowKeyRange(m, i, p.sq, p.sk);
+      pairs += std::max<int64_t>(0, r.end - r.begin);
+    }
+    return pairs * heads;
+  }
+  if (m.kind == MaskKind::BlockSparse) {
+    double pairs = 0;
+    for (int64_t bb = 0; bb < p.blockMaskB; ++bb)
+      for (int64_t hb = 0; hb < p.blockMaskH; ++hb)
+        for (int64_t q0 = 0; q0 < p.sq; q0 += m.blockQ)
+          for (int64_t k0 = 0; k0 < p.sk; k0 += m.blockK)
+            if (p.visible(bb, hb, q0, k0))
+              pairs += static_cast<double>(std::min(m.blockQ, p.sq - q0)) *
+                       std::min(m.blockK, p.sk - k0);
+    return pairs * (static_cast<double>(p.b) / p.blockMaskB) *
+           (static_cast<double>(p.hq) / p.blockMaskH);
+  }
+  // Documents: the mask does not depend on the head, nor (for cu_seqlens)
+  // on the batch entry.
+  bool perBatch = m.kind != MaskKind::Document ||
+                  m.documentSource == DocumentSource::SegmentIds;
+  int64_t batches = perBatch ? p.b : 1;
+  double pairs = 0;
+  for (int64_t bi = 0; bi < batches; ++bi)
+    for (int64_t i = 0; i < p.sq; ++i)
+      for (int64_t j = 0; j < p.sk; ++j)
+        pairs += p.visible(bi, 0, i, j);
+  return pairs * p.hq * (perBatch ? 1 : p.b);
+}
+
+//===----------------------------------------------------------------------===//
+// Device memory
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A device allocation freed on destruction.
+struct DeviceBuffer {
+  const Driver *d = nullptr;
+  CUdeviceptr ptr = 0;
+  size_t bytes = 0;
+
+  DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer &) = delete;
+  DeviceBuffer &operator=(const DeviceBuffer &) = delete;
+  ~DeviceBuffer() {
+    if (ptr)
+      d->cuMemFree(ptr);
+  }
+  void *get() const { return reinterpret_cast<void *>(ptr); }
+
+  /// Allocates `n` bytes (at least 1) and copies `host` in when non-null.
+  bool allocate(const Driver &driver, size_t n, const void *host,
+                std::string &error) {
+    d = &driver;
+    bytes = n;
+    CUresult r = d->cuMemAlloc(&ptr, std::max<size_t>(n, 1));
+    if (r != CUDA_SUCCESS) {
+      ptr = 0;
+      error = d->describe("cuMemAlloc", r) + " (" + std::to_string(n) +
+              " bytes)";
+      return false;
+    }
+    if (host && n) {
+      r = d->cuMemcpyHtoD(ptr, host, n);
+      if (r != CUDA_SUCCESS) {
+        error = d->describe("cuMemcpyHtoD", r);
+        return false;
+      }
+    }
+    return true;
+  }
+};
+} // namespace
+
+/// The bytes of `values` in element type `t` (bf16/f16 bits or f32).
+static std::vector<unsigned char> toDeviceElements(
+    const std::vector<double> &values, ElementType t) {
+  std::vector<unsigned char> out;
+  if (t == ElementType::F32) {
+    out.resize(values.size() * 4);
+    for (size_t i = 0; i < values.size(); ++i) {
+      float f = static_cast<float>(values[i]);
+      std::memcpy(&out[i * 4], &f, 4);
+    }
+    return out;
+  }
+  out.resize(values.size() * 2);
+  for (size_t i = 0; i < values.size(); ++i) {
+    float f = static_cast<float>(values[i]);
+    uint16_t bits =
+        t == ElementType::BF16 ? floatToBF16Bits(f) : floatToF16Bits(f);
+    std::memcpy(&out[i * 2], &bits, 2);
+  }
+  return out;
+}
+
+static std::vector<double> fromDeviceElements(
+    const std::vector<unsigned char> &bytes, ElementType t) {
+  std::vector<double> out;
+  if (t == ElementType::F32) {
+    out.resize(bytes.size() / 4);
+    for (size_t i = 0; i < out.size(); ++i) {
+      float f;
+      std::memcpy(&f, &bytes[i * 4], 4);
+      out[i] = f;
+    }
+    return out;
+  }
+  out.resize(bytes.size() / 2);
+  for (size_t i = 0; i < out.size(); ++i) {
+    uint16_t bits;
+    std::memcpy(&bits, &bytes[i * 2], 2);
+    out[i] = t == ElementType::BF16 ? bf16BitsToFloat(bits)
+                                    : f16BitsToFloat(bits);
+  }
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Main
+//===----------------------------------------------------------------------===//
+
+int main(int argc, char **argv) {
+  Options opts;
+  std::string error;
+  if (!parseOptions(argc, argv, opts, error)) {
+    std::fprintf(stderr, "attnrt-run: error: %s\n%s", error.c_str(), kUsage);
+    return 2;
+  }
+  if (opts.help) {
+    std::printf("%s", kUsage);
+    return 0;
+  }
+  if (opts.artifact.empty()) {
+    std::fprintf(stderr, "attnrt-run: error: expected --artifact\n%s", kUsage);
+    return 2;
+  }
+
+  // The artifact: a handle for launching, and its manifest.
+  attnrt_artifact *handleRaw = nullptr;
+  if (attnrt_artifact_load_file(opts.artifact.c_str(), &handleRaw) != ATTNRT_OK)
+    return badInput(attnrt_last_error());
+  std::unique_ptr<attnrt_artifact, void (*)(attnrt_artifact *)> handle(
+      handleRaw, attnrt_artifact_destroy);
+  Artifact file;
+  KernelManifest manifest;
+  if (!readArtifactFile(opts.artifact, file, error) ||
+      !parseKernelManifest(file, manifest, error))
+    return badInput(error);
+
+  // The spec: the artifact's, or a --spec that changes only the sizes.
+  AttentionSpec spec;
+  bool haveArtifactSpec = !manifest.spec.empty();
+  if (haveArtifactSpec && !parseSpec(manifest.spec, spec, error))
+    return badInput("the artifact's spec '" + manifest.spec +
+                    "' does not parse: " + error);
+  if (!opts.spec.empty()) {
+    AttentionSpec given;
+    if (!parseSpec(opts.spec, given, error))
+      return badInput("bad --spec: " + error);
+    if (haveArtifactSpec && !checkSpecChange(spec, given, error))
+      return badInput(error);
+    spec = given;
+  } else if (!haveArtifactSpec) {
+    return badInput("the artifact has no 'spec' in its manifest: give --spec");
+  }
+
+  // Inputs; without --spec, their shapes give b, sq and sk.
+  std::vector<std::string> inputs = splitComma(opts.inputs);
+  if (!inputs.empty() && inputs.size() < 3)
+    return badInput("expected --inputs=q.npy,k.npy,v.npy[,...]");
+  NpyArray qIn, kIn, vIn;
+  if (!inputs.empty()) {
+    if (!readNpy(inputs[0], qIn, error) || !readNpy(inputs[1], kIn, error) ||
+        !readNpy(inputs[2], vIn, error))
+      return badInput(error);
+    if (opts.spec.empty() && spec.mask.kind != MaskKind::Document &&
+        qIn.shape.size() == 4 && kIn.shape.size() == 4) {
+      spec.b = qIn.shape[0];
+      spec.sq = qIn.shape[2];
+      spec.sk = kIn.shape[2];
+    }
+  }
+  if (!checkSpecAgainstManifest(spec, manifest, error))
+    return badInput(error);
+  if (spec.b > 65535 || spec.sq > INT32_MAX || spec.sk > INT32_MAX)
+    return badInput("expected b <= 65535 and sq, sk <= 2^31 - 1");
+
+  // The device, before the (possibly slow) host work.
+  const Driver *d = getDriver(error);
+  if (!d)
+    return badInput(error);
+  CUresult r = d->cuInit(0);
+  if (r != CUDA_SUCCESS)
+    return badInput(r == CUDA_ERROR_NO_DEVICE
+                        ? "no CUDA device: " + d->describe("cuInit", r)
+                        : d->describe("cuInit", r));
+  CUdevice device = 0;
+  if ((r = d->cuDeviceGet(&device, 0)) != CUDA_SUCCESS)
+    return badInput(d->describe("cuDeviceGet", r));
+  char name[256] = {0};
+  if ((r = d->cuDeviceGetName(name, sizeof(name) - 1, device)) != CUDA_SUCCESS)
+    return badInput(d->describe("cuDeviceGetName", r));
+  CUcontext ctx = nullptr;
+  if ((r = d->cuDevicePrimaryCtxRetain(&ctx, device)) != CUDA_SUCCESS)
+    return badInput(d->describe("cuDevicePrimaryCtxRetain", r));
+  if ((r = d->cuCtxSetCurrent(ctx)) != CUDA_SUCCESS)
+    return badInput(d->describe("cuCtxSetCurrent", r));
+
+  // The problem on the host.
+  AttentionProblem problem;
+  makeProblem(spec, opts.seed, problem);
+  if (manifest.readsSeqIds && !manifest.readsCuSeqlens)
+    problem.mask.documentSource = DocumentSource::SegmentIds;
+  if (!inputs.empty()) {
+    if (!checkShape(qIn, inputs[0], {spec.b, spec.hq, spec.sq, spec.d}, "q",
+                    error) ||
+        !checkShape(kIn, inputs[1], {spec.b, spec.hkv, spec.sk, spec.d}, "k",
+                    error) ||
+        !checkShape(vIn, inputs[2], {spec.b, spec.hkv, spec.sk, spec.dv}, "v",
+                    error))
+      return badInput(error);
+    for (NpyArray *a : {&qIn, &kIn, &vIn})
+      for (double &x : a->data)
+        x = roundTo(x, spec.dtype);
+    problem.q = std::move(qIn.data);
+    problem.k = std::move(kIn.data);
+    problem.v = std::move(vIn.data);
+    // Optional operands, in kernel-parameter order, for those the kernel
+    // reads.
+    size_t next = 3;
+    bool readFailed = false;
+    // Reads the next operand file into `extra`; false when there is none
+    // left or it does not read (readFailed).
+    auto take = [&](NpyArray &extra) {
+      if (readFailed || next >= inputs.size())
+        return false;
+      readFailed = !readNpy(inputs[next++], extra, error);
+      return !readFailed;
+    };
+    NpyArray extra;
+    if (manifest.readsSeqIds && take(extra)) {
+      if (extra.shape != std::vector<int64_t>{spec.b, spec.sk})
+        return badInput("expected seq_ids .npy of shape [b, sk]");
+      problem.seqIds.assign(extra.data.begin(), extra.data.end());
+    }
+    if (manifest.readsCuSeqlens && take(extra)) {
+      if (extra.shape.size() != 1 || extra.shape[0] < 2 ||
+          extra.data.front() != 0 || extra.data.back() != spec.sk)
+        return badInput("expected cu_seqlens .npy of rank 1 from 0 to sk");
+      for (size_t i = 1; i < extra.data.size(); ++i)
+        if (extra.data[i] < extra.data[i - 1])
+          return badInput("expected non-decreasing cu_seqlens");
+      problem.cuSeqlens.assign(extra.data.begin(), extra.data.end());
+    }
+    if (manifest.readsBlockMask && take(extra)) {
+      int64_t nq = (spec.sq + spec.mask.blockQ - 1) / spec.mask.blockQ;
+      int64_t nk = (spec.sk + spec.mask.blockK - 1) / spec.mask.blockK;
+      if (extra.shape.size() != 4 || extra.shape[2] != nq ||
+          extra.shape[3] != nk ||
+          (extra.shape[0] != 1 && extra.shape[0] != spec.b) ||
+          (extra.shape[1] != 1 && extra.shape[1] != spec.hq))
+        return badInput("expected block_mask .npy of shape [1 or b, 1 or hq, "
+                        "ceil(sq/block_q), ceil(sk/block_k)]");
+      problem.blockMaskB = extra.shape[0];
+      problem.blockMaskH = extra.shape[1];
+      problem.blockMask.clear();
+      for (double x : extra.data)
+        problem.blockMask.push_back(x != 0);
+    }
+    if (manifest.readsAlibiSlopes && take(extra)) {
+      if (!checkShape(extra, inputs[next - 1], {spec.hq}, "alibi_slopes",
+                      error))
+        return badInput(error);
+      problem.alibiSlopes = extra.data;
+    }
+    if (readFailed)
+      return badInput(error);
+    if (next != inputs.size())
+      return badInput("unexpected extra --inputs file " + inputs[next]);
+  }
+
+  // Device buffers; o and lse poisoned with 0xFF bytes (NaN) so that an
+  // element the kernel never writes shows up as a mismatch.
+  size_t elt = spec.dtype == ElementType::F32 ? 4 : 2;
+  size_t oElems = static_cast<size_t>(spec.b * spec.hq * spec.sq * spec.dv);
+  size_t lseElems = static_cast<size_t>(spec.b * spec.hq * spec.sq);
+  DeviceBuffer q, k, v, o, lse, seqIds, cuSeqlens, blockMask, slopes;
+  {
+    std::vector<unsigned char> bytes = toDeviceElements(problem.q, spec.dtype);
+    if (!q.allocate(*d, bytes.size(), bytes.data(), error))
+      return badInput(error);
+    bytes = toDeviceElements(problem.k, spec.dtype);
+    if (!k.allocate(*d, bytes.size(), bytes.data(), error))
+      return badInput(error);
+    bytes = toDeviceElements(problem.v, spec.dtype);
+    if (!v.allocate(*d, bytes.size(), bytes.data(), error))
+      return badInput(error);
+  }
+  if (!o.allocate(*d, oElems * elt, nullptr, error))
+    return badInput(error);
+  if ((r = d->cuMemsetD8(o.ptr, 0xFF, o.bytes)) != CUDA_SUCCESS)
+    return badInput(d->describe("cuMemsetD8", r));
+  if (manifest.readsLse) {
+    if (!lse.allocate(*d, lseElems * 4, nullptr, error))
+      return badInput(error);
+    if ((r = d->cuMemsetD8(lse.ptr, 0xFF, lse.bytes)) != CUDA_SUCCESS)
+      return badInput(d->describe("cuMemsetD8", r));
+  }
+  if (manifest.readsSeqIds &&
+      !seqIds.allocate(*d, problem.seqIds.size() * 4, problem.seqIds.data(),
+                       error))
+    return badInput(error);
+  if (manifest.readsCuSeqlens &&
+      !cuSeqlens.allocate(*d, problem.cuSeqlens.size() * 4,
+                          problem.cuSeqlens.data(), error))
+    return badInput(error);
+  if (manifest.readsBlockMask &&
+      !blockMask.allocate(*d, problem.blockMask.size(),
+                          problem.blockMask.data(), error))
+    return badInput(error);
+  if (manifest.readsAlibiSlopes) {
+    std::vector<float> f(problem.alibiSlopes.begin(),
+                         problem.alibiSlopes.end());
+    if (!slopes.allocate(*d, f.size() * 4, f.data(), error))
+      return badInput(error);
+  }
+
+  // The launch.
+  attnrt_attention_args args;
+  std::memset(&args, 0, sizeof(args));
+  args.dtype = spec.dtype == ElementType::BF16  ? ATTNRT_BF16
+               : spec.dtype == ElementType::F16 ? ATTNRT_F16
+                                                : ATTNRT_F32;
+  args.batch = spec.b;
+  args.num_q_heads = spec.hq;
+  args.num_kv_heads = spec.hkv;
+  args.seq_q = spec.sq;
+  args.seq_k = spec.sk;
+  args.head_dim = spec.d;
+  args.value_head_dim = spec.dv;
+  args.q = q.get();
+  args.k = k.get();
+  args.v = v.get();
+  args.o = o.get();
+  args.lse = static_cast<float *>(lse.get());
+  auto dense = [](int64_t h, int64_t s, int64_t dim, int64_t *out) {
+    out[0] = h * s * dim;
+    out[1] = s * dim;
+    out[2] = dim;
+    out[3] = 1;
+  };
+  dense(spec.hq, spec.sq, spec.d, args.q_strides);
+  dense(spec.hkv, spec.sk, spec.d, args.k_strides);
+  dense(spec.hkv, spec.sk, spec.dv, args.v_strides);
+  dense(spec.hq, spec.sq, spec.dv, args.o_strides);
+  args.seq_ids = static_cast<const int32_t *>(seqIds.get());
+  args.cu_seqlens = static_cast<const int32_t *>(cuSeqlens.get());
+  args.num_cu_seqlens = static_cast<int64_t>(problem.cuSeqlens.size());
+  args.block_mask = static_cast<const uint8_t *>(blockMask.get());
+  args.block_mask_b = problem.blockMaskB;
+  args.block_mask_h = problem.blockMaskH;
+  args.alibi_slopes = static_cast<const float *>(slopes.get());
+
+  if (attnrt_launch(handle.get(), &args, nullptr) != ATTNRT_OK)
+    return badInput(attnrt_last_error());
+  if ((r = d->cuCtxSynchronize()) != CUDA_SUCCESS)
+    return badInput("the kernel failed: " +
+                    d->describe("cuCtxSynchronize", r));
+
+  std::vector<double> out, lseOut;
+  {
+    std::vector<unsigned char> bytes(o.bytes);
+    if ((r = d->cuMemcpyDtoH(bytes.data(), o.ptr, bytes.size())) !=
+        CUDA_SUCCESS)
+      return badInput(d->describe("cuMemcpyDtoH", r));
+    out = fromDeviceElements(bytes, spec.dtype);
+  }
+  if (manifest.readsLse) {
+    std::vector<float> f(lseElems);
+    if ((r = d->cuMemcpyDtoH(f.data(), lse.ptr, lse.bytes)) != CUDA_SUCCESS)
+      return badInput(d->describe("cuMemcpyDtoH", r));
+    lseOut.assign(f.begin(), f.end());
+  }
+
+  // The check, as attnc-run reports it.
+  std::vector<double> refOut, refLse, naiveOut;
+  referenceAttention(problem, refOut, refLse);
+  naiveAttention(problem, spec.dtype, naiveOut);
+  ErrorStats outErr = compare(out, refOut);
+  ErrorStats naiveErr = compare(naiveOut, refOut);
+  // f32 rounding of the inputs' products bounds how exact any f32 kernel
+  // can be; below this floor, differences are summation order.
+  const double floor = 1e-6;
+  bool pass = outErr.mismatchedNonFinite == 0 &&
+              std::isfinite(outErr.relFrobenius) &&
+              outErr.relFrobenius <=
+                  opts.tolerance * naiveErr.relFrobenius + floor;
+  std::printf("attnrt-run: %s on cuda (%s), seed %llu\n",
+              printSpec(spec).c_str(), name,
+              static_cast<unsigned long long>(opts.seed));
+  std::printf("  output: max abs error %.3e, rel Frobenius error %.3e "
+              "(naive %s: %.3e; bar %.2f x naive + %.0e)\n",
+              outErr.maxAbs, outErr.relFrobenius, elementTypeName(spec.dtype),
+              naiveErr.relFrobenius, opts.tolerance, floor);
+  if (manifest.readsLse) {
+    ErrorStats lseErr = compare(lseOut, refLse);
+    double lseBar = 1e-4;
+    bool lsePass = lseErr.mismatchedNonFinite == 0 &&
+                   std::isfinite(lseErr.maxAbs) && lseErr.maxAbs <= lseBar;
+    std::printf("  lse:    max abs error %.3e (bar %.0e), %lld non-finite "
+                "mismatches\n",
+                lseErr.maxAbs, lseBar,
+                static_cast<long long>(lseErr.mismatchedNonFinite));
+    pass = pass && lsePass;
+  }
+  std::fflush(stdout);
+  if (!opts.output.empty() &&
+      !writeNpyF32(opts.output, {spec.b, spec.hq, spec.sq, spec.dv}, out,
+                   error))
+    return badInput(error);
+  if (!opts.lse.empty()) {
+    if (!manifest.readsLse)
+      return badInput("--lse given but the artifact writes no LSE");
+    if (!writeNpyF32(opts.lse, {spec.b, spec.hq, spec.sq}, lseOut, error))
+      return badInput(error);
+  }
+
+  // Timing: 3 warm-up launches, then each of N launches between two events.
+  if (opts.time > 0) {
+    for (int i = 0; i < 3; ++i)
+      if (attnrt_launch(handle.get(), &args, nullptr) != ATTNRT_OK)
+        return badInput(attnrt_last_error());
+    CUevent start = nullptr, stop = nullptr;
+    if ((r = d->cuEventCreate(&start, CU_EVENT_DEFAULT)) != CUDA_SUCCESS ||
+        (r = d->cuEventCreate(&stop, CU_EVENT_DEFAULT)) != CUDA_SUCCESS)
+      return badInput(d->describe("cuEventCreate", r));
+    std::vector<double> ms;
+    for (int64_t i = 0; i < opts.time; ++i) {
+      if ((r = d->cuEventRecord(start, nullptr)) != CUDA_SUCCESS)
+        return badInput(d->describe("cuEventRecord", r));
+      if (attnrt_launch(handle.get(), &args, nullptr) != ATTNRT_OK)
+        return badInput(attnrt_last_error());
+      if ((r = d->cuEventRecord(stop, nullptr)) != CUDA_SUCCESS)
+        return badInput(d->describe("cuEventRecord", r));
+      if ((r = d->cuEventSynchronize(stop)) != CUDA_SUCCESS)
+        return badInput("the kernel failed: " +
+                        d->describe("cuEventSynchronize", r));
+      float t = 0;
+      if ((r = d->cuEventElapsedTime(&t, start, stop)) != CUDA_SUCCESS)
+        return badInput(d->describe("cuEventElapsedTime", r));
+      ms.push_back(t);
+    }
+    d->cuEventDestroy(start);
+    d->cuEventDestroy(stop);
+    std::sort(ms.begin(), ms.end());
+    size_t n = ms.size();
+    double median = n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
+    double flops = 2.0 * visiblePairs(problem) * (spec.d + spec.dv);
+    double tflops = median > 0 ? flops / (median * 1e-3) / 1e12 : 0;
+    std::printf("  time: median %.3f ms over %lld runs, %.1f TFLOP/s\n",
+                median, static_cast<long long>(n), tflops);
+  }
+
+  std::printf("%s\n", pass ? "PASS" : "FAIL");
+  return pass ? 0 : 1;
+}
