@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine over build-gpu/ (scripts/build-gpu-artifacts.sh):
 # the conformance sweep of conformance.list against the float64 reference
-# (output poisoned before each run), then, if bench.list is there, timings.
+# (output poisoned before each run), then, with BENCH="D:S:mask ..." (or
+# BENCH=all), bench/bench.py side by side with the peers.
 # Usage: bench/gpu-check.sh BUILD_GPU_DIR LOG_DIR
 set -uo pipefail
 DIR=${1:?build-gpu dir}
@@ -50,14 +51,10 @@ for f in $(grep -l "^FAIL\|attnrt-run: error" "$LOGS"/run.*.log 2>/dev/null | he
 done
 echo "conformance: $pass passed, $fail failed"
 
-if [ -f "$DIR/bench.list" ]; then
-  : > "$LOGS/bench.txt"
-  while IFS='|' read -r name spec runs; do
-    name=$(echo "$name" | xargs)
-    case "$name" in ''|'#'*) continue ;; esac
-    out=$("$RUN" --artifact="$DIR/artifacts/$name.attnc" --seed=1 --time="${BENCH_RUNS:-30}" 2>&1)
-    echo "$name: $(echo "$out" | grep -E '^(PASS|FAIL)') $(echo "$out" | grep '^time')" | tee -a "$LOGS/bench.txt"
-  done < "$DIR/bench.list"
+# Side by side with the peers (bench/bench.py), when asked.
+if [ -n "${BENCH+x}" ]; then
+  [ "$BENCH" = all ] && BENCH=""
+  OUT="$LOGS" python3 "$(dirname "$0")/bench.py" "$DIR" $BENCH 2>&1 | tail -40
 fi
 rm -f "$LOGS"/rc.* 
 tar czf "$LOGS/runs.tgz" -C "$LOGS" $(cd "$LOGS" && ls run.*.log) 2>/dev/null && rm -f "$LOGS"/run.*.log

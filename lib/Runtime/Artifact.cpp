@@ -182,8 +182,8 @@ public:
     if (pos >= size)
       return false;
     const void *nl = std::memchr(data + pos, '\n', size - pos);
-    size_t end = nl ? static_cast<size_t>(static_cast<const char *>(nl) - data)
-                    : size;
+    size_t end =
+        nl ? static_cast<size_t>(static_cast<const char *>(nl) - data) : size;
     out.assign(data + pos, end - pos);
     if (!out.empty() && out.back() == '\r')
       out.pop_back();
@@ -308,8 +308,8 @@ bool attnc::readArtifact(const void *data, size_t size, Artifact &artifact,
     }
     if (words.size() != 3 || words[0] != "section" || words[1].empty() ||
         hasSpace(words[1])) {
-      error = where + "expected 'section <name> <size>', got " +
-              quoteLine(line);
+      error =
+          where + "expected 'section <name> <size>', got " + quoteLine(line);
       return false;
     }
     const std::string &name = words[1];
@@ -320,7 +320,8 @@ bool attnc::readArtifact(const void *data, size_t size, Artifact &artifact,
       return false;
     }
     if (!complete) {
-      error = where + "section '" + name + "' is truncated: its header has "
+      error = where + "section '" + name +
+              "' is truncated: its header has "
               "no newline";
       return false;
     }
@@ -462,8 +463,7 @@ static bool isIdentifier(const std::string &s) {
 }
 
 bool attnc::parseKernelManifest(const Artifact &artifact,
-                                KernelManifest &manifest,
-                                std::string &error) {
+                                KernelManifest &manifest, std::string &error) {
   ManifestReader r{artifact, error};
   KernelManifest m;
 
@@ -511,7 +511,7 @@ bool attnc::parseKernelManifest(const Artifact &artifact,
     m.spec = *spec;
 
   // Grid y holds the query heads (at most 65535); a block at most 1024
-  // threads; dynamic shared memory fits the launch's 32-bit field; head
+  // threads; dynamic shared memory fits cuFuncSetAttribute's int; head
   // dimensions are bounded so that stride products cannot overflow.
   if (!r.integer("num_q_heads", m.numQHeads, 1, 65535) ||
       !r.integer("num_kv_heads", m.numKvHeads, 1, 65535) ||
@@ -521,7 +521,7 @@ bool attnc::parseKernelManifest(const Artifact &artifact,
       !r.integer("block_k", m.blockK, 1, INT64_MAX) ||
       !r.integer("threads", m.threads, 1, 1024) ||
       !r.integer("dynamic_shared_memory", m.dynamicSharedMemory, 0,
-                 UINT32_MAX) ||
+                 INT32_MAX) ||
       !r.flag("reads_lse", m.readsLse) ||
       !r.flag("reads_seq_ids", m.readsSeqIds) ||
       !r.flag("reads_cu_seqlens", m.readsCuSeqlens) ||
@@ -530,8 +530,7 @@ bool attnc::parseKernelManifest(const Artifact &artifact,
     return false;
   if (m.numQHeads % m.numKvHeads != 0) {
     error = "manifest: expected num_q_heads " + std::to_string(m.numQHeads) +
-            " to be a multiple of num_kv_heads " +
-            std::to_string(m.numKvHeads);
+            " to be a multiple of num_kv_heads " + std::to_string(m.numKvHeads);
     return false;
   }
   if (m.readsBlockMask &&

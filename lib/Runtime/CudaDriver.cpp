@@ -89,12 +89,12 @@ struct LoadedDriver {
     resolve(d.cuEventCreate, "cuEventCreate", nullptr, true);
     resolve(d.cuEventRecord, "cuEventRecord", nullptr, true);
     resolve(d.cuEventSynchronize, "cuEventSynchronize", nullptr, true);
-    resolve(d.cuEventElapsedTime, "cuEventElapsedTime_v2",
-            "cuEventElapsedTime", true);
+    resolve(d.cuEventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime",
+            true);
     resolve(d.cuEventDestroy, "cuEventDestroy_v2", "cuEventDestroy", true);
     if (!missing.empty()) {
-      error = "the NVIDIA driver's libcuda lacks " + missing +
-              " (driver too old?)";
+      error =
+          "the NVIDIA driver's libcuda lacks " + missing + " (driver too old?)";
       // The handle stays open: harmless, and other users may share it.
       return;
     }

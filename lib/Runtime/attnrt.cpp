@@ -376,7 +376,8 @@ static attnrt_status loadModule(const Driver &d, attnrt_artifact &artifact,
     CUresult r = d.cuModuleLoadData(&module, cubin->data());
     if (r != CUDA_SUCCESS) {
       module = nullptr;
-      failures = "cubin (" + m.target + "): " + d.describe("cuModuleLoadData", r);
+      failures =
+          "cubin (" + m.target + "): " + d.describe("cuModuleLoadData", r);
     }
   }
   if (!module) {
@@ -385,17 +386,17 @@ static attnrt_status loadModule(const Driver &d, attnrt_artifact &artifact,
       std::vector<char> log(16 * 1024, '\0');
       int options[] = {CU_JIT_ERROR_LOG_BUFFER,
                        CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-      void *values[] = {log.data(),
-                        reinterpret_cast<void *>(
-                            static_cast<uintptr_t>(log.size() - 1))};
+      void *values[] = {
+          log.data(),
+          reinterpret_cast<void *>(static_cast<uintptr_t>(log.size() - 1))};
       CUresult r =
           d.cuModuleLoadDataEx(&module, ptx->c_str(), 2, options, values);
       if (r != CUDA_SUCCESS) {
         module = nullptr;
         if (!failures.empty())
           failures += "; ";
-        failures += "ptx (" + m.target + "): " +
-                    d.describe("cuModuleLoadDataEx", r);
+        failures +=
+            "ptx (" + m.target + "): " + d.describe("cuModuleLoadDataEx", r);
         std::string text(log.data());
         while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
           text.pop_back();
@@ -411,9 +412,10 @@ static attnrt_status loadModule(const Driver &d, attnrt_artifact &artifact,
   CUresult r = d.cuModuleGetFunction(&function, module, m.kernel.c_str());
   if (r != CUDA_SUCCESS) {
     d.cuModuleUnload(module);
-    return fail(ATTNRT_ERROR_CUDA, "kernel '" + m.kernel +
-                                       "' not found in the artifact's module: " +
-                                       d.describe("cuModuleGetFunction", r));
+    return fail(ATTNRT_ERROR_CUDA,
+                "kernel '" + m.kernel +
+                    "' not found in the artifact's module: " +
+                    d.describe("cuModuleGetFunction", r));
   }
   if (m.dynamicSharedMemory > kDefaultDynamicSharedMemory) {
     r = d.cuFuncSetAttribute(function,
@@ -421,11 +423,10 @@ static attnrt_status loadModule(const Driver &d, attnrt_artifact &artifact,
                              static_cast<int>(m.dynamicSharedMemory));
     if (r != CUDA_SUCCESS) {
       d.cuModuleUnload(module);
-      return fail(ATTNRT_ERROR_CUDA,
-                  "cannot give kernel '" + m.kernel + "' " +
-                      std::to_string(m.dynamicSharedMemory) +
-                      " bytes of dynamic shared memory: " +
-                      d.describe("cuFuncSetAttribute", r));
+      return fail(ATTNRT_ERROR_CUDA, "cannot give kernel '" + m.kernel + "' " +
+                                         std::to_string(m.dynamicSharedMemory) +
+                                         " bytes of dynamic shared memory: " +
+                                         d.describe("cuFuncSetAttribute", r));
     }
   }
   artifact.loaded.push_back({ctx, ctxId, module, function});
@@ -473,11 +474,10 @@ extern "C" attnrt_status attnrt_launch(attnrt_artifact *artifact,
     return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p));
   };
   // The kernel ABI: 9 device pointers, then 6 x int64.
-  CUdeviceptr pointers[9] = {ptr(a.q),          ptr(a.k),
-                             ptr(a.v),          ptr(a.o),
-                             ptr(a.lse),        ptr(a.seq_ids),
-                             ptr(a.cu_seqlens), ptr(a.block_mask),
-                             ptr(a.alibi_slopes)};
+  CUdeviceptr pointers[9] = {
+      ptr(a.q),          ptr(a.k),          ptr(a.v),
+      ptr(a.o),          ptr(a.lse),        ptr(a.seq_ids),
+      ptr(a.cu_seqlens), ptr(a.block_mask), ptr(a.alibi_slopes)};
   int64_t scalars[6] = {a.batch,
                         a.seq_q,
                         a.seq_k,

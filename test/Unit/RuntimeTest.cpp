@@ -26,8 +26,8 @@ using namespace attnc;
 namespace {
 
 std::string tempPath(const std::string &name) {
-  return ::testing::TempDir() + "attnc-rt-" + std::to_string(::getpid()) +
-         "-" + name;
+  return ::testing::TempDir() + "attnc-rt-" + std::to_string(::getpid()) + "-" +
+         name;
 }
 
 /// The manifest of a bf16 causal GQA kernel as the compiler writes it.
@@ -107,7 +107,9 @@ TEST(ArtifactTest, RoundTripsBinarySections) {
   Artifact a = kernelArtifact();
   // A cubin-like blob with newlines, NULs, high bytes and text that looks
   // like artifact syntax.
-  std::string cubin("\x7f" "ELF\x02\x01\x01\0\0\n\nend\nsection ptx 3\n", 26);
+  std::string cubin("\x7f"
+                    "ELF\x02\x01\x01\0\0\n\nend\nsection ptx 3\n",
+                    26);
   for (int i = 0; i < 256; ++i)
     cubin += static_cast<char>(i);
   cubin += std::string(3, '\0');
@@ -132,12 +134,11 @@ TEST(ArtifactTest, RoundTripsBinarySections) {
 }
 
 TEST(ArtifactTest, ReadsValuesTrimmedAndSkipsBlankLines) {
-  std::string bytes = std::string(kHead) +
-                      "\n  kernel   =   attn fwd  \r\n"
-                      "spec=b=2 sq=3\n"
-                      "empty =\n"
-                      "\n"
-                      "end\n";
+  std::string bytes = std::string(kHead) + "\n  kernel   =   attn fwd  \r\n"
+                                           "spec=b=2 sq=3\n"
+                                           "empty =\n"
+                                           "\n"
+                                           "end\n";
   Artifact a;
   std::string error;
   ASSERT_TRUE(readArtifact(bytes.data(), bytes.size(), a, error)) << error;
@@ -164,7 +165,8 @@ TEST(ArtifactTest, RejectsMalformedFiles) {
   ASSERT_EQ(readError(ok), "");
   EXPECT_EQ(readError(""),
             "empty artifact: expected the first line 'attnc-artifact 1'");
-  EXPECT_EQ(readError("\x7f" "ELF...\n"),
+  EXPECT_EQ(readError("\x7f"
+                      "ELF...\n"),
             "not an attnc artifact: expected the first line 'attnc-artifact "
             "1', got '?ELF...'");
   EXPECT_EQ(readError("attnc-artifact 2\nend\n"),
@@ -246,8 +248,8 @@ TEST(ArtifactTest, RefusesToSerializeWhatCannotBeRead) {
   EXPECT_FALSE(serializeArtifact(a, bytes, error));
   EXPECT_EQ(error, "expected a section name without white space, got 'two "
                    "words'");
-  EXPECT_FALSE(writeArtifact(kernelArtifact(), "/nonexistent-dir/x.attnc",
-                             error));
+  EXPECT_FALSE(
+      writeArtifact(kernelArtifact(), "/nonexistent-dir/x.attnc", error));
   EXPECT_NE(error.find("cannot write /nonexistent-dir/x.attnc"),
             std::string::npos);
 }
@@ -295,21 +297,32 @@ TEST(KernelManifestTest, AcceptsSpacedAbiListsAndNoSpec) {
 }
 
 TEST(KernelManifestTest, RequiresEveryKey) {
-  const char *required[] = {
-      "format",          "kernel",           "target",
-      "dtype",           "num_q_heads",      "num_kv_heads",
-      "head_dim",        "value_head_dim",   "block_q",
-      "block_k",         "threads",          "dynamic_shared_memory",
-      "reads_lse",       "reads_seq_ids",    "reads_cu_seqlens",
-      "reads_block_mask", "reads_alibi_slopes", "params",
-      "grid"};
+  const char *required[] = {"format",
+                            "kernel",
+                            "target",
+                            "dtype",
+                            "num_q_heads",
+                            "num_kv_heads",
+                            "head_dim",
+                            "value_head_dim",
+                            "block_q",
+                            "block_k",
+                            "threads",
+                            "dynamic_shared_memory",
+                            "reads_lse",
+                            "reads_seq_ids",
+                            "reads_cu_seqlens",
+                            "reads_block_mask",
+                            "reads_alibi_slopes",
+                            "params",
+                            "grid"};
   for (const char *key : required) {
     Artifact a = kernelArtifact();
     for (size_t i = 0; i < a.manifest.size(); ++i)
       if (a.manifest[i].first == key)
         a.manifest.erase(a.manifest.begin() + i);
-    EXPECT_EQ(manifestError(a), std::string("missing manifest key '") + key +
-                                    "'");
+    EXPECT_EQ(manifestError(a),
+              std::string("missing manifest key '") + key + "'");
   }
   Artifact a = kernelArtifact();
   a.set("reads_block_mask", "1");
@@ -351,7 +364,7 @@ TEST(KernelManifestTest, RejectsBadValues) {
             "2048");
   EXPECT_EQ(with("dynamic_shared_memory", "-1"),
             "manifest key 'dynamic_shared_memory': expected an integer in [0, "
-            "4294967295], got -1");
+            "2147483647], got -1");
   EXPECT_EQ(with("reads_lse", "yes"),
             "manifest key 'reads_lse': expected 0 or 1, got 'yes'");
   EXPECT_EQ(with("num_kv_heads", "3"),
@@ -375,7 +388,9 @@ TEST(KernelManifestTest, RequiresKernelCode) {
   a.sections["ptx"] = "";
   EXPECT_NE(manifestError(a), "");
   a.sections.clear();
-  a.sections["cubin"] = std::string("\x7f" "ELF", 4);
+  a.sections["cubin"] = std::string("\x7f"
+                                    "ELF",
+                                    4);
   EXPECT_EQ(manifestError(a), "");
 }
 
@@ -388,8 +403,8 @@ namespace {
 attnrt_artifact *load(const Artifact &a, attnrt_status *status = nullptr) {
   std::string bytes = bytesOf(a);
   attnrt_artifact *out = reinterpret_cast<attnrt_artifact *>(1);
-  attnrt_status s = attnrt_artifact_load_memory(bytes.data(), bytes.size(),
-                                                &out);
+  attnrt_status s =
+      attnrt_artifact_load_memory(bytes.data(), bytes.size(), &out);
   if (status)
     *status = s;
   if (s != ATTNRT_OK) {
@@ -783,8 +798,7 @@ TEST_F(ValidateTest, LaunchValidatesBeforeTouchingTheDriver) {
   a.seq_q = 0;
   EXPECT_EQ(attnrt_launch(artifact, &a, nullptr),
             ATTNRT_ERROR_INVALID_ARGUMENT);
-  EXPECT_STREQ(attnrt_last_error(),
-               "expected seq_q in [1, 2147483647], got 0");
+  EXPECT_STREQ(attnrt_last_error(), "expected seq_q in [1, 2147483647], got 0");
   EXPECT_EQ(attnrt_launch(nullptr, &args, nullptr),
             ATTNRT_ERROR_INVALID_ARGUMENT);
 }
@@ -868,8 +882,7 @@ TEST(RunnerTest, SaysThereIsNoDriverAndExits2) {
   ASSERT_TRUE(writeArtifact(a, path, error)) << error;
   // ATTNRT_LIBCUDA makes a machine with a driver act as one without.
   EXPECT_EQ(runRunner("ATTNRT_LIBCUDA=/nonexistent/libcuda.so.1",
-                      "--artifact=" + path + " --seed=3",
-                      out),
+                      "--artifact=" + path + " --seed=3", out),
             2)
       << out;
   EXPECT_EQ(out, "attnrt-run: error: libcuda.so.1 not found: no NVIDIA "

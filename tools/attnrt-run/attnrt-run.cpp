@@ -106,8 +106,8 @@ static bool parseOptions(int argc, char **argv, Options &o,
       key = key.substr(0, eq);
       hasValue = true;
     }
-    static const char *const known[] = {"artifact", "spec", "seed",
-                                        "inputs",   "output", "lse",
+    static const char *const known[] = {"artifact", "spec",     "seed",
+                                        "inputs",   "output",   "lse",
                                         "time",     "tolerance"};
     if (std::find_if(std::begin(known), std::end(known), [&](const char *k) {
           return key == k;
@@ -134,8 +134,8 @@ static bool parseOptions(int argc, char **argv, Options &o,
       o.lse = value;
     } else if (key == "seed") {
       if (!parseUnsigned(value, o.seed)) {
-        error = "expected --seed to be a non-negative integer, got '" + value +
-                "'";
+        error =
+            "expected --seed to be a non-negative integer, got '" + value + "'";
         return false;
       }
     } else if (key == "time") {
@@ -152,8 +152,8 @@ static bool parseOptions(int argc, char **argv, Options &o,
       o.tolerance = std::strtod(value.c_str(), &end);
       if (value.empty() || *end != '\0' || !std::isfinite(o.tolerance) ||
           o.tolerance <= 0) {
-        error = "expected --tolerance to be a positive number, got '" + value +
-                "'";
+        error =
+            "expected --tolerance to be a positive number, got '" + value + "'";
         return false;
       }
     }
@@ -218,8 +218,7 @@ static bool checkSpecChange(const AttentionSpec &fixed,
   if (given.hq != fixed.hq)
     return differs("hq", std::to_string(fixed.hq), std::to_string(given.hq));
   if (given.hkv != fixed.hkv)
-    return differs("hkv", std::to_string(fixed.hkv),
-                   std::to_string(given.hkv));
+    return differs("hkv", std::to_string(fixed.hkv), std::to_string(given.hkv));
   if (given.d != fixed.d)
     return differs("d", std::to_string(fixed.d), std::to_string(given.d));
   if (given.dv != fixed.dv)
@@ -265,8 +264,10 @@ static bool checkSpecAgainstManifest(const AttentionSpec &s,
                                      std::string &error) {
   auto mismatch = [&](const std::string &what, const std::string &got,
                       const std::string &want) {
-    error = "the spec's " + what + " " + got + " does not match the "
-            "artifact's " + want;
+    error = "the spec's " + what + " " + got +
+            " does not match the "
+            "artifact's " +
+            want;
     return false;
   };
   auto str = [](int64_t v) { return std::to_string(v); };
@@ -294,7 +295,8 @@ static bool checkSpecAgainstManifest(const AttentionSpec &s,
     return mismatch("mask", mask::stringifyMaskKind(s.mask.kind),
                     std::string("reads_block_mask ") +
                         (m.readsBlockMask ? "1" : "0"));
-  if (sparse && (s.mask.blockQ != m.maskBlockQ || s.mask.blockK != m.maskBlockK))
+  if (sparse &&
+      (s.mask.blockQ != m.maskBlockQ || s.mask.blockK != m.maskBlockK))
     return mismatch("block-sparse blocks",
                     str(s.mask.blockQ) + "x" + str(s.mask.blockK),
                     "mask_block_q x mask_block_k " + str(m.maskBlockQ) + "x" +
@@ -376,8 +378,8 @@ struct DeviceBuffer {
     CUresult r = d->cuMemAlloc(&ptr, std::max<size_t>(n, 1));
     if (r != CUDA_SUCCESS) {
       ptr = 0;
-      error = d->describe("cuMemAlloc", r) + " (" + std::to_string(n) +
-              " bytes)";
+      error =
+          d->describe("cuMemAlloc", r) + " (" + std::to_string(n) + " bytes)";
       return false;
     }
     if (host && n) {
@@ -393,8 +395,8 @@ struct DeviceBuffer {
 } // namespace
 
 /// The bytes of `values` in element type `t` (bf16/f16 bits or f32).
-static std::vector<unsigned char> toDeviceElements(
-    const std::vector<double> &values, ElementType t) {
+static std::vector<unsigned char>
+toDeviceElements(const std::vector<double> &values, ElementType t) {
   std::vector<unsigned char> out;
   if (t == ElementType::F32) {
     out.resize(values.size() * 4);
@@ -414,8 +416,8 @@ static std::vector<unsigned char> toDeviceElements(
   return out;
 }
 
-static std::vector<double> fromDeviceElements(
-    const std::vector<unsigned char> &bytes, ElementType t) {
+static std::vector<double>
+fromDeviceElements(const std::vector<unsigned char> &bytes, ElementType t) {
   std::vector<double> out;
   if (t == ElementType::F32) {
     out.resize(bytes.size() / 4);
@@ -430,8 +432,8 @@ static std::vector<double> fromDeviceElements(
   for (size_t i = 0; i < out.size(); ++i) {
     uint16_t bits;
     std::memcpy(&bits, &bytes[i * 2], 2);
-    out[i] = t == ElementType::BF16 ? bf16BitsToFloat(bits)
-                                    : f16BitsToFloat(bits);
+    out[i] =
+        t == ElementType::BF16 ? bf16BitsToFloat(bits) : f16BitsToFloat(bits);
   }
   return out;
 }
@@ -627,9 +629,8 @@ int main(int argc, char **argv) {
     if ((r = d->cuMemsetD8(lse.ptr, 0xFF, lse.bytes)) != CUDA_SUCCESS)
       return badInput(d->describe("cuMemsetD8", r));
   }
-  if (manifest.readsSeqIds &&
-      !seqIds.allocate(*d, problem.seqIds.size() * 4, problem.seqIds.data(),
-                       error))
+  if (manifest.readsSeqIds && !seqIds.allocate(*d, problem.seqIds.size() * 4,
+                                               problem.seqIds.data(), error))
     return badInput(error);
   if (manifest.readsCuSeqlens &&
       !cuSeqlens.allocate(*d, problem.cuSeqlens.size() * 4,
@@ -685,8 +686,7 @@ int main(int argc, char **argv) {
   if (attnrt_launch(handle.get(), &args, nullptr) != ATTNRT_OK)
     return badInput(attnrt_last_error());
   if ((r = d->cuCtxSynchronize()) != CUDA_SUCCESS)
-    return badInput("the kernel failed: " +
-                    d->describe("cuCtxSynchronize", r));
+    return badInput("the kernel failed: " + d->describe("cuCtxSynchronize", r));
 
   std::vector<double> out, lseOut;
   {
@@ -712,10 +712,9 @@ int main(int argc, char **argv) {
   // f32 rounding of the inputs' products bounds how exact any f32 kernel
   // can be; below this floor, differences are summation order.
   const double floor = 1e-6;
-  bool pass = outErr.mismatchedNonFinite == 0 &&
-              std::isfinite(outErr.relFrobenius) &&
-              outErr.relFrobenius <=
-                  opts.tolerance * naiveErr.relFrobenius + floor;
+  bool pass =
+      outErr.mismatchedNonFinite == 0 && std::isfinite(outErr.relFrobenius) &&
+      outErr.relFrobenius <= opts.tolerance * naiveErr.relFrobenius + floor;
   std::printf("attnrt-run: %s on cuda (%s), seed %llu\n",
               printSpec(spec).c_str(), name,
               static_cast<unsigned long long>(opts.seed));
@@ -778,8 +777,8 @@ int main(int argc, char **argv) {
     double median = n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
     double flops = 2.0 * visiblePairs(problem) * (spec.d + spec.dv);
     double tflops = median > 0 ? flops / (median * 1e-3) / 1e12 : 0;
-    std::printf("  time: median %.3f ms over %lld runs, %.1f TFLOP/s\n",
-                median, static_cast<long long>(n), tflops);
+    std::printf("  time: median %.3f ms over %lld runs, %.1f TFLOP/s\n", median,
+                static_cast<long long>(n), tflops);
   }
 
   std::printf("%s\n", pass ? "PASS" : "FAIL");

@@ -64,8 +64,7 @@ struct Driver {
   CUresult (*cuModuleGetFunction)(CUfunction *function, CUmodule module,
                                   const char *name);
   CUresult (*cuModuleUnload)(CUmodule module);
-  CUresult (*cuFuncSetAttribute)(CUfunction function, int attribute,
-                                 int value);
+  CUresult (*cuFuncSetAttribute)(CUfunction function, int attribute, int value);
   CUresult (*cuLaunchKernel)(CUfunction f, unsigned gridX, unsigned gridY,
                              unsigned gridZ, unsigned blockX, unsigned blockY,
                              unsigned blockZ, unsigned sharedMemBytes,

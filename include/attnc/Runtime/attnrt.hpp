@@ -31,8 +31,7 @@ public:
 
   /// The status of a C call that just returned `code` on this thread.
   static Status fromCall(attnrt_status code) {
-    return code == ATTNRT_OK ? Status()
-                             : Status(code, attnrt_last_error());
+    return code == ATTNRT_OK ? Status() : Status(code, attnrt_last_error());
   }
 
   bool ok() const { return code_ == ATTNRT_OK; }
@@ -65,7 +64,8 @@ public:
   /// Loads from a file or memory, replacing what this handle held.
   Status loadFile(const std::string &path) {
     attnrt_artifact *loaded = nullptr;
-    Status s = Status::fromCall(attnrt_artifact_load_file(path.c_str(), &loaded));
+    Status s =
+        Status::fromCall(attnrt_artifact_load_file(path.c_str(), &loaded));
     if (s)
       adopt(loaded);
     return s;

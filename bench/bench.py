@@ -1,0 +1,180 @@
+"""attnc side by side with PyTorch SDPA (cuDNN, flash) and FlexAttention.
+
+Runs on the GPU machine: python3 bench/bench.py BUILD_GPU_DIR [case ...]
+where a case is D:S:mask (mask: none, causal, window, document) and the
+artifacts bench_d{D}_{mask}.attnc come from scripts/build-gpu-artifacts.sh.
+Standard shapes of PERF.md: bf16, B*S = 16384 tokens, hidden 2048 (H = 2048/D).
+
+Every system's output is checked first against a float64 reference on two
+heads; attnc must be within 1.25x the error of a naive bf16 implementation
+(S and P materialised in bf16) on those heads, or its timing is not reported.
+All systems run in this one process on the same tensors; TFLOP/s =
+4 * B * H * D * unmasked pairs / median time.
+"""
+import math
+import os
+import sys
+
+import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+from triton.testing import do_bench
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import attnc  # noqa: E402
+
+import torch._dynamo  # noqa: E402
+for _n in ("recompile_limit", "cache_size_limit", "accumulated_recompile_limit",
+           "accumulated_cache_size_limit"):
+    if hasattr(torch._dynamo.config, _n):
+        setattr(torch._dynamo.config, _n, 4096)
+
+DEV = "cuda"
+WINDOW = 1024
+
+
+def documents(S):
+    g = torch.Generator().manual_seed(1)
+    docs, left = [], S
+    while left > 0:
+        n = min(left, int(torch.randint(S // 16, S // 2, (1,), generator=g)))
+        docs.append(n)
+        left -= n
+    return docs
+
+
+def pairs(S, mask, docs):
+    if mask == "none":
+        return S * S
+    if mask == "causal":
+        return S * (S + 1) // 2
+    if mask == "window":
+        return sum(min(i + 1, WINDOW) for i in range(S))
+    return sum(n * (n + 1) // 2 for n in docs)
+
+
+def dense_mask(mask, S, doc_id):
+    q = torch.arange(S, device=DEV)[:, None]
+    k = torch.arange(S, device=DEV)[None, :]
+    if mask == "none":
+        return None
+    m = q >= k
+    if mask == "window":
+        m &= (q - k) < WINDOW
+    if mask == "document":
+        m &= doc_id[q] == doc_id[k]
+    return m
+
+
+def reference_heads(q, k, v, mask, heads):
+    """float64 attention and a naive bf16 one for batch 0, `heads`."""
+    S, D = q.shape[2], q.shape[3]
+    out64, naive = [], []
+    for h in heads:
+        qh, kh, vh = q[0, h].double(), k[0, h].double(), v[0, h].double()
+        s = (qh @ kh.T) / math.sqrt(D)
+        if mask is not None:
+            s = s.masked_fill(~mask, float("-inf"))
+        out64.append(torch.softmax(s, dim=-1) @ vh)
+        sb = ((q[0, h] @ k[0, h].T).float() / math.sqrt(D)).bfloat16().float()
+        if mask is not None:
+            sb = sb.masked_fill(~mask, float("-inf"))
+        pb = torch.softmax(sb, dim=-1).bfloat16()
+        naive.append((pb @ v[0, h]).float())
+        del s, sb, pb
+    return torch.stack(out64), torch.stack(naive)
+
+
+def rel(a, ref):
+    return ((a.double() - ref).norm() / ref.norm()).item()
+
+
+def run(build, D, S, mask, results):
+    B, H = max(1, 16384 // S), 2048 // D
+    torch.manual_seed(0)
+    q, k, v = (torch.randn(B, H, S, D, device=DEV, dtype=torch.bfloat16) for _ in range(3))
+    docs = documents(S) if mask == "document" else None
+    doc_id = None
+    cu = None
+    if docs:
+        doc_id = torch.repeat_interleave(torch.arange(len(docs)), torch.tensor(docs)).to(DEV)
+        cu = torch.tensor([0] + list(torch.tensor(docs).cumsum(0)), dtype=torch.int32, device=DEV)
+    flops = 4 * B * H * D * pairs(S, mask, docs)
+    case = f"D={D} S={S} B={B} H={H} mask={mask}"
+    dm = dense_mask(mask, S, doc_id)
+    heads = [0, H - 1]
+    ref, naive = reference_heads(q, k, v, dm, heads)
+    naive_err = rel(naive, ref)
+
+    kernel = attnc.Kernel(os.path.join(build, "artifacts", f"bench_d{D}_{mask}.attnc"))
+    extra = {"cu_seqlens": cu} if cu is not None else {}
+    systems = [("attnc", lambda: kernel(q, k, v, **extra)[0])]
+    if mask in ("none", "causal"):
+        for name, be in [("sdpa_cudnn", SDPBackend.CUDNN_ATTENTION),
+                         ("sdpa_flash", SDPBackend.FLASH_ATTENTION)]:
+            def f(be=be):
+                with sdpa_kernel(be):
+                    return F.scaled_dot_product_attention(q, k, v, is_causal=(mask == "causal"))
+            systems.append((name, f))
+    from torch.nn.attention.flex_attention import create_block_mask, flex_attention
+    if mask == "none":
+        bm = None
+    else:
+        if mask == "causal":
+            fn = lambda b, h, qi, ki: qi >= ki  # noqa: E731
+        elif mask == "window":
+            fn = lambda b, h, qi, ki: (qi >= ki) & (qi - ki < WINDOW)  # noqa: E731
+        else:
+            fn = lambda b, h, qi, ki: (qi >= ki) & (doc_id[qi] == doc_id[ki])  # noqa: E731
+        bm = create_block_mask(fn, None, None, S, S, device=DEV)
+    cflex = torch.compile(flex_attention, dynamic=False)
+    systems.append(("flex", lambda: cflex(q, k, v, block_mask=bm)))
+
+    for name, f in systems:
+        try:
+            torch.cuda.synchronize()
+            o = f()
+            torch.cuda.synchronize()
+            err = rel(o[0, heads], ref)
+            ok = err <= 1.25 * naive_err + 1e-6 and math.isfinite(err)
+            if name == "attnc" and not ok:
+                line = f"{case} {name:11s} CHECK FAILED err={err:.2e} naive_bf16={naive_err:.2e}"
+                print(line, flush=True)
+                results.append(line)
+                continue
+            ms = do_bench(f, warmup=50, rep=300, return_mode="median")
+            line = (f"{case} {name:11s} {ms:8.3f} ms {flops / ms / 1e9:7.1f} TFLOP/s "
+                    f"err={err:.2e} (naive bf16 {naive_err:.2e})")
+        except Exception as e:  # a peer that cannot run this case
+            line = f"{case} {name:11s} FAILED {type(e).__name__}: {str(e)[:100]}"
+        print(line, flush=True)
+        results.append(line)
+    del q, k, v, ref, naive
+    torch.cuda.empty_cache()
+
+
+def ceilings(results):
+    a = torch.randn(8192, 8192, device=DEV, dtype=torch.bfloat16)
+    b = torch.randn(8192, 8192, device=DEV, dtype=torch.bfloat16)
+    ms = do_bench(lambda: a @ b, warmup=100, rep=500, return_mode="median")
+    line = f"ceiling cuBLAS bf16 GEMM 8192^3: {2 * 8192 ** 3 / ms / 1e9:.0f} TFLOP/s"
+    print(line, flush=True)
+    results.append(line)
+
+
+if __name__ == "__main__":
+    build = sys.argv[1]
+    cases = sys.argv[2:] or ["128:4096:none", "128:4096:causal", "128:16384:none",
+                             "128:16384:causal", "128:1024:none", "64:16384:none",
+                             "64:16384:causal", "128:8192:window", "128:8192:document"]
+    props = torch.cuda.get_device_properties(0)
+    results = [f"# {props.name} torch {torch.__version__} cuDNN {torch.backends.cudnn.version()}"]
+    print(results[0], flush=True)
+    ceilings(results)
+    for c in cases:
+        D, S, mask = c.split(":")
+        run(build, int(D), int(S), mask, results)
+    out = os.environ.get("OUT")
+    if out:
+        with open(os.path.join(out, "bench.txt"), "w") as f:
+            f.write("\n".join(results) + "\n")
