@@ -27,3 +27,12 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # Debian's python3 carries numpy (python3-numpy, installed by setup.sh).
 config.substitutions.append(("%python", "/usr/bin/python3"))
+
+# GPU code generation tests need ptxas and libdevice from the CUDA toolkit.
+if os.path.exists(os.path.join(config.environment["CUDA_ROOT"], "bin", "ptxas")):
+    config.available_features.add("ptxas")
+    config.substitutions.append(
+        ("%ptxas", os.path.join(config.environment["CUDA_ROOT"], "bin", "ptxas")))
+else:
+    lit_config.note("no CUDA toolkit at " + config.environment["CUDA_ROOT"] +
+                    ": PTX tests are skipped (UNSUPPORTED)")

@@ -104,6 +104,20 @@ static LogicalResult verifyDim(AttentionOp op, StringRef what, int64_t got,
   return success();
 }
 
+/// Checks that a dimension that picks the kernel (head count, head dim) is
+/// static and positive.
+static LogicalResult verifyKernelDim(AttentionOp op, StringRef what, Value v,
+                                     unsigned dim) {
+  int64_t size = dimOf(v, dim);
+  if (ShapedType::isDynamic(size))
+    return op.emitOpError("expected ")
+           << what << " (dim " << dim << ") to be static";
+  if (size <= 0)
+    return op.emitOpError("expected ")
+           << what << " (dim " << dim << ") to be positive, got " << size;
+  return success();
+}
+
 /// Checks an optional 1-D / 2-D side operand: rank and element type.
 static LogicalResult verifySideOperand(AttentionOp op, StringRef name, Value v,
                                        int64_t rank, Type eltType,
@@ -213,15 +227,14 @@ LogicalResult AttentionOp::verify() {
              << " to match query element type " << qElt;
   }
 
-  // Head counts and head dims are static: they pick the kernel.
-  if (ShapedType::isDynamic(getNumQueryHeads()))
-    return emitOpError("expected query head count (dim 1) to be static");
-  if (ShapedType::isDynamic(getNumKeyValueHeads()))
-    return emitOpError("expected key head count (dim 1) to be static");
-  if (ShapedType::isDynamic(getHeadDim()))
-    return emitOpError("expected query head dim (dim 3) to be static");
-  if (ShapedType::isDynamic(getValueHeadDim()))
-    return emitOpError("expected value head dim (dim 3) to be static");
+  // Head counts and head dims are static and positive: they pick the kernel.
+  if (failed(verifyKernelDim(*this, "query head count", getQuery(), 1)) ||
+      failed(verifyKernelDim(*this, "key head count", getKey(), 1)) ||
+      failed(verifyKernelDim(*this, "query head dim", getQuery(), 3)) ||
+      failed(verifyKernelDim(*this, "key head dim", getKey(), 3)) ||
+      failed(verifyKernelDim(*this, "value head count", getValue(), 1)) ||
+      failed(verifyKernelDim(*this, "value head dim", getValue(), 3)))
+    return failure();
 
   int64_t hq = getNumQueryHeads(), hkv = getNumKeyValueHeads();
   if (failed(verifyDim(*this, "key head dim", dimOf(getKey(), 3),
@@ -235,7 +248,7 @@ LogicalResult AttentionOp::verify() {
       failed(verifyDim(*this, "value sequence length", dimOf(getValue(), 2),
                        "key sequence length", getKeySeqLen())))
     return failure();
-  if (hkv <= 0 || hq % hkv != 0)
+  if (hq % hkv != 0)
     return emitOpError("expected query head count ")
            << hq << " to be a multiple of key head count " << hkv;
 
@@ -249,6 +262,9 @@ LogicalResult AttentionOp::verify() {
     return emitOpError("expected output element type ")
            << outType.getElementType() << " to match query element type "
            << qElt;
+  if (failed(verifyKernelDim(*this, "output head count", getOutput(), 1)) ||
+      failed(verifyKernelDim(*this, "output head dim", getOutput(), 3)))
+    return failure();
   if (failed(verifyDim(*this, "output batch", outType.getDimSize(0),
                        "query batch", getBatchSize())) ||
       failed(verifyDim(*this, "output head count", outType.getDimSize(1),
@@ -268,6 +284,8 @@ LogicalResult AttentionOp::verify() {
     if (!lseType.getElementType().isF32())
       return emitOpError("expected lse element type f32, got ")
              << lseType.getElementType();
+    if (failed(verifyKernelDim(*this, "lse head count", lse, 1)))
+      return failure();
     if (failed(verifyDim(*this, "lse batch", lseType.getDimSize(0),
                          "query batch", getBatchSize())) ||
         failed(verifyDim(*this, "lse head count", lseType.getDimSize(1),

@@ -210,7 +210,8 @@ struct AttnTilePass final : attnc::impl::AttnTileBase<AttnTilePass> {
   void runOnOperation() override {
     if (blockQ <= 0 || blockK <= 0) {
       getOperation().emitError("expected positive tile sizes, got block-q = ")
-          << blockQ << ", block-k = " << blockK;
+          << static_cast<int64_t>(blockQ)
+          << ", block-k = " << static_cast<int64_t>(blockK);
       return signalPassFailure();
     }
     SmallVector<AttentionOp> ops;

@@ -5,7 +5,8 @@
 // RUN: attnc compile %s --emit=llvm | FileCheck %s --check-prefix=LLVM
 // RUN: attnc compile --spec "b=1 hq=2 sq=8 d=16 mask=window:3,0" --emit=attn | FileCheck %s --check-prefix=SPEC
 // RUN: not attnc compile %s --emit=ptx 2>&1 | FileCheck %s --check-prefix=BADEMIT
-// RUN: not attnc compile %s --target=sm_90a 2>&1 | FileCheck %s --check-prefix=BADTARGET
+// RUN: not attnc compile %s --target=sm_70 2>&1 | FileCheck %s --check-prefix=BADTARGET
+// RUN: not attnc compile %s --target=sm_90a 2>&1 | FileCheck %s --check-prefix=NOOUT
 
 // ATTN: attn.attention %{{.*}} mask(#attn.causal)
 // TILED: remark: attn-skip-masked-tiles: mask #attn.causal: closed-form bounds
@@ -20,7 +21,8 @@
 // LLVM: llvm.intr.exp2
 // SPEC: attn.attention {{.*}} mask(#attn.sliding_window<left = 3, right = 0>) : tensor<?x2x?x16xbf16>
 // BADEMIT: attnc: error: expected --emit=attn|tiled|loops|llvm, got ptx
-// BADTARGET: attnc: error: expected --target=cpu, got sm_90a
+// BADTARGET: attnc: error: expected --target=cpu, sm_80 or sm_90a, got sm_70
+// NOOUT: attnc: error: an artifact is binary: give -o out.attnc
 
 func.func @attention(%q: tensor<?x4x?x32xf16>, %k: tensor<?x4x?x32xf16>, %v: tensor<?x4x?x32xf16>) -> tensor<?x4x?x32xf16> {
   %o = attn.attention %q, %k, %v mask(#attn.causal) : tensor<?x4x?x32xf16>, tensor<?x4x?x32xf16>, tensor<?x4x?x32xf16> -> tensor<?x4x?x32xf16>

@@ -42,3 +42,11 @@
 // RUN: attnc compile %S/../../examples/causal_gqa_softcap.mlir --report --sizes="b=2 sq=300 sk=300" | FileCheck %s --check-prefix=SIZES
 // SIZES: attention b=2 hq=8 hkv=2 sq=300 sk=300 d=64
 // SIZES: tiles:                 400 total, 160 skipped, 160 full, 80 partial
+
+// The report uses the tile sizes the passes use: the module's attn.tile_sizes
+// (32 x 16: 4 x 8 tiles, of which the 12 above the diagonal are empty).
+// RUN: attnc compile %S/Inputs/module-tiles.mlir --report | FileCheck %s --check-prefix=MODTILES
+// MODTILES: tiles 32 x 16 (block_q x block_k)
+// MODTILES: tiles:                 32 total, 12 skipped, 12 full, 8 partial
+// RUN: not attnc compile %S/Inputs/bad-tiles.mlir --report 2>&1 | FileCheck %s --check-prefix=BADTILES
+// BADTILES: error: expected attn.tile_sizes to be array<i64: block_q, block_k> with positive sizes

@@ -1,4 +1,6 @@
 // RUN: attnc-opt %s --attn-tile="block-q=32 block-k=16" --split-input-file --verify-diagnostics | FileCheck %s
+// RUN: not attnc-opt %s --attn-tile="block-q=0" --split-input-file 2>&1 | FileCheck %s --check-prefix=BADOPT
+// BADOPT: error: expected positive tile sizes, got block-q = 0, block-k = 64
 
 // The query tiles are a parallel loop over (batch, head, tile), the state
 // lives in stack buffers of the tile's size, the key tiles are a sequential

@@ -16,6 +16,7 @@
 #include "attnc/Spec.h"
 
 #include "dialects/Attn/AttnDialect.h"
+#include "passes/Transforms/Passes.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -236,14 +237,12 @@ int main(int argc, char **argv) {
         return fail(error);
       problem.customMask = kernel->maskFn();
     }
-    int64_t bq = blockQ, bk = blockK;
-    if (auto sizesAttr = (*op)->getAttrOfType<mlir::DenseI64ArrayAttr>(
-            "attn.tile_sizes")) {
-      if (sizesAttr.size() == 2) {
-        bq = sizesAttr[0];
-        bk = sizesAttr[1];
-      }
-    }
+    // The tile sizes the passes would use (op, then module attribute).
+    mlir::FailureOr<TileSizes> tiles =
+        getTileSizes(*op, TileSizes{blockQ, blockK});
+    if (mlir::failed(tiles))
+      return 1;
+    int64_t bq = tiles->blockQ, bk = tiles->blockK;
     AttentionReport r = computeReport(spec, problem, bq, bk, gpu);
     output->os() << formatReport(spec, r, bq, bk);
     output->keep();

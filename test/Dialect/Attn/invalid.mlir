@@ -705,3 +705,66 @@ func.func @unknown_attr(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v
   %o = attn.attention %q, %k, %v mask(#attn.foo) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
   return %o : tensor<2x8x16x64xf16>
 }
+
+// -----
+
+// Key head dim must be static (it picks the kernel).
+func.func @key_head_dim_dynamic(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x?xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected key head dim (dim 3) to be static}}
+  %o = attn.attention %q, %k, %v : tensor<2x8x16x64xf16>, tensor<2x2x16x?xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// Value head count must be static.
+func.func @value_heads_dynamic(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x?x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected value head count (dim 1) to be static}}
+  %o = attn.attention %q, %k, %v : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x?x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// Output head count must be static.
+func.func @output_heads_dynamic(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x?x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected output head count (dim 1) to be static}}
+  %o = attn.attention %q, %k, %v : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x?x16x64xf16>
+  return %o : tensor<2x?x16x64xf16>
+}
+
+// -----
+
+// Output head dim must be static.
+func.func @output_head_dim_dynamic(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16x?xf16> {
+  // expected-error @+1 {{'attn.attention' op expected output head dim (dim 3) to be static}}
+  %o = attn.attention %q, %k, %v : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x?xf16>
+  return %o : tensor<2x8x16x?xf16>
+}
+
+// -----
+
+// LSE head count must be static.
+func.func @lse_heads_dynamic(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> (tensor<2x8x16x64xf16>, tensor<2x?x16xf32>) {
+  // expected-error @+1 {{'attn.attention' op expected lse head count (dim 1) to be static}}
+  %o, %l = attn.attention %q, %k, %v : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>, tensor<2x?x16xf32>
+  return %o, %l : tensor<2x8x16x64xf16>, tensor<2x?x16xf32>
+}
+
+// -----
+
+// Zero query heads.
+func.func @zero_heads(%q: tensor<2x0x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x0x16x64xf16> {
+  // expected-error @+1 {{'attn.attention' op expected query head count (dim 1) to be positive, got 0}}
+  %o = attn.attention %q, %k, %v : tensor<2x0x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x0x16x64xf16>
+  return %o : tensor<2x0x16x64xf16>
+}
+
+// -----
+
+// Zero head dim (the default scale would be 1/sqrt(0)).
+func.func @zero_head_dim(%q: tensor<2x2x16x0xf16>) -> tensor<2x2x16x0xf16> {
+  // expected-error @+1 {{'attn.attention' op expected query head dim (dim 3) to be positive, got 0}}
+  %o = attn.attention %q, %q, %q : tensor<2x2x16x0xf16>, tensor<2x2x16x0xf16>, tensor<2x2x16x0xf16> -> tensor<2x2x16x0xf16>
+  return %o : tensor<2x2x16x0xf16>
+}
