@@ -21,7 +21,7 @@
 // ARTIFACT: attnc-artifact 1
 // ARTIFACT: kernel = attnc_attention
 // ARTIFACT: target = sm_90a
-// ARTIFACT: spec = b=1 hq=8 hkv=2 sq=128 sk=128 d=64 dv=64 dtype=bf16 mask=causal softcap=30 lse=1
+// ARTIFACT: spec = b=1 hq=8 hkv=2 sq=128 sk=128 d=64 dv=64 dtype=bf16 scale=0.125 mask=causal softcap=30 lse=1
 // ARTIFACT: reads_lse = 1
 // ARTIFACT: params = q,k,v,o,lse,seq_ids,cu_seqlens,block_mask,alibi_slopes,batch,seq_q,seq_k,num_cu_seqlens,block_mask_b,block_mask_h
 // ARTIFACT: section {{ptx|cubin}}
