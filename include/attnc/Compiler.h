@@ -10,6 +10,7 @@
 #define ATTNC_COMPILER_H
 
 #include "attnc/Reference.h"
+#include "attnc/Runtime/Artifact.h"
 #include "attnc/Spec.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -118,6 +119,11 @@ struct GpuCompileResult {
 bool compileForGpu(attn::AttentionOp op, const AttentionSpec &spec,
                    const GpuTarget &target, GpuEmitLevel level,
                    GpuCompileResult &result, std::string &error);
+
+/// The artifact of an Artifact-level result: its manifest, and its `ptx` and
+/// `cubin` sections. `attnc compile -o` writes it (serializeArtifact);
+/// `attnc-run --device=cuda` loads it from memory (attnrt_artifact_load_memory).
+Artifact makeArtifact(const GpuCompileResult &result);
 
 /// The CPU build of an entry module (ExecutionEngine), ready to run.
 class CpuKernel {

@@ -160,7 +160,8 @@ bool attnc::compileForGpu(attn::AttentionOp op, const AttentionSpec &spec,
         {"block_q", std::to_string(config.blockQ)},
         {"block_k", std::to_string(config.blockK)},
         {"threads", std::to_string(config.threads())},
-        {"dynamic_shared_memory", "0"},
+        {"dynamic_shared_memory",
+         std::to_string(gpuSharedMemoryBytes(op, config))},
         {"reads_lse", flag(static_cast<bool>(op.getLse()))},
         {"reads_seq_ids", flag(static_cast<bool>(op.getSeqIds()))},
         {"reads_cu_seqlens", flag(static_cast<bool>(op.getCuSeqlens()))},
@@ -173,4 +174,13 @@ bool attnc::compileForGpu(attn::AttentionOp op, const AttentionSpec &spec,
   mf.push_back({"params", kKernelParams});
   mf.push_back({"grid", kKernelGrid});
   return true;
+}
+
+Artifact attnc::makeArtifact(const GpuCompileResult &result) {
+  Artifact artifact;
+  for (const auto &[key, value] : result.manifest)
+    artifact.set(key, value);
+  artifact.sections["ptx"] = result.ptx;
+  artifact.sections["cubin"] = result.cubin;
+  return artifact;
 }

@@ -45,6 +45,11 @@ GpuKernelConfig attnc::chooseGpuKernelConfig(AttentionOp op) {
   return config;
 }
 
+int64_t attnc::gpuSharedMemoryBytes(AttentionOp op,
+                                    const GpuKernelConfig &config) {
+  return 2 * config.blockK * ((op.getHeadDim() + 8) + (op.getValueHeadDim() + 8)) * 2;
+}
+
 LogicalResult attnc::checkGpuSupport(AttentionOp op) {
   Type elt = op.getQuery().getType().getElementType();
   if (!elt.isBF16() && !elt.isF16())
@@ -80,7 +85,10 @@ private:
 
   Type i16, i32, i64, f32, eltType;
   int64_t d = 0, dv = 0, heads = 0, kvHeads = 0;
-  Value kSmem, vSmem;
+  /// The dynamic shared memory: two stages of a K tile then a V tile, rows
+  /// padded by 8 elements (16 bytes) so ldmatrix rows hit distinct banks.
+  Value smem;
+  int64_t kPitch = 0, vPitch = 0, stageBytes = 0, vOffset = 0;
 
   Value arg(unsigned i) { return func.getArgument(i); }
   Value idx(int64_t v) { return a.constant(v); }
@@ -148,48 +156,72 @@ private:
     }
     return v;
   }
-  /// Stages rows [k0, k0 + blockK) of a [.., S, width] tensor into shared
-  /// memory as 32-bit words, zero past `seqK`.
-  void stageTile(Value base, Value rowBase, Value k0, Value seqK,
-                 int64_t width, Value smem, Value tid);
+  /// Address of byte `offset` of the shared memory.
+  Value smemAt(Value offset) {
+    return LLVM::GEPOp::create(b, sharedPtrType(), b.getI8Type(), smem,
+                               ValueRange{arith::IndexCastOp::create(
+                                   b, i32, offset)});
+  }
+  Type sharedPtrType() { return LLVM::LLVMPointerType::get(b.getContext(), 3); }
+  /// Issues cp.async copies of rows [k0, k0 + blockK) of a [.., S, width]
+  /// tensor into the shared tile at byte `dst` (row pitch `pitch`
+  /// elements); rows past `seqK` are zero-filled.
+  void copyTileAsync(Value base, Value rowBase, Value k0, Value seqK,
+                     int64_t width, int64_t pitch, Value dst, Value tid);
+  /// ldmatrix x4 at byte `offset` of the shared memory.
+  SmallVector<Value, 4> ldmatrix(Value offset, bool transpose) {
+    auto type = LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                                 {i32, i32, i32, i32});
+    Value m = NVVM::LdMatrixOp::create(
+        b, type, smemAt(offset), 4,
+        transpose ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+        NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
+        NVVM::LdStMatrixEltType::B16);
+    SmallVector<Value, 4> out;
+    for (int64_t i = 0; i < 4; ++i)
+      out.push_back(LLVM::ExtractValueOp::create(b, m, i));
+    return out;
+  }
 };
 } // namespace
 
-void KernelBuilder::stageTile(Value base, Value rowBase, Value k0, Value seqK,
-                              int64_t width, Value smem, Value tid) {
+void KernelBuilder::copyTileAsync(Value base, Value rowBase, Value k0,
+                                  Value seqK, int64_t width, int64_t pitch,
+                                  Value dst, Value tid) {
   // 16-byte chunks: blockK rows of width / 8 chunks.
   int64_t chunksPerRow = width / 8;
   int64_t chunks = config.blockK * chunksPerRow;
-  auto vecType = VectorType::get({4}, i32);
-  Value zero = arith::ConstantOp::create(
-      b, DenseElementsAttr::get(vecType, b.getI32IntegerAttr(0).getValue()));
+  Type globalPtr = LLVM::LLVMPointerType::get(b.getContext(), 1);
   for (int64_t first = 0; first < chunks; first += config.threads()) {
     Value chunk = a.add(tid, idx(first));
-    Value inRange = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, chunk,
-                                          idx(chunks));
-    auto ifIn = scf::IfOp::create(b, inRange, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&ifIn.getThenRegion().front());
+    std::optional<OpBuilder::InsertionGuard> guard;
+    if (first + config.threads() > chunks) {
+      Value inRange = arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
+                                            chunk, idx(chunks));
+      auto ifIn = scf::IfOp::create(b, inRange, /*withElseRegion=*/false);
+      guard.emplace(b);
+      b.setInsertionPointToStart(&ifIn.getThenRegion().front());
+    }
     Value row = arith::DivUIOp::create(b, chunk, idx(chunksPerRow));
     Value col = arith::RemUIOp::create(b, chunk, idx(chunksPerRow));
     Value key = a.add(k0, row);
     Value valid =
         arith::CmpIOp::create(b, arith::CmpIPredicate::slt, key, seqK);
-    // Clamp the row so that the load stays in bounds, then zero it.
+    // Past the keys: read a valid row with a source size of 0 (zero fill).
     Value safeKey = a.min(key, a.sub(seqK, idx(1)));
-    Value element = a.add(rowBase, a.add(arith::MulIOp::create(
-                                             b, safeKey, idx(width)),
-                                         arith::MulIOp::create(b, col,
-                                                               idx(8))));
-    Value data = LLVM::LoadOp::create(b, vecType, gep(base, element, i16),
-                                      /*align=*/16);
-    data = arith::SelectOp::create(b, valid, data, zero);
-    Value word0 = arith::MulIOp::create(b, col, idx(4));
-    for (int64_t w = 0; w < 4; ++w) {
-      Value word = vector::ExtractOp::create(b, data, w);
-      memref::StoreOp::create(b, word, smem,
-                              ValueRange{row, a.add(word0, idx(w))});
-    }
+    Value element = a.add(
+        rowBase, a.add(arith::MulIOp::create(b, safeKey, idx(width)),
+                       arith::MulIOp::create(b, col, idx(8))));
+    Value src = LLVM::AddrSpaceCastOp::create(b, globalPtr,
+                                              gep(base, element, i16));
+    Value at = a.add(dst, arith::MulIOp::create(
+                              b,
+                              a.add(arith::MulIOp::create(b, row, idx(pitch)),
+                                    arith::MulIOp::create(b, col, idx(8))),
+                              idx(2)));
+    Value size = arith::SelectOp::create(b, valid, i32c(16), i32c(0));
+    NVVM::CpAsyncOp::create(b, smemAt(at), src, 16,
+                            NVVM::LoadCacheModifierKind::CG, size);
   }
 }
 
@@ -204,8 +236,11 @@ void KernelBuilder::build() {
   dv = op.getValueHeadDim();
   heads = op.getNumQueryHeads();
   kvHeads = op.getNumKeyValueHeads();
-  kSmem = func.getWorkgroupAttributions()[0];
-  vSmem = func.getWorkgroupAttributions()[1];
+  smem = LLVM::AddressOfOp::create(b, sharedPtrType(), kSharedMemoryName);
+  kPitch = d + 8;
+  vPitch = dv + 8;
+  vOffset = config.blockK * kPitch * 2;
+  stageBytes = vOffset + config.blockK * vPitch * 2;
   const int64_t bq = config.blockQ, bk = config.blockK;
   const int64_t nTiles = bk / 8, vTiles = dv / 8, kSteps = d / 16;
 
@@ -323,6 +358,44 @@ void KernelBuilder::build() {
   for (int64_t j = 0; j < vTiles * 4; ++j)
     inits.push_back(zero);
 
+  // Two-stage pipeline: tile kt + 1 streams in with cp.async while tile kt
+  // is computed. One cp.async group per tile (possibly empty).
+  auto issueTile = [&](Value kt, Value stage) {
+    Value k0 = arith::MulIOp::create(b, kt, idx(bk));
+    Value base = arith::MulIOp::create(b, stage, idx(stageBytes));
+    copyTileAsync(k, kBase, k0, seqK, d, kPitch, base, tid);
+    copyTileAsync(v, vBase, k0, seqK, dv, vPitch, a.add(base, idx(vOffset)),
+                  tid);
+  };
+  {
+    Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, range.lo,
+                                      range.hi);
+    auto ifAny = scf::IfOp::create(b, any, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifAny.getThenRegion().front());
+    issueTile(range.lo, idx(0));
+  }
+  NVVM::CpAsyncCommitGroupOp::create(b);
+
+  // Lane parts of the ldmatrix addresses (elements): lane = 8 m + r
+  // supplies row r of matrix m. K (x4): matrices (keys 8n.., d lo/hi),
+  // (keys 8n + 8.., d lo/hi). V (x4, transposed): (keys lo/hi, dv 8j..),
+  // (keys lo/hi, dv 8j + 8..).
+  Value mIdx = arith::DivUIOp::create(b, lane, idx(8));
+  Value rIdx = arith::RemUIOp::create(b, lane, idx(8));
+  Value mLow = arith::RemUIOp::create(b, mIdx, idx(2));
+  Value mHigh = arith::DivUIOp::create(b, mIdx, idx(2));
+  Value kLane = a.add(
+      arith::MulIOp::create(
+          b, a.add(arith::MulIOp::create(b, mHigh, idx(8)), rIdx),
+          idx(kPitch)),
+      arith::MulIOp::create(b, mLow, idx(8)));
+  Value vLane = a.add(
+      arith::MulIOp::create(
+          b, a.add(arith::MulIOp::create(b, mLow, idx(8)), rIdx),
+          idx(vPitch)),
+      arith::MulIOp::create(b, mHigh, idx(8)));
+
   auto loop = scf::ForOp::create(b, range.lo, range.hi, idx(1), inits);
   {
     OpBuilder::InsertionGuard guard(b);
@@ -332,35 +405,53 @@ void KernelBuilder::build() {
     Value mA = it[0], mB = it[1], lA = it[2], lB = it[3];
     SmallVector<Value> acc(it.begin() + 4, it.end());
     Value k0 = arith::MulIOp::create(b, kt, idx(bk));
+    Value stage = arith::RemUIOp::create(b, a.sub(kt, range.lo), idx(2));
+    Value stageBase = arith::MulIOp::create(b, stage, idx(stageBytes));
 
-    // Stage K and V (after every warp is done with the previous tile).
-    gpu::BarrierOp::create(b);
-    stageTile(k, kBase, k0, seqK, d, kSmem, tid);
-    stageTile(v, vBase, k0, seqK, dv, vSmem, tid);
+    // Prefetch the next tile into the other stage, then wait for this one.
+    Value next = a.add(kt, idx(1));
+    {
+      Value more = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, next,
+                                         range.hi);
+      auto ifMore = scf::IfOp::create(b, more, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&ifMore.getThenRegion().front());
+      issueTile(next, a.sub(idx(1), stage));
+    }
+    NVVM::CpAsyncCommitGroupOp::create(b);
+    NVVM::CpAsyncWaitGroupOp::create(b, 1);
     gpu::BarrierOp::create(b);
 
     // S = Q K^T for the warp's 16 rows and the tile's keys.
-    SmallVector<Value> s;
-    for (int64_t n = 0; n < nTiles; ++n) {
-      SmallVector<Value, 4> cfrag = {zero, zero, zero, zero};
-      Value keyRow = a.add(idx(8 * n), g);
+    SmallVector<Value> s(nTiles * 4, zero);
+    Value kLaneBytes = a.add(stageBase, arith::MulIOp::create(b, kLane,
+                                                              idx(2)));
+    for (int64_t n = 0; n < nTiles; n += 2) {
+      SmallVector<Value, 4> c0 = {zero, zero, zero, zero}, c1 = c0;
       for (int64_t ks = 0; ks < kSteps; ++ks) {
-        Value w = a.add(idx(8 * ks), t);
-        Value b0 = memref::LoadOp::create(b, kSmem, ValueRange{keyRow, w});
-        Value b1 = memref::LoadOp::create(b, kSmem,
-                                          ValueRange{keyRow, a.add(w, idx(4))});
-        cfrag = mma(qFrag[ks], {b0, b1}, cfrag);
+        SmallVector<Value, 4> frag = ldmatrix(
+            a.add(kLaneBytes, idx((8 * n * kPitch + 16 * ks) * 2)), false);
+        c0 = mma(qFrag[ks], {frag[0], frag[1]}, c0);
+        c1 = mma(qFrag[ks], {frag[2], frag[3]}, c1);
       }
-      s.append(cfrag.begin(), cfrag.end());
+      std::copy(c0.begin(), c0.end(), s.begin() + 4 * n);
+      std::copy(c1.begin(), c1.end(), s.begin() + 4 * (n + 1));
     }
     // Scores: the score pipeline, log2(e) folded in, -inf past Sk.
     auto rowOf = [&](int64_t i) { return (i % 4) < 2 ? rowA : rowB; };
     auto colOf = [&](int64_t i) {
       return a.add(k0, a.add(idx(8 * (i / 4) + (i % 2)), t2));
     };
+    bool plainScores = !c.softcap && !c.alibi && !c.loadSlope && !c.scoreFn;
+    Value scaleLog2e = f32c(c.scale * M_LOG2E);
     for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i) {
-      Value x = buildScore(b, c, s[i], rowOf(i), colOf(i));
-      x = arith::MulFOp::create(b, x, log2e);
+      Value x;
+      if (plainScores) {
+        x = arith::MulFOp::create(b, s[i], scaleLog2e);
+      } else {
+        x = buildScore(b, c, s[i], rowOf(i), colOf(i));
+        x = arith::MulFOp::create(b, x, log2e);
+      }
       Value inKeys = arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
                                            colOf(i), seqK);
       s[i] = arith::SelectOp::create(b, inKeys, x, negInf);
@@ -430,42 +521,29 @@ void KernelBuilder::build() {
                                      (i % 4) < 2 ? alphaA : alphaB);
 
     // O += P V: P's C fragments of key n-tiles 2kk and 2kk + 1 are the A
-    // fragment of key step kk; V's B fragment pairs keys 2t, 2t + 1.
-    Value gWord = arith::DivUIOp::create(b, g, idx(2));
-    Value gShift = arith::MulIOp::create(
-        b, arith::IndexCastOp::create(b, i32,
-                                      arith::RemUIOp::create(b, g, idx(2))),
-        i32c(16));
-    Value lowMask = i32c(0xffff);
-    auto vHalf = [&](Value key, int64_t j) {
-      Value w = memref::LoadOp::create(
-          b, vSmem, ValueRange{key, a.add(idx(4 * j), gWord)});
-      return arith::AndIOp::create(b, arith::ShRUIOp::create(b, w, gShift),
-                                   lowMask)
-          .getResult();
-    };
+    // fragment of key step kk; V's B fragments come from ldmatrix.trans.
+    Value vLaneBytes = a.add(
+        stageBase, a.add(idx(vOffset), arith::MulIOp::create(b, vLane,
+                                                             idx(2))));
     for (int64_t kk = 0; kk < bk / 16; ++kk) {
       SmallVector<Value, 4> pFrag = {
           packPair(s[8 * kk + 0], s[8 * kk + 1]),
           packPair(s[8 * kk + 2], s[8 * kk + 3]),
           packPair(s[8 * kk + 4], s[8 * kk + 5]),
           packPair(s[8 * kk + 6], s[8 * kk + 7])};
-      Value key0 = a.add(idx(16 * kk), t2);
-      for (int64_t j = 0; j < vTiles; ++j) {
-        auto pack = [&](Value lo, Value hi) {
-          return arith::OrIOp::create(b, lo,
-                                      arith::ShLIOp::create(b, hi, i32c(16)))
-              .getResult();
-        };
-        Value b0 = pack(vHalf(key0, j), vHalf(a.add(key0, idx(1)), j));
-        Value b1 = pack(vHalf(a.add(key0, idx(8)), j),
-                        vHalf(a.add(key0, idx(9)), j));
-        SmallVector<Value, 4> cfrag(acc.begin() + 4 * j,
-                                    acc.begin() + 4 * j + 4);
-        cfrag = mma(pFrag, {b0, b1}, cfrag);
-        std::copy(cfrag.begin(), cfrag.end(), acc.begin() + 4 * j);
+      for (int64_t j = 0; j < vTiles; j += 2) {
+        SmallVector<Value, 4> frag = ldmatrix(
+            a.add(vLaneBytes, idx((16 * kk * vPitch + 8 * j) * 2)), true);
+        for (int64_t h = 0; h < 2; ++h) {
+          SmallVector<Value, 4> cfrag(acc.begin() + 4 * (j + h),
+                                      acc.begin() + 4 * (j + h) + 4);
+          cfrag = mma(pFrag, {frag[2 * h], frag[2 * h + 1]}, cfrag);
+          std::copy(cfrag.begin(), cfrag.end(), acc.begin() + 4 * (j + h));
+        }
       }
     }
+    // Every warp is done with this stage before the next prefetch reuses it.
+    gpu::BarrierOp::create(b);
     SmallVector<Value> yields = {mNewA, mNewB, lNewA, lNewB};
     yields.append(acc.begin(), acc.end());
     scf::YieldOp::create(b, yields);
@@ -528,6 +606,12 @@ attnc::buildAttentionKernel(ModuleOp module, AttentionOp op,
   auto gpuModule = gpu::GPUModuleOp::create(b, "attnc_kernels");
   b.setInsertionPointToStart(gpuModule.getBody());
 
+  // The dynamic shared memory, as an external array (a static one could
+  // overlap other shared allocations).
+  LLVM::GlobalOp::create(b, LLVM::LLVMArrayType::get(b.getI8Type(), 0),
+                         /*isConstant=*/false, LLVM::Linkage::External,
+                         kSharedMemoryName, Attribute(), /*alignment=*/16,
+                         /*addrSpace=*/3);
   Type ptr = LLVM::LLVMPointerType::get(ctx);
   SmallVector<Type> args(9, ptr);
   args.append(6, b.getI64Type());
@@ -536,15 +620,6 @@ attnc::buildAttentionKernel(ModuleOp module, AttentionOp op,
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
       {static_cast<int32_t>(config.threads()), 1, 1}));
-  auto smem = [&](int64_t width) {
-    // Rows of 32-bit words, padded by 4 words against bank conflicts.
-    return MemRefType::get(
-        {config.blockK, width / 2 + 4}, b.getI32Type(), AffineMap(),
-        gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
-  };
-  func.addWorkgroupAttribution(smem(op.getHeadDim()), op.getLoc());
-  func.addWorkgroupAttribution(smem(op.getValueHeadDim()), op.getLoc());
-
   b.setInsertionPointToStart(&func.getBody().front());
   KernelBuilder(b, op, config, func).build();
   return gpuModule;

@@ -39,6 +39,14 @@ struct GpuKernelConfig {
   int64_t threads() const { return warps * 32; }
 };
 
+/// The symbol of the kernel's dynamic shared memory.
+inline constexpr llvm::StringLiteral kSharedMemoryName = "attnc_smem";
+
+/// Dynamic shared memory bytes a kernel for `op` with `config` needs: two
+/// stages of a K and a V tile with rows padded by 8 elements.
+int64_t gpuSharedMemoryBytes(attn::AttentionOp op,
+                             const GpuKernelConfig &config);
+
 /// Picks the configuration for `op` (key tile 32 when D + Dv > 256).
 GpuKernelConfig chooseGpuKernelConfig(attn::AttentionOp op);
 

@@ -4,13 +4,24 @@
 // seeded random inputs or inputs from .npy files, and compares the result
 // with the float64 reference and with a naive implementation in the same
 // input precision. Prints the errors and PASS or FAIL.
+//
+// --device=cpu JIT-compiles the CPU lowering and calls it. --device=cuda
+// compiles the GPU kernel for --target (by default the arch of CUDA device
+// 0) into an in-memory artifact and runs it on device 0 through the runtime
+// (attnrt, DeviceRun.h), exactly as attnrt-run runs an artifact file; a
+// mask_fn / score_fn region is JIT-compiled for the host as well, for the
+// reference.
 // Exit codes: 0 PASS, 1 FAIL, 2 bad input or a failure to compile or run.
 //
 //===----------------------------------------------------------------------===//
 
+#include "attnc/Check.h"
 #include "attnc/Compiler.h"
 #include "attnc/Npy.h"
 #include "attnc/Reference.h"
+#include "attnc/Runtime/Artifact.h"
+#include "attnc/Runtime/DeviceRun.h"
+#include "attnc/Runtime/attnrt.h"
 #include "attnc/Spec.h"
 
 #include "dialects/Attn/AttnDialect.h"
@@ -25,6 +36,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <memory>
 
 using namespace attnc;
 namespace cl = llvm::cl;
@@ -43,6 +55,16 @@ static cl::opt<std::string>
               cl::init(""));
 static cl::opt<std::string> device("device", cl::desc("cpu or cuda"),
                                    cl::init("cpu"));
+static cl::opt<std::string>
+    target("target",
+           cl::desc("GPU target of --device=cuda: sm_80 or sm_90a (default: "
+                    "the arch of CUDA device 0)"),
+           cl::init(""));
+static cl::opt<int64_t>
+    timeRuns("time",
+             cl::desc("With --device=cuda: after the check, time N launches "
+                      "(3 warm-up launches first)"),
+             cl::init(0));
 static cl::opt<uint64_t> seed("seed", cl::desc("Seed of the random inputs"),
                               cl::init(0));
 static cl::opt<std::string>
@@ -55,13 +77,14 @@ static cl::opt<std::string> outputPath("output",
                                        cl::init(""));
 static cl::opt<std::string> lsePath("lse", cl::desc("Write the LSE as .npy"),
                                     cl::init(""));
-static cl::opt<int64_t> blockQ("block-q", cl::desc("Query rows per tile"),
+static cl::opt<int64_t> blockQ("block-q",
+                               cl::desc("Query rows per tile (CPU)"),
                                cl::init(64));
-static cl::opt<int64_t> blockK("block-k", cl::desc("Keys per tile"),
+static cl::opt<int64_t> blockK("block-k", cl::desc("Keys per tile (CPU)"),
                                cl::init(64));
 static cl::opt<bool> noSkip("no-skip",
                             cl::desc("Do not skip masked tiles (every tile "
-                                     "gets the element-wise mask)"),
+                                     "gets the element-wise mask; CPU)"),
                             cl::init(false));
 static cl::opt<double>
     tolerance("tolerance",
@@ -116,10 +139,33 @@ int main(int argc, char **argv) {
 
   if (device != "cpu" && device != "cuda")
     return badInput("expected --device=cpu or --device=cuda, got " + device);
-  if (device == "cuda")
-    return badInput("--device=cuda is not available: this build of attnc "
-                    "emits CPU code only (GPU kernels are not implemented "
-                    "yet); use --device=cpu");
+  bool cuda = device == "cuda";
+  std::optional<GpuTarget> gpuTarget;
+  if (!target.empty()) {
+    if (!cuda)
+      return badInput("--target=" + target + " needs --device=cuda");
+    gpuTarget = parseGpuTarget(target);
+    if (!gpuTarget)
+      return badInput("expected --target=sm_80 or --target=sm_90a, got " +
+                      target);
+  }
+  if (timeRuns < 0 || timeRuns > 1000000)
+    return badInput("expected --time to be a number of runs in [1, "
+                    "1000000], got " +
+                    std::to_string(timeRuns.getValue()));
+  if (timeRuns > 0 && !cuda)
+    return badInput("--time needs --device=cuda");
+  if (cuda) {
+    // The GPU kernel chooses its own tiles and visits every tile its key
+    // range bounds allow.
+    for (const cl::Option *o : {static_cast<const cl::Option *>(&blockQ),
+                                static_cast<const cl::Option *>(&blockK),
+                                static_cast<const cl::Option *>(&noSkip)})
+      if (o->getNumOccurrences())
+        return badInput("--" + o->ArgStr.str() +
+                        " applies to --device=cpu only (the GPU kernel "
+                        "chooses its own tiles)");
+  }
   if (inputFile.empty() == specText.empty())
     return badInput("give either an .mlir file or --spec, not both");
   if (blockQ <= 0 || blockK <= 0)
@@ -190,6 +236,19 @@ int main(int argc, char **argv) {
   AttentionSpec spec;
   if (!specFromOp(*op, given, spec, error))
     return badInput(error);
+
+  // The device (before the slower host work), and the target it runs.
+  DeviceInfo gpu;
+  if (cuda) {
+    if (!openDevice(gpu, error))
+      return badInput(error);
+    if (!gpuTarget) {
+      std::string chip;
+      if (!defaultGpuTarget(gpu, chip, error))
+        return badInput(error);
+      gpuTarget = parseGpuTarget(chip);
+    }
+  }
 
   // Inputs.
   AttentionProblem problem;
@@ -270,59 +329,64 @@ int main(int argc, char **argv) {
   CompileOptions options;
   options.blockQ = blockQ;
   options.blockK = blockK;
-  options.skipMaskedTiles = !noSkip;
-  mlir::OwningOpRef<mlir::ModuleOp> entry = buildCpuEntryModule(*op);
-  std::unique_ptr<CpuKernel> kernel =
-      CpuKernel::compile(*entry, options, error);
-  if (!kernel)
-    return badInput(error);
-  problem.customMask = kernel->maskFn();
-  problem.customScore = kernel->scoreFn();
-
+  // On the GPU the CPU build is not run: no tile skipping (nor its remark).
+  options.skipMaskedTiles = !noSkip && !cuda;
+  bool hasLse = static_cast<bool>(op->getLse());
   std::vector<double> out, lse;
-  if (!kernel->run(problem, spec.dtype, out, lse, error))
-    return badInput(error);
-  std::vector<double> refOut, refLse, naiveOut;
-  referenceAttention(problem, refOut, refLse);
-  naiveAttention(problem, spec.dtype, naiveOut);
-
-  ErrorStats outErr = compare(out, refOut);
-  ErrorStats naiveErr = compare(naiveOut, refOut);
-  // f32 rounding of the inputs' products bounds how exact any f32 kernel
-  // can be; below this floor, differences are summation order.
-  const double floor = 1e-6;
-  bool pass = outErr.mismatchedNonFinite == 0 &&
-              std::isfinite(outErr.relFrobenius) &&
-              outErr.relFrobenius <=
-                  tolerance * naiveErr.relFrobenius + floor;
-  std::printf("attnc-run: %s on cpu, seed %llu\n", printSpec(spec).c_str(),
-              static_cast<unsigned long long>(seed.getValue()));
-  std::printf("  output: max abs error %.3e, rel Frobenius error %.3e "
-              "(naive %s: %.3e; bar %.2f x naive + %.0e)\n",
-              outErr.maxAbs, outErr.relFrobenius,
-              elementTypeName(spec.dtype), naiveErr.relFrobenius,
-              tolerance.getValue(), floor);
-  if (kernel->hasLse()) {
-    ErrorStats lseErr = compare(lse, refLse);
-    double lseBar = 1e-4;
-    bool lsePass = lseErr.mismatchedNonFinite == 0 &&
-                   std::isfinite(lseErr.maxAbs) && lseErr.maxAbs <= lseBar;
-    std::printf("  lse:    max abs error %.3e (bar %.0e), %lld non-finite "
-                "mismatches\n",
-                lseErr.maxAbs, lseBar,
-                static_cast<long long>(lseErr.mismatchedNonFinite));
-    pass = pass && lsePass;
+  std::string where = "cpu";
+  DeviceRunReport timing;
+  // The CPU build: the kernel itself on the CPU, and on the GPU only the
+  // host copies of a mask_fn / score_fn region for the reference.
+  std::unique_ptr<CpuKernel> kernel;
+  if (!cuda || op->hasMaskFn() || op->hasScoreFn()) {
+    mlir::OwningOpRef<mlir::ModuleOp> entry = buildCpuEntryModule(*op);
+    kernel = CpuKernel::compile(*entry, options, error);
+    if (!kernel)
+      return badInput(error);
+    problem.customMask = kernel->maskFn();
+    problem.customScore = kernel->scoreFn();
   }
+  if (!cuda) {
+    if (!kernel->run(problem, spec.dtype, out, lse, error))
+      return badInput(error);
+  } else {
+    // The GPU kernel as an artifact in memory, loaded and run as attnrt-run
+    // runs an artifact file.
+    GpuCompileResult compiled;
+    if (!compileForGpu(*op, spec, *gpuTarget, GpuEmitLevel::Artifact,
+                       compiled, error))
+      return badInput(error);
+    std::string bytes;
+    if (!serializeArtifact(makeArtifact(compiled), bytes, error))
+      return badInput(error);
+    attnrt_artifact *loaded = nullptr;
+    if (attnrt_artifact_load_memory(bytes.data(), bytes.size(), &loaded) !=
+        ATTNRT_OK)
+      return badInput(attnrt_last_error());
+    std::unique_ptr<attnrt_artifact, void (*)(attnrt_artifact *)> artifact(
+        loaded, attnrt_artifact_destroy);
+    DeviceRunOptions runOptions;
+    runOptions.timedRuns = timeRuns;
+    if (!runOnDevice(artifact.get(), problem, spec.dtype, out, lse, runOptions,
+                     timing, error))
+      return badInput(error);
+    where = "cuda (" + gpu.name + ", " + gpuTarget->chip + ")";
+  }
+
+  CheckResult check =
+      checkResult(problem, spec.dtype, out, lse, hasLse, tolerance);
+  std::printf("%s", formatCheck("attnc-run", spec, where, seed, check).c_str());
   if (!outputPath.empty() &&
       !writeNpyF32(outputPath, {spec.b, spec.hq, spec.sq, spec.dv}, out,
                    error))
     return badInput(error);
   if (!lsePath.empty()) {
-    if (!kernel->hasLse())
+    if (!hasLse)
       return badInput("--lse given but the attention has no LSE result");
     if (!writeNpyF32(lsePath, {spec.b, spec.hq, spec.sq}, lse, error))
       return badInput(error);
   }
-  std::printf("%s\n", pass ? "PASS" : "FAIL");
-  return pass ? 0 : 1;
+  std::printf("%s", formatTiming(timing).c_str());
+  std::printf("%s\n", check.pass ? "PASS" : "FAIL");
+  return check.pass ? 0 : 1;
 }

@@ -176,13 +176,8 @@ int main(int argc, char **argv) {
     if (!compileForGpu(*op, spec, *gpu, *gpuLevel, result, error))
       return fail(error);
     if (*gpuLevel == GpuEmitLevel::Artifact) {
-      Artifact artifact;
-      for (auto &[key, value] : result.manifest)
-        artifact.set(key, value);
-      artifact.sections["ptx"] = result.ptx;
-      artifact.sections["cubin"] = result.cubin;
       std::string bytes;
-      if (!serializeArtifact(artifact, bytes, error))
+      if (!serializeArtifact(makeArtifact(result), bytes, error))
         return fail(error);
       output->os() << bytes;
     } else if (*gpuLevel == GpuEmitLevel::PTX) {

@@ -13,10 +13,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "attnc/Check.h"
 #include "attnc/Npy.h"
 #include "attnc/Reference.h"
 #include "attnc/Runtime/Artifact.h"
-#include "attnc/Runtime/CudaDriver.h"
+#include "attnc/Runtime/DeviceRun.h"
 #include "attnc/Runtime/attnrt.h"
 #include "attnc/Spec.h"
 
@@ -30,7 +31,6 @@
 #include <vector>
 
 using namespace attnc;
-using namespace attnc::cuda;
 using attnc::mask::DocumentSource;
 using attnc::mask::MaskKind;
 
@@ -307,138 +307,6 @@ static bool checkSpecAgainstManifest(const AttentionSpec &s,
 }
 
 //===----------------------------------------------------------------------===//
-// FLOPs
-//===----------------------------------------------------------------------===//
-
-/// The (query, key) pairs the mask leaves visible, over every batch entry and
-/// query head: per row for the interval masks, per block for block-sparse
-/// masks, per element (once per batch entry, or once for cu_seqlens) for
-/// documents.
-static double visiblePairs(const AttentionProblem &p) {
-  const mask::MaskSpec &m = p.mask;
-  double heads = static_cast<double>(p.b) * p.hq;
-  if (mask::hasIntervalForm(m.kind)) {
-    double pairs = 0;
-    for (int64_t i = 0; i < p.sq; ++i) {
-      mask::KeyRange r = mask::rowKeyRange(m, i, p.sq, p.sk);
-      pairs += std::max<int64_t>(0, r.end - r.begin);
-    }
-    return pairs * heads;
-  }
-  if (m.kind == MaskKind::BlockSparse) {
-    double pairs = 0;
-    for (int64_t bb = 0; bb < p.blockMaskB; ++bb)
-      for (int64_t hb = 0; hb < p.blockMaskH; ++hb)
-        for (int64_t q0 = 0; q0 < p.sq; q0 += m.blockQ)
-          for (int64_t k0 = 0; k0 < p.sk; k0 += m.blockK)
-            if (p.visible(bb, hb, q0, k0))
-              pairs += static_cast<double>(std::min(m.blockQ, p.sq - q0)) *
-                       std::min(m.blockK, p.sk - k0);
-    return pairs * (static_cast<double>(p.b) / p.blockMaskB) *
-           (static_cast<double>(p.hq) / p.blockMaskH);
-  }
-  // Documents: the mask does not depend on the head, nor (for cu_seqlens)
-  // on the batch entry.
-  bool perBatch = m.kind != MaskKind::Document ||
-                  m.documentSource == DocumentSource::SegmentIds;
-  int64_t batches = perBatch ? p.b : 1;
-  double pairs = 0;
-  for (int64_t bi = 0; bi < batches; ++bi)
-    for (int64_t i = 0; i < p.sq; ++i)
-      for (int64_t j = 0; j < p.sk; ++j)
-        pairs += p.visible(bi, 0, i, j);
-  return pairs * p.hq * (perBatch ? 1 : p.b);
-}
-
-//===----------------------------------------------------------------------===//
-// Device memory
-//===----------------------------------------------------------------------===//
-
-namespace {
-/// A device allocation freed on destruction.
-struct DeviceBuffer {
-  const Driver *d = nullptr;
-  CUdeviceptr ptr = 0;
-  size_t bytes = 0;
-
-  DeviceBuffer() = default;
-  DeviceBuffer(const DeviceBuffer &) = delete;
-  DeviceBuffer &operator=(const DeviceBuffer &) = delete;
-  ~DeviceBuffer() {
-    if (ptr)
-      d->cuMemFree(ptr);
-  }
-  void *get() const { return reinterpret_cast<void *>(ptr); }
-
-  /// Allocates `n` bytes (at least 1) and copies `host` in when non-null.
-  bool allocate(const Driver &driver, size_t n, const void *host,
-                std::string &error) {
-    d = &driver;
-    bytes = n;
-    CUresult r = d->cuMemAlloc(&ptr, std::max<size_t>(n, 1));
-    if (r != CUDA_SUCCESS) {
-      ptr = 0;
-      error =
-          d->describe("cuMemAlloc", r) + " (" + std::to_string(n) + " bytes)";
-      return false;
-    }
-    if (host && n) {
-      r = d->cuMemcpyHtoD(ptr, host, n);
-      if (r != CUDA_SUCCESS) {
-        error = d->describe("cuMemcpyHtoD", r);
-        return false;
-      }
-    }
-    return true;
-  }
-};
-} // namespace
-
-/// The bytes of `values` in element type `t` (bf16/f16 bits or f32).
-static std::vector<unsigned char>
-toDeviceElements(const std::vector<double> &values, ElementType t) {
-  std::vector<unsigned char> out;
-  if (t == ElementType::F32) {
-    out.resize(values.size() * 4);
-    for (size_t i = 0; i < values.size(); ++i) {
-      float f = static_cast<float>(values[i]);
-      std::memcpy(&out[i * 4], &f, 4);
-    }
-    return out;
-  }
-  out.resize(values.size() * 2);
-  for (size_t i = 0; i < values.size(); ++i) {
-    float f = static_cast<float>(values[i]);
-    uint16_t bits =
-        t == ElementType::BF16 ? floatToBF16Bits(f) : floatToF16Bits(f);
-    std::memcpy(&out[i * 2], &bits, 2);
-  }
-  return out;
-}
-
-static std::vector<double>
-fromDeviceElements(const std::vector<unsigned char> &bytes, ElementType t) {
-  std::vector<double> out;
-  if (t == ElementType::F32) {
-    out.resize(bytes.size() / 4);
-    for (size_t i = 0; i < out.size(); ++i) {
-      float f;
-      std::memcpy(&f, &bytes[i * 4], 4);
-      out[i] = f;
-    }
-    return out;
-  }
-  out.resize(bytes.size() / 2);
-  for (size_t i = 0; i < out.size(); ++i) {
-    uint16_t bits;
-    std::memcpy(&bits, &bytes[i * 2], 2);
-    out[i] =
-        t == ElementType::BF16 ? bf16BitsToFloat(bits) : f16BitsToFloat(bits);
-  }
-  return out;
-}
-
-//===----------------------------------------------------------------------===//
 // Main
 //===----------------------------------------------------------------------===//
 
@@ -509,25 +377,9 @@ int main(int argc, char **argv) {
     return badInput("expected b <= 65535 and sq, sk <= 2^31 - 1");
 
   // The device, before the (possibly slow) host work.
-  const Driver *d = getDriver(error);
-  if (!d)
+  DeviceInfo device;
+  if (!openDevice(device, error))
     return badInput(error);
-  CUresult r = d->cuInit(0);
-  if (r != CUDA_SUCCESS)
-    return badInput(r == CUDA_ERROR_NO_DEVICE
-                        ? "no CUDA device: " + d->describe("cuInit", r)
-                        : d->describe("cuInit", r));
-  CUdevice device = 0;
-  if ((r = d->cuDeviceGet(&device, 0)) != CUDA_SUCCESS)
-    return badInput(d->describe("cuDeviceGet", r));
-  char name[256] = {0};
-  if ((r = d->cuDeviceGetName(name, sizeof(name) - 1, device)) != CUDA_SUCCESS)
-    return badInput(d->describe("cuDeviceGetName", r));
-  CUcontext ctx = nullptr;
-  if ((r = d->cuDevicePrimaryCtxRetain(&ctx, device)) != CUDA_SUCCESS)
-    return badInput(d->describe("cuDevicePrimaryCtxRetain", r));
-  if ((r = d->cuCtxSetCurrent(ctx)) != CUDA_SUCCESS)
-    return badInput(d->describe("cuCtxSetCurrent", r));
 
   // The problem on the host.
   AttentionProblem problem;
@@ -602,137 +454,22 @@ int main(int argc, char **argv) {
       return badInput("unexpected extra --inputs file " + inputs[next]);
   }
 
-  // Device buffers; o and lse poisoned with 0xFF bytes (NaN) so that an
-  // element the kernel never writes shows up as a mismatch.
-  size_t elt = spec.dtype == ElementType::F32 ? 4 : 2;
-  size_t oElems = static_cast<size_t>(spec.b * spec.hq * spec.sq * spec.dv);
-  size_t lseElems = static_cast<size_t>(spec.b * spec.hq * spec.sq);
-  DeviceBuffer q, k, v, o, lse, seqIds, cuSeqlens, blockMask, slopes;
-  {
-    std::vector<unsigned char> bytes = toDeviceElements(problem.q, spec.dtype);
-    if (!q.allocate(*d, bytes.size(), bytes.data(), error))
-      return badInput(error);
-    bytes = toDeviceElements(problem.k, spec.dtype);
-    if (!k.allocate(*d, bytes.size(), bytes.data(), error))
-      return badInput(error);
-    bytes = toDeviceElements(problem.v, spec.dtype);
-    if (!v.allocate(*d, bytes.size(), bytes.data(), error))
-      return badInput(error);
-  }
-  if (!o.allocate(*d, oElems * elt, nullptr, error))
-    return badInput(error);
-  if ((r = d->cuMemsetD8(o.ptr, 0xFF, o.bytes)) != CUDA_SUCCESS)
-    return badInput(d->describe("cuMemsetD8", r));
-  if (manifest.readsLse) {
-    if (!lse.allocate(*d, lseElems * 4, nullptr, error))
-      return badInput(error);
-    if ((r = d->cuMemsetD8(lse.ptr, 0xFF, lse.bytes)) != CUDA_SUCCESS)
-      return badInput(d->describe("cuMemsetD8", r));
-  }
-  if (manifest.readsSeqIds && !seqIds.allocate(*d, problem.seqIds.size() * 4,
-                                               problem.seqIds.data(), error))
-    return badInput(error);
-  if (manifest.readsCuSeqlens &&
-      !cuSeqlens.allocate(*d, problem.cuSeqlens.size() * 4,
-                          problem.cuSeqlens.data(), error))
-    return badInput(error);
-  if (manifest.readsBlockMask &&
-      !blockMask.allocate(*d, problem.blockMask.size(),
-                          problem.blockMask.data(), error))
-    return badInput(error);
-  if (manifest.readsAlibiSlopes) {
-    std::vector<float> f(problem.alibiSlopes.begin(),
-                         problem.alibiSlopes.end());
-    if (!slopes.allocate(*d, f.size() * 4, f.data(), error))
-      return badInput(error);
-  }
-
-  // The launch.
-  attnrt_attention_args args;
-  std::memset(&args, 0, sizeof(args));
-  args.dtype = spec.dtype == ElementType::BF16  ? ATTNRT_BF16
-               : spec.dtype == ElementType::F16 ? ATTNRT_F16
-                                                : ATTNRT_F32;
-  args.batch = spec.b;
-  args.num_q_heads = spec.hq;
-  args.num_kv_heads = spec.hkv;
-  args.seq_q = spec.sq;
-  args.seq_k = spec.sk;
-  args.head_dim = spec.d;
-  args.value_head_dim = spec.dv;
-  args.q = q.get();
-  args.k = k.get();
-  args.v = v.get();
-  args.o = o.get();
-  args.lse = static_cast<float *>(lse.get());
-  auto dense = [](int64_t h, int64_t s, int64_t dim, int64_t *out) {
-    out[0] = h * s * dim;
-    out[1] = s * dim;
-    out[2] = dim;
-    out[3] = 1;
-  };
-  dense(spec.hq, spec.sq, spec.d, args.q_strides);
-  dense(spec.hkv, spec.sk, spec.d, args.k_strides);
-  dense(spec.hkv, spec.sk, spec.dv, args.v_strides);
-  dense(spec.hq, spec.sq, spec.dv, args.o_strides);
-  args.seq_ids = static_cast<const int32_t *>(seqIds.get());
-  args.cu_seqlens = static_cast<const int32_t *>(cuSeqlens.get());
-  args.num_cu_seqlens = static_cast<int64_t>(problem.cuSeqlens.size());
-  args.block_mask = static_cast<const uint8_t *>(blockMask.get());
-  args.block_mask_b = problem.blockMaskB;
-  args.block_mask_h = problem.blockMaskH;
-  args.alibi_slopes = static_cast<const float *>(slopes.get());
-
-  if (attnrt_launch(handle.get(), &args, nullptr) != ATTNRT_OK)
-    return badInput(attnrt_last_error());
-  if ((r = d->cuCtxSynchronize()) != CUDA_SUCCESS)
-    return badInput("the kernel failed: " + d->describe("cuCtxSynchronize", r));
-
+  // The run: device buffers (o and lse poisoned with NaN), the launch
+  // through attnrt_launch, the copy back and, with --time, the timing.
   std::vector<double> out, lseOut;
-  {
-    std::vector<unsigned char> bytes(o.bytes);
-    if ((r = d->cuMemcpyDtoH(bytes.data(), o.ptr, bytes.size())) !=
-        CUDA_SUCCESS)
-      return badInput(d->describe("cuMemcpyDtoH", r));
-    out = fromDeviceElements(bytes, spec.dtype);
-  }
-  if (manifest.readsLse) {
-    std::vector<float> f(lseElems);
-    if ((r = d->cuMemcpyDtoH(f.data(), lse.ptr, lse.bytes)) != CUDA_SUCCESS)
-      return badInput(d->describe("cuMemcpyDtoH", r));
-    lseOut.assign(f.begin(), f.end());
-  }
+  DeviceRunOptions runOptions;
+  runOptions.timedRuns = opts.time;
+  DeviceRunReport timing;
+  if (!runOnDevice(handle.get(), problem, spec.dtype, out, lseOut, runOptions,
+                   timing, error))
+    return badInput(error);
 
   // The check, as attnc-run reports it.
-  std::vector<double> refOut, refLse, naiveOut;
-  referenceAttention(problem, refOut, refLse);
-  naiveAttention(problem, spec.dtype, naiveOut);
-  ErrorStats outErr = compare(out, refOut);
-  ErrorStats naiveErr = compare(naiveOut, refOut);
-  // f32 rounding of the inputs' products bounds how exact any f32 kernel
-  // can be; below this floor, differences are summation order.
-  const double floor = 1e-6;
-  bool pass =
-      outErr.mismatchedNonFinite == 0 && std::isfinite(outErr.relFrobenius) &&
-      outErr.relFrobenius <= opts.tolerance * naiveErr.relFrobenius + floor;
-  std::printf("attnrt-run: %s on cuda (%s), seed %llu\n",
-              printSpec(spec).c_str(), name,
-              static_cast<unsigned long long>(opts.seed));
-  std::printf("  output: max abs error %.3e, rel Frobenius error %.3e "
-              "(naive %s: %.3e; bar %.2f x naive + %.0e)\n",
-              outErr.maxAbs, outErr.relFrobenius, elementTypeName(spec.dtype),
-              naiveErr.relFrobenius, opts.tolerance, floor);
-  if (manifest.readsLse) {
-    ErrorStats lseErr = compare(lseOut, refLse);
-    double lseBar = 1e-4;
-    bool lsePass = lseErr.mismatchedNonFinite == 0 &&
-                   std::isfinite(lseErr.maxAbs) && lseErr.maxAbs <= lseBar;
-    std::printf("  lse:    max abs error %.3e (bar %.0e), %lld non-finite "
-                "mismatches\n",
-                lseErr.maxAbs, lseBar,
-                static_cast<long long>(lseErr.mismatchedNonFinite));
-    pass = pass && lsePass;
-  }
+  CheckResult check = checkResult(problem, spec.dtype, out, lseOut,
+                                  manifest.readsLse, opts.tolerance);
+  std::printf("%s", formatCheck("attnrt-run", spec,
+                                "cuda (" + device.name + ")", opts.seed, check)
+                        .c_str());
   std::fflush(stdout);
   if (!opts.output.empty() &&
       !writeNpyF32(opts.output, {spec.b, spec.hq, spec.sq, spec.dv}, out,
@@ -744,43 +481,7 @@ int main(int argc, char **argv) {
     if (!writeNpyF32(opts.lse, {spec.b, spec.hq, spec.sq}, lseOut, error))
       return badInput(error);
   }
-
-  // Timing: 3 warm-up launches, then each of N launches between two events.
-  if (opts.time > 0) {
-    for (int i = 0; i < 3; ++i)
-      if (attnrt_launch(handle.get(), &args, nullptr) != ATTNRT_OK)
-        return badInput(attnrt_last_error());
-    CUevent start = nullptr, stop = nullptr;
-    if ((r = d->cuEventCreate(&start, CU_EVENT_DEFAULT)) != CUDA_SUCCESS ||
-        (r = d->cuEventCreate(&stop, CU_EVENT_DEFAULT)) != CUDA_SUCCESS)
-      return badInput(d->describe("cuEventCreate", r));
-    std::vector<double> ms;
-    for (int64_t i = 0; i < opts.time; ++i) {
-      if ((r = d->cuEventRecord(start, nullptr)) != CUDA_SUCCESS)
-        return badInput(d->describe("cuEventRecord", r));
-      if (attnrt_launch(handle.get(), &args, nullptr) != ATTNRT_OK)
-        return badInput(attnrt_last_error());
-      if ((r = d->cuEventRecord(stop, nullptr)) != CUDA_SUCCESS)
-        return badInput(d->describe("cuEventRecord", r));
-      if ((r = d->cuEventSynchronize(stop)) != CUDA_SUCCESS)
-        return badInput("the kernel failed: " +
-                        d->describe("cuEventSynchronize", r));
-      float t = 0;
-      if ((r = d->cuEventElapsedTime(&t, start, stop)) != CUDA_SUCCESS)
-        return badInput(d->describe("cuEventElapsedTime", r));
-      ms.push_back(t);
-    }
-    d->cuEventDestroy(start);
-    d->cuEventDestroy(stop);
-    std::sort(ms.begin(), ms.end());
-    size_t n = ms.size();
-    double median = n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
-    double flops = 2.0 * visiblePairs(problem) * (spec.d + spec.dv);
-    double tflops = median > 0 ? flops / (median * 1e-3) / 1e12 : 0;
-    std::printf("  time: median %.3f ms over %lld runs, %.1f TFLOP/s\n", median,
-                static_cast<long long>(n), tflops);
-  }
-
-  std::printf("%s\n", pass ? "PASS" : "FAIL");
-  return pass ? 0 : 1;
+  std::printf("%s", formatTiming(timing).c_str());
+  std::printf("%s\n", check.pass ? "PASS" : "FAIL");
+  return check.pass ? 0 : 1;
 }

@@ -1,0 +1,470 @@
+//===- DeviceRun.cpp - run an artifact on CUDA device 0 -------------------===//
+//
+// Device buffers through the driver entry points of CudaDriver.h, the launch
+// through the attnrt C API. Shared by attnrt-run and attnc-run.
+//
+//===----------------------------------------------------------------------===//
+
+#include "attnc/Runtime/DeviceRun.h"
+#include "attnc/Runtime/CudaDriver.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+using namespace attnc;
+using namespace attnc::cuda;
+using attnc::mask::DocumentSource;
+using attnc::mask::MaskKind;
+
+//===----------------------------------------------------------------------===//
+// The device
+//===----------------------------------------------------------------------===//
+
+bool attnc::openDevice(DeviceInfo &info, std::string &error) {
+  const Driver *d = getDriver(error);
+  if (!d)
+    return false;
+  CUresult r = d->cuInit(0);
+  if (r != CUDA_SUCCESS) {
+    error = r == CUDA_ERROR_NO_DEVICE
+                ? "no CUDA device: " + d->describe("cuInit", r)
+                : d->describe("cuInit", r);
+    return false;
+  }
+  CUdevice device = 0;
+  if ((r = d->cuDeviceGet(&device, 0)) != CUDA_SUCCESS) {
+    error = d->describe("cuDeviceGet", r);
+    return false;
+  }
+  char name[256] = {0};
+  if ((r = d->cuDeviceGetName(name, sizeof(name) - 1, device)) !=
+      CUDA_SUCCESS) {
+    error = d->describe("cuDeviceGetName", r);
+    return false;
+  }
+  int major = 0, minor = 0;
+  if ((r = d->cuDeviceGetAttribute(
+           &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device)) !=
+          CUDA_SUCCESS ||
+      (r = d->cuDeviceGetAttribute(
+           &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device)) !=
+          CUDA_SUCCESS) {
+    error = d->describe("cuDeviceGetAttribute", r);
+    return false;
+  }
+  CUcontext ctx = nullptr;
+  if ((r = d->cuDevicePrimaryCtxRetain(&ctx, device)) != CUDA_SUCCESS) {
+    error = d->describe("cuDevicePrimaryCtxRetain", r);
+    return false;
+  }
+  if ((r = d->cuCtxSetCurrent(ctx)) != CUDA_SUCCESS) {
+    error = d->describe("cuCtxSetCurrent", r);
+    return false;
+  }
+  info.name = name;
+  info.ccMajor = major;
+  info.ccMinor = minor;
+  return true;
+}
+
+bool attnc::defaultGpuTarget(const DeviceInfo &device, std::string &target,
+                             std::string &error) {
+  int major = device.ccMajor, minor = device.ccMinor;
+  if (major < 8) {
+    error = "CUDA device 0 (" + device.name + ") has compute capability " +
+            std::to_string(major) + "." + std::to_string(minor) +
+            "; attnc's kernels need 8.0 or newer";
+    return false;
+  }
+  target = major == 9 && minor == 0 ? "sm_90a" : "sm_80";
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Device memory
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A device allocation freed on destruction.
+struct DeviceBuffer {
+  const Driver *d = nullptr;
+  CUdeviceptr ptr = 0;
+  size_t bytes = 0;
+
+  DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer &) = delete;
+  DeviceBuffer &operator=(const DeviceBuffer &) = delete;
+  ~DeviceBuffer() {
+    if (ptr)
+      d->cuMemFree(ptr);
+  }
+  void *get() const { return reinterpret_cast<void *>(ptr); }
+
+  /// Allocates `n` bytes (at least 1) and copies `host` in when non-null.
+  bool allocate(const Driver &driver, size_t n, const void *host,
+                std::string &error) {
+    d = &driver;
+    bytes = n;
+    CUresult r = d->cuMemAlloc(&ptr, std::max<size_t>(n, 1));
+    if (r != CUDA_SUCCESS) {
+      ptr = 0;
+      error =
+          d->describe("cuMemAlloc", r) + " (" + std::to_string(n) + " bytes)";
+      return false;
+    }
+    if (host && n) {
+      r = d->cuMemcpyHtoD(ptr, host, n);
+      if (r != CUDA_SUCCESS) {
+        error = d->describe("cuMemcpyHtoD", r);
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /// Allocates `n` bytes (at least 1) filled with 0xFF bytes.
+  bool allocatePoisoned(const Driver &driver, size_t n, std::string &error) {
+    if (!allocate(driver, n, nullptr, error))
+      return false;
+    CUresult r = d->cuMemsetD8(ptr, 0xFF, n);
+    if (r != CUDA_SUCCESS) {
+      error = d->describe("cuMemsetD8", r);
+      return false;
+    }
+    return true;
+  }
+};
+} // namespace
+
+/// The bytes of `values` in element type `t` (bf16/f16 bits or f32).
+static std::vector<unsigned char>
+toDeviceElements(const std::vector<double> &values, ElementType t) {
+  std::vector<unsigned char> out;
+  if (t == ElementType::F32) {
+    out.resize(values.size() * 4);
+    for (size_t i = 0; i < values.size(); ++i) {
+      float f = static_cast<float>(values[i]);
+      std::memcpy(&out[i * 4], &f, 4);
+    }
+    return out;
+  }
+  out.resize(values.size() * 2);
+  for (size_t i = 0; i < values.size(); ++i) {
+    float f = static_cast<float>(values[i]);
+    uint16_t bits =
+        t == ElementType::BF16 ? floatToBF16Bits(f) : floatToF16Bits(f);
+    std::memcpy(&out[i * 2], &bits, 2);
+  }
+  return out;
+}
+
+static std::vector<double>
+fromDeviceElements(const std::vector<unsigned char> &bytes, ElementType t) {
+  std::vector<double> out;
+  if (t == ElementType::F32) {
+    out.resize(bytes.size() / 4);
+    for (size_t i = 0; i < out.size(); ++i) {
+      float f;
+      std::memcpy(&f, &bytes[i * 4], 4);
+      out[i] = f;
+    }
+    return out;
+  }
+  out.resize(bytes.size() / 2);
+  for (size_t i = 0; i < out.size(); ++i) {
+    uint16_t bits;
+    std::memcpy(&bits, &bytes[i * 2], 2);
+    out[i] =
+        t == ElementType::BF16 ? bf16BitsToFloat(bits) : f16BitsToFloat(bits);
+  }
+  return out;
+}
+
+/// Whether the manifest of `artifact` sets `key` to 1 (attnrt checked the
+/// flags when it loaded the artifact).
+static bool manifestFlag(const attnrt_artifact *artifact, const char *key) {
+  const char *value = attnrt_artifact_get(artifact, key);
+  return value && std::strcmp(value, "1") == 0;
+}
+
+/// Checks that the host problem holds every operand the kernel will read,
+/// with the sizes the launch describes.
+static bool checkProblem(const AttentionProblem &p, bool readsSeqIds,
+                         bool readsCuSeqlens, bool readsBlockMask,
+                         bool readsAlibiSlopes, std::string &error) {
+  auto expect = [&](const char *what, size_t got, int64_t want) {
+    if (got == static_cast<size_t>(want))
+      return true;
+    error = std::string("expected ") + what + " data of " +
+            std::to_string(want) + " values, got " + std::to_string(got);
+    return false;
+  };
+  if (!expect("q", p.q.size(), p.b * p.hq * p.sq * p.d) ||
+      !expect("k", p.k.size(), p.b * p.hkv * p.sk * p.d) ||
+      !expect("v", p.v.size(), p.b * p.hkv * p.sk * p.dv))
+    return false;
+  if (readsSeqIds && !expect("seq_ids", p.seqIds.size(), p.b * p.sk))
+    return false;
+  if (readsCuSeqlens && p.cuSeqlens.size() < 2) {
+    error = "expected cu_seqlens data of 2 values or more";
+    return false;
+  }
+  if (readsBlockMask) {
+    if (p.mask.blockQ <= 0 || p.mask.blockK <= 0) {
+      error = "expected a block-sparse mask with positive block sizes";
+      return false;
+    }
+    int64_t nq = (p.sq + p.mask.blockQ - 1) / p.mask.blockQ;
+    int64_t nk = (p.sk + p.mask.blockK - 1) / p.mask.blockK;
+    if (!expect("block mask", p.blockMask.size(),
+                p.blockMaskB * p.blockMaskH * nq * nk))
+      return false;
+  }
+  if (readsAlibiSlopes && !expect("alibi_slopes", p.alibiSlopes.size(), p.hq))
+    return false;
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// The run
+//===----------------------------------------------------------------------===//
+
+bool attnc::runOnDevice(attnrt_artifact *artifact, const AttentionProblem &p,
+                        ElementType dtype, std::vector<double> &out,
+                        std::vector<double> &lseOut,
+                        const DeviceRunOptions &options,
+                        DeviceRunReport &report, std::string &error) {
+  out.clear();
+  lseOut.clear();
+  report = DeviceRunReport();
+  if (!artifact) {
+    error = "expected a non-null artifact";
+    return false;
+  }
+  bool readsLse = manifestFlag(artifact, "reads_lse");
+  bool readsSeqIds = manifestFlag(artifact, "reads_seq_ids");
+  bool readsCuSeqlens = manifestFlag(artifact, "reads_cu_seqlens");
+  bool readsBlockMask = manifestFlag(artifact, "reads_block_mask");
+  bool readsAlibiSlopes = manifestFlag(artifact, "reads_alibi_slopes");
+  if (!checkProblem(p, readsSeqIds, readsCuSeqlens, readsBlockMask,
+                    readsAlibiSlopes, error))
+    return false;
+  const Driver *d = getDriver(error);
+  if (!d)
+    return false;
+
+  // Device buffers; o and lse poisoned with 0xFF bytes (NaN) so that an
+  // element the kernel never writes shows up as a mismatch.
+  size_t elt = dtype == ElementType::F32 ? 4 : 2;
+  size_t oElems = static_cast<size_t>(p.b * p.hq * p.sq * p.dv);
+  size_t lseElems = static_cast<size_t>(p.b * p.hq * p.sq);
+  DeviceBuffer q, k, v, o, lse, seqIds, cuSeqlens, blockMask, slopes;
+  {
+    std::vector<unsigned char> bytes = toDeviceElements(p.q, dtype);
+    if (!q.allocate(*d, bytes.size(), bytes.data(), error))
+      return false;
+    bytes = toDeviceElements(p.k, dtype);
+    if (!k.allocate(*d, bytes.size(), bytes.data(), error))
+      return false;
+    bytes = toDeviceElements(p.v, dtype);
+    if (!v.allocate(*d, bytes.size(), bytes.data(), error))
+      return false;
+  }
+  if (!o.allocatePoisoned(*d, oElems * elt, error))
+    return false;
+  if (readsLse && !lse.allocatePoisoned(*d, lseElems * 4, error))
+    return false;
+  if (readsSeqIds &&
+      !seqIds.allocate(*d, p.seqIds.size() * 4, p.seqIds.data(), error))
+    return false;
+  if (readsCuSeqlens && !cuSeqlens.allocate(*d, p.cuSeqlens.size() * 4,
+                                            p.cuSeqlens.data(), error))
+    return false;
+  if (readsBlockMask && !blockMask.allocate(*d, p.blockMask.size(),
+                                            p.blockMask.data(), error))
+    return false;
+  if (readsAlibiSlopes) {
+    std::vector<float> f(p.alibiSlopes.begin(), p.alibiSlopes.end());
+    if (!slopes.allocate(*d, f.size() * 4, f.data(), error))
+      return false;
+  }
+
+  // The launch.
+  attnrt_attention_args args;
+  std::memset(&args, 0, sizeof(args));
+  args.dtype = dtype == ElementType::BF16  ? ATTNRT_BF16
+               : dtype == ElementType::F16 ? ATTNRT_F16
+                                           : ATTNRT_F32;
+  args.batch = p.b;
+  args.num_q_heads = p.hq;
+  args.num_kv_heads = p.hkv;
+  args.seq_q = p.sq;
+  args.seq_k = p.sk;
+  args.head_dim = p.d;
+  args.value_head_dim = p.dv;
+  args.q = q.get();
+  args.k = k.get();
+  args.v = v.get();
+  args.o = o.get();
+  args.lse = static_cast<float *>(lse.get());
+  auto dense = [](int64_t h, int64_t s, int64_t dim, int64_t *strides) {
+    strides[0] = h * s * dim;
+    strides[1] = s * dim;
+    strides[2] = dim;
+    strides[3] = 1;
+  };
+  dense(p.hq, p.sq, p.d, args.q_strides);
+  dense(p.hkv, p.sk, p.d, args.k_strides);
+  dense(p.hkv, p.sk, p.dv, args.v_strides);
+  dense(p.hq, p.sq, p.dv, args.o_strides);
+  args.seq_ids = static_cast<const int32_t *>(seqIds.get());
+  args.cu_seqlens = static_cast<const int32_t *>(cuSeqlens.get());
+  args.num_cu_seqlens = static_cast<int64_t>(p.cuSeqlens.size());
+  args.block_mask = static_cast<const uint8_t *>(blockMask.get());
+  args.block_mask_b = p.blockMaskB;
+  args.block_mask_h = p.blockMaskH;
+  args.alibi_slopes = static_cast<const float *>(slopes.get());
+
+  if (attnrt_launch(artifact, &args, nullptr) != ATTNRT_OK) {
+    error = attnrt_last_error();
+    return false;
+  }
+  CUresult r = d->cuCtxSynchronize();
+  if (r != CUDA_SUCCESS) {
+    error = "the kernel failed: " + d->describe("cuCtxSynchronize", r);
+    return false;
+  }
+
+  {
+    std::vector<unsigned char> bytes(o.bytes);
+    if ((r = d->cuMemcpyDtoH(bytes.data(), o.ptr, bytes.size())) !=
+        CUDA_SUCCESS) {
+      error = d->describe("cuMemcpyDtoH", r);
+      return false;
+    }
+    out = fromDeviceElements(bytes, dtype);
+  }
+  if (readsLse) {
+    std::vector<float> f(lseElems);
+    if ((r = d->cuMemcpyDtoH(f.data(), lse.ptr, lse.bytes)) != CUDA_SUCCESS) {
+      error = d->describe("cuMemcpyDtoH", r);
+      return false;
+    }
+    lseOut.assign(f.begin(), f.end());
+  }
+  if (options.timedRuns <= 0)
+    return true;
+
+  // Timing: 3 warm-up launches, then each of N launches between two events.
+  for (int i = 0; i < 3; ++i)
+    if (attnrt_launch(artifact, &args, nullptr) != ATTNRT_OK) {
+      error = attnrt_last_error();
+      return false;
+    }
+  CUevent start = nullptr, stop = nullptr;
+  if ((r = d->cuEventCreate(&start, CU_EVENT_DEFAULT)) != CUDA_SUCCESS ||
+      (r = d->cuEventCreate(&stop, CU_EVENT_DEFAULT)) != CUDA_SUCCESS) {
+    if (start)
+      d->cuEventDestroy(start);
+    error = d->describe("cuEventCreate", r);
+    return false;
+  }
+  // Destroys the events on every return below.
+  struct Events {
+    const Driver *d;
+    CUevent start, stop;
+    ~Events() {
+      d->cuEventDestroy(start);
+      d->cuEventDestroy(stop);
+    }
+  } events{d, start, stop};
+  std::vector<double> ms;
+  for (int64_t i = 0; i < options.timedRuns; ++i) {
+    if ((r = d->cuEventRecord(start, nullptr)) != CUDA_SUCCESS) {
+      error = d->describe("cuEventRecord", r);
+      return false;
+    }
+    if (attnrt_launch(artifact, &args, nullptr) != ATTNRT_OK) {
+      error = attnrt_last_error();
+      return false;
+    }
+    if ((r = d->cuEventRecord(stop, nullptr)) != CUDA_SUCCESS) {
+      error = d->describe("cuEventRecord", r);
+      return false;
+    }
+    if ((r = d->cuEventSynchronize(stop)) != CUDA_SUCCESS) {
+      error = "the kernel failed: " + d->describe("cuEventSynchronize", r);
+      return false;
+    }
+    float t = 0;
+    if ((r = d->cuEventElapsedTime(&t, start, stop)) != CUDA_SUCCESS) {
+      error = d->describe("cuEventElapsedTime", r);
+      return false;
+    }
+    ms.push_back(t);
+  }
+  std::sort(ms.begin(), ms.end());
+  size_t n = ms.size();
+  report.timedRuns = static_cast<int64_t>(n);
+  report.medianMs = n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
+  report.flops = 2.0 * visiblePairs(p) * static_cast<double>(p.d + p.dv);
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// FLOPs and the time line
+//===----------------------------------------------------------------------===//
+
+double attnc::visiblePairs(const AttentionProblem &p) {
+  const mask::MaskSpec &m = p.mask;
+  double heads = static_cast<double>(p.b) * p.hq;
+  if (mask::hasIntervalForm(m.kind)) {
+    double pairs = 0;
+    for (int64_t i = 0; i < p.sq; ++i) {
+      mask::KeyRange r = mask::rowKeyRange(m, i, p.sq, p.sk);
+      pairs += std::max<int64_t>(0, r.end - r.begin);
+    }
+    return pairs * heads;
+  }
+  if (m.kind == MaskKind::BlockSparse) {
+    if (m.blockQ <= 0 || m.blockK <= 0 || p.blockMaskB <= 0 ||
+        p.blockMaskH <= 0)
+      return 0;
+    double pairs = 0;
+    for (int64_t bb = 0; bb < p.blockMaskB; ++bb)
+      for (int64_t hb = 0; hb < p.blockMaskH; ++hb)
+        for (int64_t q0 = 0; q0 < p.sq; q0 += m.blockQ)
+          for (int64_t k0 = 0; k0 < p.sk; k0 += m.blockK)
+            if (p.visible(bb, hb, q0, k0))
+              pairs += static_cast<double>(std::min(m.blockQ, p.sq - q0)) *
+                       std::min(m.blockK, p.sk - k0);
+    return pairs * (static_cast<double>(p.b) / p.blockMaskB) *
+           (static_cast<double>(p.hq) / p.blockMaskH);
+  }
+  // Element by element. Documents do not depend on the head, nor (for
+  // cu_seqlens) on the batch entry; a custom mask may depend on both.
+  bool custom = m.kind == MaskKind::Custom;
+  bool perBatch = m.kind != MaskKind::Document ||
+                  m.documentSource == DocumentSource::SegmentIds;
+  int64_t batches = perBatch ? p.b : 1;
+  int64_t headsVisited = custom ? p.hq : 1;
+  double pairs = 0;
+  for (int64_t bi = 0; bi < batches; ++bi)
+    for (int64_t h = 0; h < headsVisited; ++h)
+      for (int64_t i = 0; i < p.sq; ++i)
+        for (int64_t j = 0; j < p.sk; ++j)
+          pairs += p.visible(bi, h, i, j);
+  return pairs * (custom ? 1 : p.hq) * (perBatch ? 1 : p.b);
+}
+
+std::string attnc::formatTiming(const DeviceRunReport &r) {
+  if (r.timedRuns <= 0)
+    return "";
+  double tflops = r.medianMs > 0 ? r.flops / (r.medianMs * 1e-3) / 1e12 : 0;
+  char line[128];
+  std::snprintf(line, sizeof(line),
+                "  time: median %.3f ms over %lld runs, %.1f TFLOP/s\n",
+                r.medianMs, static_cast<long long>(r.timedRuns), tflops);
+  return line;
+}
