@@ -22,8 +22,15 @@ llvm_config.use_default_substitutions()
 config.environment["CUDA_ROOT"] = os.environ.get("CUDA_ROOT", "/usr/local/cuda")
 
 tool_dirs = [config.attnc_tools_dir, config.llvm_tools_dir]
-tools = ["attnc-opt", "attnc", "attnc-run", "FileCheck", "not", "count"]
+tools = ["attnc-opt", "attnc", "attnc-run", "attnrt-run", "FileCheck", "not",
+         "count"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# A CUDA driver stand-in on host memory (test/Execution/Inputs/fake-libcuda.c),
+# for ATTNRT_LIBCUDA.
+config.substitutions.append(
+    ("%fake_libcuda", os.path.join(config.attnc_obj_root, "test",
+                                   "libattnc-fake-libcuda.so")))
 
 # Debian's python3 carries numpy (python3-numpy, installed by setup.sh).
 config.substitutions.append(("%python", "/usr/bin/python3"))

@@ -452,18 +452,22 @@ void KernelBuilder::build() {
         x = buildScore(b, c, s[i], rowOf(i), colOf(i));
         x = arith::MulFOp::create(b, x, log2e);
       }
-      Value inKeys = arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
-                                           colOf(i), seqK);
-      s[i] = arith::SelectOp::create(b, inKeys, x, negInf);
+      s[i] = x;
     }
-    // The element-wise mask, on boundary tiles only.
-    if (c.spec.kind != MaskKind::None) {
+    // The element-wise mask and the key bound, on boundary tiles only: a
+    // full tile that also lies inside the keys takes no mask arithmetic.
+    {
+      Value inside = arith::CmpIOp::create(b, arith::CmpIPredicate::sle,
+                                           a.add(k0, idx(bk)), seqK);
       Value full = arith::AndIOp::create(
           b,
-          arith::CmpIOp::create(b, arith::CmpIPredicate::sge, kt,
-                                range.fullLo),
-          arith::CmpIOp::create(b, arith::CmpIPredicate::slt, kt,
-                                range.fullHi));
+          arith::AndIOp::create(
+              b,
+              arith::CmpIOp::create(b, arith::CmpIPredicate::sge, kt,
+                                    range.fullLo),
+              arith::CmpIOp::create(b, arith::CmpIPredicate::slt, kt,
+                                    range.fullHi)),
+          inside);
       SmallVector<Type> types(s.size(), f32);
       auto ifPartial = scf::IfOp::create(b, types, full,
                                          /*withElseRegion=*/true);
@@ -476,11 +480,12 @@ void KernelBuilder::build() {
         RowMask maskB = buildRowMask(b, c, rowB);
         SmallVector<Value> masked;
         for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i) {
-          Value vis = buildVisible(b, c, (i % 4) < 2 ? maskA : maskB,
-                                   rowOf(i), colOf(i));
-          masked.push_back(
-              vis ? arith::SelectOp::create(b, vis, s[i], negInf).getResult()
-                  : s[i]);
+          Value vis = arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
+                                            colOf(i), seqK);
+          if (Value m = buildVisible(b, c, (i % 4) < 2 ? maskA : maskB,
+                                     rowOf(i), colOf(i)))
+            vis = arith::AndIOp::create(b, vis, m);
+          masked.push_back(arith::SelectOp::create(b, vis, s[i], negInf));
         }
         scf::YieldOp::create(b, masked);
       }

@@ -31,9 +31,9 @@ class AttentionOp;
 /// Launch shape of a generated kernel.
 struct GpuKernelConfig {
   /// Query rows per thread block (16 per warp) and keys per tile.
-  int64_t blockQ = 64;
+  int64_t blockQ = 128;
   int64_t blockK = 64;
-  int64_t warps = 4;
+  int64_t warps = 8;
   std::string kernelName = "attnc_attention";
 
   int64_t threads() const { return warps * 32; }
@@ -47,7 +47,8 @@ inline constexpr llvm::StringLiteral kSharedMemoryName = "attnc_smem";
 int64_t gpuSharedMemoryBytes(attn::AttentionOp op,
                              const GpuKernelConfig &config);
 
-/// Picks the configuration for `op` (key tile 32 when D + Dv > 256).
+/// Picks the configuration for `op`: 8 warps (128 query rows) per block,
+/// key tile 32 when D + Dv > 256.
 GpuKernelConfig chooseGpuKernelConfig(attn::AttentionOp op);
 
 /// Checks that `op` can become a GPU kernel (bf16/f16, head dims multiples

@@ -9,8 +9,8 @@
 // RUN: sh -c 'attnc-run %s 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=SIZES
 // SIZES: attnc-run: error: the IR has a dynamic b: give it with --sizes
 // SIZES: exit 2
-// RUN: sh -c 'attnc-run %s --sizes="b=1 sq=4" --device=cuda 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=CUDA
-// CUDA: attnc-run: error: --device=cuda is not available
+// RUN: sh -c 'ATTNRT_LIBCUDA=/nonexistent/libcuda.so.1 attnc-run %s --sizes="b=1 sq=4" --device=cuda 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=CUDA
+// CUDA: attnc-run: error: libcuda.so.1 not found: no NVIDIA driver on this machine
 // CUDA: exit 2
 // RUN: sh -c 'attnc-run %s --sizes="b=1 sq=4" --inputs=%t.missing.npy,b,c 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=NPY
 // NPY: attnc-run: error:

@@ -1,0 +1,267 @@
+/*===- fake-libcuda.c - a CUDA driver stand-in on host memory -------------===*\
+|*                                                                            *|
+|* Lets the lit tests run `attnc-run --device=cuda` and attnrt-run end to end *|
+|* on machines without a GPU (ATTNRT_LIBCUDA=<this library>): device memory   *|
+|* is host memory, modules load whatever they are given, and a launch runs a  *|
+|* host attention in place of the kernel, reading the kernel ABI's parameters *|
+|* (docs/runtime.md). It checks the plumbing (buffers, poisoning, the launch  *|
+|* arguments, the copy back, the check), not attnc's kernels.                 *|
+|*                                                                            *|
+|* The host "kernel": bf16 q, k, v, o; f32 lse; no mask or a bottom-right     *|
+|* causal mask. The head dims and the kv-head count come from the sizes of    *|
+|* the q, k and o allocations. Environment:                                   *|
+|*   ATTNC_FAKE_CUDA_CC=MAJOR.MINOR  the compute capability (default 9.0)     *|
+|*   ATTNC_FAKE_CUDA_MASK=causal     the mask (default none)                  *|
+|*   ATTNC_FAKE_CUDA_SCALE=X         the scale (default 1/sqrt(d))            *|
+|*   ATTNC_FAKE_CUDA_SKIP=1          launches write nothing                   *|
+|*   ATTNC_FAKE_CUDA_LOG=1           log the launch and leaks on stderr       *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int CUresult;
+enum { OK = 0, OUT_OF_MEMORY = 2, INVALID_VALUE = 1 };
+
+static int logging(void) {
+  const char *v = getenv("ATTNC_FAKE_CUDA_LOG");
+  return v && strcmp(v, "1") == 0;
+}
+
+/* Live allocations, for the sizes of q, k and o and the leak count. */
+enum { MAX_ALLOCATIONS = 64 };
+static struct {
+  void *ptr;
+  size_t bytes;
+} allocations[MAX_ALLOCATIONS];
+
+static size_t allocationSize(const void *p) {
+  for (int i = 0; i < MAX_ALLOCATIONS; ++i)
+    if (allocations[i].ptr == p)
+      return allocations[i].bytes;
+  return 0;
+}
+
+static void reportLeaks(void) {
+  int live = 0;
+  for (int i = 0; i < MAX_ALLOCATIONS; ++i)
+    live += allocations[i].ptr != 0;
+  fprintf(stderr, "fake-libcuda: %d device buffers not freed\n", live);
+}
+
+CUresult cuInit(unsigned flags) {
+  static int once = 0;
+  if (!once++ && logging())
+    atexit(reportLeaks);
+  return OK;
+}
+CUresult cuGetErrorString(CUresult e, const char **s) {
+  *s = "fake-libcuda error";
+  return OK;
+}
+CUresult cuGetErrorName(CUresult e, const char **s) {
+  *s = "CUDA_ERROR_FAKE";
+  return OK;
+}
+
+static int context;
+static void *current = 0;
+CUresult cuCtxGetCurrent(void **c) {
+  *c = current;
+  return OK;
+}
+CUresult cuCtxSetCurrent(void *c) {
+  current = c;
+  return OK;
+}
+CUresult cuCtxGetId(void *c, unsigned long long *id) {
+  *id = 1;
+  return OK;
+}
+CUresult cuCtxPushCurrent_v2(void *c) { return OK; }
+CUresult cuCtxPopCurrent_v2(void **c) { return OK; }
+CUresult cuCtxSynchronize(void) { return OK; }
+CUresult cuDevicePrimaryCtxRetain(void **c, int device) {
+  *c = &context;
+  return OK;
+}
+CUresult cuDevicePrimaryCtxRelease_v2(int device) { return OK; }
+
+CUresult cuDeviceGet(int *device, int ordinal) {
+  *device = 0;
+  return ordinal == 0 ? OK : INVALID_VALUE;
+}
+CUresult cuDeviceGetName(char *name, int len, int device) {
+  snprintf(name, (size_t)len, "Fake GPU");
+  return OK;
+}
+CUresult cuDeviceGetAttribute(int *value, int attribute, int device) {
+  int major = 9, minor = 0;
+  const char *cc = getenv("ATTNC_FAKE_CUDA_CC");
+  if (cc)
+    sscanf(cc, "%d.%d", &major, &minor);
+  *value = attribute == 75 ? major : attribute == 76 ? minor : 232448;
+  return OK;
+}
+
+static int module, function;
+CUresult cuModuleLoadData(void **m, const void *image) {
+  *m = &module;
+  return OK;
+}
+CUresult cuModuleLoadDataEx(void **m, const void *image, unsigned n,
+                            int *options, void **values) {
+  *m = &module;
+  return OK;
+}
+CUresult cuModuleGetFunction(void **f, void *m, const char *name) {
+  *f = &function;
+  return OK;
+}
+CUresult cuModuleUnload(void *m) { return OK; }
+CUresult cuFuncSetAttribute(void *f, int attribute, int value) { return OK; }
+
+CUresult cuMemAlloc_v2(unsigned long long *ptr, size_t bytes) {
+  for (int i = 0; i < MAX_ALLOCATIONS; ++i)
+    if (!allocations[i].ptr) {
+      void *p = aligned_alloc(256, (bytes + 255) / 256 * 256);
+      if (!p)
+        return OUT_OF_MEMORY;
+      memset(p, 0x5A, bytes); /* garbage until written */
+      allocations[i].ptr = p;
+      allocations[i].bytes = bytes;
+      *ptr = (unsigned long long)(uintptr_t)p;
+      return OK;
+    }
+  return OUT_OF_MEMORY;
+}
+CUresult cuMemFree_v2(unsigned long long ptr) {
+  for (int i = 0; i < MAX_ALLOCATIONS; ++i)
+    if (allocations[i].ptr == (void *)(uintptr_t)ptr) {
+      free(allocations[i].ptr);
+      allocations[i].ptr = 0;
+      return OK;
+    }
+  return INVALID_VALUE;
+}
+CUresult cuMemcpyHtoD_v2(unsigned long long dst, const void *src,
+                         size_t bytes) {
+  memcpy((void *)(uintptr_t)dst, src, bytes);
+  return OK;
+}
+CUresult cuMemcpyDtoH_v2(void *dst, unsigned long long src, size_t bytes) {
+  memcpy(dst, (const void *)(uintptr_t)src, bytes);
+  return OK;
+}
+CUresult cuMemsetD8_v2(unsigned long long dst, unsigned char value,
+                       size_t count) {
+  memset((void *)(uintptr_t)dst, value, count);
+  return OK;
+}
+
+static int event;
+CUresult cuEventCreate(void **e, unsigned flags) {
+  *e = &event;
+  return OK;
+}
+CUresult cuEventRecord(void *e, void *stream) { return OK; }
+CUresult cuEventSynchronize(void *e) { return OK; }
+CUresult cuEventElapsedTime_v2(float *ms, void *start, void *end) {
+  *ms = 0.25f;
+  return OK;
+}
+CUresult cuEventDestroy_v2(void *e) { return OK; }
+
+static float fromBF16(uint16_t bits) {
+  uint32_t u = (uint32_t)bits << 16;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+static uint16_t toBF16(float f) { /* round to nearest even; no NaN here */
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  u += 0x7FFF + ((u >> 16) & 1);
+  return (uint16_t)(u >> 16);
+}
+
+CUresult cuLaunchKernel(void *f, unsigned gridX, unsigned gridY,
+                        unsigned gridZ, unsigned blockX, unsigned blockY,
+                        unsigned blockZ, unsigned sharedMemBytes, void *stream,
+                        void **params, void **extra) {
+  static int launches = 0;
+  const uint16_t *q = *(const uint16_t **)params[0];
+  const uint16_t *k = *(const uint16_t **)params[1];
+  const uint16_t *v = *(const uint16_t **)params[2];
+  uint16_t *o = *(uint16_t **)params[3];
+  float *lse = *(float **)params[4];
+  int64_t b = *(int64_t *)params[9], sq = *(int64_t *)params[10],
+          sk = *(int64_t *)params[11];
+  int64_t hq = gridY;
+  int64_t d = (int64_t)allocationSize(q) / (2 * b * hq * sq);
+  int64_t dv = (int64_t)allocationSize(o) / (2 * b * hq * sq);
+  int64_t hkv = (int64_t)allocationSize(k) / (2 * b * sk * d);
+  if (d <= 0 || dv <= 0 || hkv <= 0 || hq % hkv != 0)
+    return INVALID_VALUE;
+  const char *maskName = getenv("ATTNC_FAKE_CUDA_MASK");
+  int causal = maskName && strcmp(maskName, "causal") == 0;
+  const char *scaleText = getenv("ATTNC_FAKE_CUDA_SCALE");
+  float scale = scaleText ? (float)atof(scaleText) : 1.0f / sqrtf((float)d);
+  if (launches++ == 0 && logging()) {
+    int poisoned = 1;
+    for (int64_t i = 0; i < b * hq * sq * dv; ++i)
+      poisoned &= o[i] == 0xFFFF;
+    fprintf(stderr,
+            "fake-libcuda: launch grid (%u, %u, %u) block (%u, %u, %u), "
+            "b=%lld hq=%lld hkv=%lld sq=%lld sk=%lld d=%lld dv=%lld, "
+            "lse %s, o %s\n",
+            gridX, gridY, gridZ, blockX, blockY, blockZ, (long long)b,
+            (long long)hq, (long long)hkv, (long long)sq, (long long)sk,
+            (long long)d, (long long)dv, lse ? "given" : "null",
+            poisoned ? "poisoned" : "not poisoned");
+  }
+  const char *skip = getenv("ATTNC_FAKE_CUDA_SKIP");
+  if (skip && strcmp(skip, "1") == 0)
+    return OK;
+  float *p = malloc((size_t)sk * sizeof(float));
+  if (!p)
+    return OUT_OF_MEMORY;
+  for (int64_t bi = 0; bi < b; ++bi)
+    for (int64_t h = 0; h < hq; ++h) {
+      int64_t kh = h / (hq / hkv);
+      const uint16_t *qh = q + (bi * hq + h) * sq * d;
+      const uint16_t *kk = k + (bi * hkv + kh) * sk * d;
+      const uint16_t *vv = v + (bi * hkv + kh) * sk * dv;
+      for (int64_t i = 0; i < sq; ++i) {
+        float m = -INFINITY, l = 0;
+        for (int64_t j = 0; j < sk; ++j) {
+          p[j] = -INFINITY;
+          if (causal && j > i + sk - sq)
+            continue;
+          float s = 0;
+          for (int64_t c = 0; c < d; ++c)
+            s += fromBF16(qh[i * d + c]) * fromBF16(kk[j * d + c]);
+          p[j] = s * scale;
+          m = p[j] > m ? p[j] : m;
+        }
+        for (int64_t j = 0; j < sk; ++j) {
+          p[j] = p[j] == -INFINITY ? 0 : expf(p[j] - m);
+          l += p[j];
+        }
+        for (int64_t c = 0; c < dv; ++c) {
+          float acc = 0;
+          for (int64_t j = 0; j < sk; ++j)
+            acc += p[j] * fromBF16(vv[j * dv + c]);
+          o[((bi * hq + h) * sq + i) * dv + c] = toBF16(l > 0 ? acc / l : 0);
+        }
+        if (lse)
+          lse[(bi * hq + h) * sq + i] = l > 0 ? m + logf(l) : -INFINITY;
+      }
+    }
+  free(p);
+  return OK;
+}

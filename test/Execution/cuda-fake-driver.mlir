@@ -1,0 +1,78 @@
+// attnc-run --device=cuda end to end on a CUDA driver stand-in
+// (Inputs/fake-libcuda.c, named by ATTNRT_LIBCUDA): the GPU kernel is
+// compiled into an in-memory artifact, and the runtime copies the inputs to
+// "device" buffers, poisons o and lse, launches, copies back and checks, as
+// on a GPU. The stand-in's launch computes the attention on the host, so this
+// tests the plumbing, not attnc's kernels (bench/gpu-check.sh does that).
+// REQUIRES: ptxas
+//
+// A spec, on a compute capability 9.0 device (sm_90a), timed.
+// RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_MASK=causal attnc-run --spec "b=2 hq=8 hkv=2 sq=100 sk=130 mask=causal" --device=cuda --seed=3 --time=3 --output=%t.o.npy --lse=%t.lse.npy; echo "exit $?"' | FileCheck %s --check-prefix=SPEC
+// SPEC: attnc-run: b=2 hq=8 hkv=2 sq=100 sk=130 d=64 dv=64 dtype=bf16 scale=0.125 mask=causal lse=1 on cuda (Fake GPU, sm_90a), seed 3
+// SPEC-NEXT: output: max abs error {{.*}}, rel Frobenius error {{.*}} (naive bf16: {{.*}}; bar 1.25 x naive + 1e-06)
+// SPEC-NEXT: lse: max abs error {{.*}} (bar 1e-04), 0 non-finite mismatches
+// SPEC-NEXT: time: median 0.250 ms over 3 runs, {{[0-9.]+}} TFLOP/s
+// SPEC-NEXT: PASS
+// SPEC-NEXT: exit 0
+// RUN: %python -c "import numpy; print(numpy.load('%t.o.npy').shape, numpy.load('%t.lse.npy').shape)" | FileCheck %s --check-prefix=NPY
+// NPY: (2, 8, 100, 64) (2, 8, 100)
+//
+// What the stand-in saw (stderr): the launch, o poisoned, every buffer freed.
+// RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_MASK=causal ATTNC_FAKE_CUDA_LOG=1 attnc-run --spec "b=2 hq=8 hkv=2 sq=100 sk=130 mask=causal" --device=cuda 2>&1 >/dev/null' | FileCheck %s --check-prefix=LAUNCH
+// LAUNCH: fake-libcuda: launch grid ({{[0-9]+}}, 8, 2) block ({{[0-9]+}}, 1, 1), b=2 hq=8 hkv=2 sq=100 sk=130 d=64 dv=64, lse given, o poisoned
+// LAUNCH: fake-libcuda: 0 device buffers not freed
+//
+// The target follows the device: sm_80 for 8.x; older devices are refused.
+// RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_CC=8.6 attnc-run --spec "hq=2 sq=64 lse=0" --device=cuda 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=SM80
+// SM80: on cuda (Fake GPU, sm_80), seed 0
+// SM80-NOT: lse:
+// SM80: PASS
+// SM80: exit 0
+// RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_CC=7.5 attnc-run --spec "hq=2 sq=64" --device=cuda 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=OLD
+// OLD: attnc-run: error: CUDA device 0 (Fake GPU) has compute capability 7.5; attnc's kernels need 8.0 or newer
+// OLD-NEXT: exit 2
+//
+// A kernel that writes nothing leaves the poison (NaN): FAIL, exit 1.
+// RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_SKIP=1 attnc-run --spec "hq=2 sq=64" --device=cuda 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=UNWRITTEN
+// UNWRITTEN: lse: max abs error {{.*}}, 128 non-finite mismatches
+// UNWRITTEN-NEXT: FAIL
+// UNWRITTEN-NEXT: exit 1
+//
+// The mask_fn and score_fn regions below are JIT-compiled for the host, and
+// the reference calls them: a causal mask and scores times 2, which the
+// stand-in computes as a causal mask with scale 2/sqrt(64).
+// RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_MASK=causal ATTNC_FAKE_CUDA_SCALE=0.25 attnc-run %s --sizes="b=2 sq=70" --device=cuda --seed=4 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=REGIONS
+// RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_SCALE=0.25 attnc-run %s --sizes="b=2 sq=70" --device=cuda --seed=4 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=NOTREGIONS
+// REGIONS: mask=custom lse=1 on cuda (Fake GPU, sm_90a), seed 4
+// REGIONS: PASS
+// REGIONS: exit 0
+// NOTREGIONS: FAIL
+// NOTREGIONS: exit 1
+//
+// attnrt-run checks an artifact file the same way: after the first line,
+// the same lines.
+// RUN: attnc compile --spec "b=2 hq=8 hkv=2 sq=100 sk=130 mask=causal" --target=sm_90a -o %t.attnc
+// RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_MASK=causal attnrt-run --artifact=%t.attnc --seed=3' > %t.attnrt-run.txt
+// RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_MASK=causal attnc-run --spec "b=2 hq=8 hkv=2 sq=100 sk=130 mask=causal" --device=cuda --seed=3' > %t.attnc-run.txt
+// RUN: FileCheck %s --check-prefix=ATTNRT --input-file=%t.attnrt-run.txt
+// RUN: tail -n +2 %t.attnrt-run.txt > %t.attnrt-run.tail
+// RUN: tail -n +2 %t.attnc-run.txt > %t.attnc-run.tail
+// RUN: diff %t.attnrt-run.tail %t.attnc-run.tail
+// ATTNRT: attnrt-run: b=2 hq=8 hkv=2 sq=100 sk=130 d=64 dv=64 dtype=bf16 mask=causal lse=1 on cuda (Fake GPU), seed 3
+// ATTNRT-NEXT: output:
+// ATTNRT-NEXT: lse:
+// ATTNRT-NEXT: PASS
+
+func.func @attention(%q: tensor<?x2x?x64xbf16>, %k: tensor<?x1x?x64xbf16>, %v: tensor<?x1x?x64xbf16>) -> (tensor<?x2x?x64xbf16>, tensor<?x2x?xf32>) {
+  %o, %lse = attn.attention %q, %k, %v mask_fn {
+  ^bb0(%b: index, %h: index, %i: index, %j: index):
+    %causal = arith.cmpi ule, %j, %i : index
+    attn.yield %causal : i1
+  } score_fn {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %two = arith.constant 2.0 : f32
+    %r = arith.mulf %s, %two : f32
+    attn.yield %r : f32
+  } : tensor<?x2x?x64xbf16>, tensor<?x1x?x64xbf16>, tensor<?x1x?x64xbf16> -> tensor<?x2x?x64xbf16>, tensor<?x2x?xf32>
+  return %o, %lse : tensor<?x2x?x64xbf16>, tensor<?x2x?xf32>
+}
