@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs every attnc test: lit/FileCheck tests (dialect,
 # passes, pipelines, CPU execution), the GoogleTest unit tests, and the CPU
-# sweep of test/Execution/cpu-sweep.specs against float64. Ends with
+# sweep of test/Execution/cpu-sweep.specs against float64, and the PTX check
+# of bench/conformance.list (ptxas for sm_80 and sm_90a, no spills; skipped
+# without the CUDA toolkit). Ends with
 # the line "N passed, M failed" counting every test of every kind; exits
 # non-zero when any test fails.
 set -uo pipefail
@@ -25,6 +27,9 @@ echo "== unit tests"
 
 echo "== CPU sweep against float64"
 scripts/cpu-sweep.sh test/Execution/cpu-sweep.specs "$BUILD_DIR" | tee "$RESULTS/sweep.txt" | grep -v "^PASS"
+
+echo "== PTX check: ptxas for sm_80 and sm_90a"
+scripts/ptx-check.sh bench/conformance.list "$BUILD_DIR" | tee "$RESULTS/ptx.txt" | grep -v "^PASS"
 
 /usr/bin/python3 - "$RESULTS" <<'PY'
 import json, os, re, sys
@@ -52,13 +57,14 @@ if os.path.exists(unit):
                 passed += 1
 else:
     failed += 1
-sweep = open(os.path.join(d, "sweep.txt")).read().strip().splitlines()
-m = re.fullmatch(r"(\d+) passed, (\d+) failed", sweep[-1] if sweep else "")
-if m:
-    passed += int(m.group(1))
-    failed += int(m.group(2))
-else:
-    failed += 1
+for name in ("sweep.txt", "ptx.txt"):
+    lines = open(os.path.join(d, name)).read().strip().splitlines()
+    m = re.fullmatch(r"(\d+) passed, (\d+) failed", lines[-1] if lines else "")
+    if m:
+        passed += int(m.group(1))
+        failed += int(m.group(2))
+    else:
+        failed += 1
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
 PY

@@ -33,6 +33,12 @@ StringRef attnc::stringifySkipStrategy(SkipStrategy s) {
     return "run-time document ranges";
   case SkipStrategy::RuntimeBlockTable:
     return "run-time block table";
+  case SkipStrategy::AffineCorners:
+    return "affine mask_fn, tiles classified at their corners";
+  case SkipStrategy::RegionScan:
+    return "mask_fn evaluated over each tile at run time";
+  case SkipStrategy::RuntimeDocumentIds:
+    return "run-time document id ranges";
   case SkipStrategy::Elementwise:
     return "element-wise mask on every tile";
   }
@@ -63,6 +69,9 @@ static void splitLoop(RewriterBase &rewriter, scf::ForOp loop,
   clone(r.fullHi, r.hi, false);
   rewriter.eraseOp(loop);
 }
+
+static void guardStep(RewriterBase &rewriter, ImplicitLocOpBuilder &b,
+                      TileStepOp step, Value any, Value all);
 
 /// Wraps the step of `loop` in a run-time classification of its tile from
 /// the block mask: skipped when no block is visible, unmasked when all are.
@@ -119,6 +128,14 @@ static void classifyFromBlockMask(RewriterBase &rewriter, scf::ForOp loop,
   Value visible = rows.getResult(0);
   Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::ne, visible, c0);
   Value all = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, visible, total);
+  guardStep(rewriter, b, step, any, all);
+  (void)loop;
+}
+
+/// Wraps the step of a run-time classified tile: skipped unless `any`,
+/// unmasked when `all`.
+static void guardStep(RewriterBase &rewriter, ImplicitLocOpBuilder &b,
+                      TileStepOp step, Value any, Value all) {
   auto ifAny = scf::IfOp::create(b, any, /*withElseRegion=*/false);
   b.setInsertionPointToStart(&ifAny.getThenRegion().front());
   auto ifAll = scf::IfOp::create(b, all, /*withElseRegion=*/true);
@@ -128,7 +145,27 @@ static void classifyFromBlockMask(RewriterBase &rewriter, scf::ForOp loop,
   rewriter.setInsertionPointToStart(&ifAll.getElseRegion().front());
   rewriter.clone(*step);
   rewriter.eraseOp(step);
-  (void)loop;
+}
+
+/// Classifies each tile of `loop` at run time with `test`.
+static void classifyWithTest(RewriterBase &rewriter, TileStepOp step,
+                             TileTest test) {
+  ImplicitLocOpBuilder b(step.getLoc(), rewriter);
+  b.setInsertionPoint(step);
+  IndexArith a{b};
+  MaskScoreContext ctx = makeTileStepContext(b, step);
+  Value c1 = a.constant(1);
+  Value qLast = a.sub(
+      a.min(a.add(step.getQBegin(), a.constant(step.getBlockQ())), ctx.seqQ),
+      c1);
+  Value kLast = a.sub(
+      a.min(a.add(step.getKBegin(), a.constant(step.getBlockK())), ctx.seqK),
+      c1);
+  TileFlags flags = buildTileTest(b, ctx, test, step.getQBegin(), qLast,
+                                  step.getKBegin(), kLast);
+  Value any = arith::XOrIOp::create(b, flags.empty,
+                                    arith::ConstantIntOp::create(b, 1, 1));
+  guardStep(rewriter, b, step, any, flags.full);
 }
 
 FailureOr<SkipStrategy> attnc::skipMaskedTiles(RewriterBase &rewriter,
@@ -146,8 +183,21 @@ FailureOr<SkipStrategy> attnc::skipMaskedTiles(RewriterBase &rewriter,
     classifyFromBlockMask(rewriter, loop, step);
     return SkipStrategy::RuntimeBlockTable;
   }
-  if (!canBoundKeyTiles(ctx.spec))
-    return SkipStrategy::Elementwise;
+  if (!canBoundKeyTiles(ctx.spec)) {
+    switch (chooseTileTest(ctx)) {
+    case TileTest::AffineCorners:
+      classifyWithTest(rewriter, step, TileTest::AffineCorners);
+      return SkipStrategy::AffineCorners;
+    case TileTest::RegionScan:
+      classifyWithTest(rewriter, step, TileTest::RegionScan);
+      return SkipStrategy::RegionScan;
+    case TileTest::DocumentIds:
+      classifyWithTest(rewriter, step, TileTest::DocumentIds);
+      return SkipStrategy::RuntimeDocumentIds;
+    case TileTest::None:
+      return SkipStrategy::Elementwise;
+    }
+  }
   Value qFirst = step.getQBegin();
   if (qFirst.getParentBlock() == loop.getBody())
     return loop.emitError("expected the query tile start to be defined "
@@ -200,6 +250,13 @@ struct AttnSkipMaskedTilesPass final
         break;
       case SkipStrategy::RuntimeBlockTable:
         ++numRuntimeBlockTable;
+        break;
+      case SkipStrategy::AffineCorners:
+      case SkipStrategy::RegionScan:
+        ++numRegionTests;
+        break;
+      case SkipStrategy::RuntimeDocumentIds:
+        ++numRuntimeDocument;
         break;
       case SkipStrategy::Elementwise:
         ++numElementwise;

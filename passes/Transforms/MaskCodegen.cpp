@@ -106,9 +106,14 @@ Value attnc::buildVisible(ImplicitLocOpBuilder &b, const MaskScoreContext &c,
     Value v = m.posValid;
     if (spec.documentCausal)
       v = andI(v, cmp(b, arith::CmpIPredicate::sle, col, m.pos));
-    if (spec.documentSource == DocumentSource::SegmentIds)
-      return andI(v, cmp(b, arith::CmpIPredicate::eq,
-                         c.loadSeqId(b, c.batch, col), m.docId));
+    if (spec.documentSource == DocumentSource::SegmentIds) {
+      // Negative ids mark positions outside every document.
+      Value inDoc = cmp(b, arith::CmpIPredicate::sge, m.docId,
+                        arith::ConstantIntOp::create(b, 0, 32));
+      return andI(andI(v, inDoc),
+                  cmp(b, arith::CmpIPredicate::eq,
+                      c.loadSeqId(b, c.batch, col), m.docId));
+    }
     v = andI(v, cmp(b, arith::CmpIPredicate::sge, col, m.docStart));
     return andI(v, cmp(b, arith::CmpIPredicate::slt, col, m.docEnd));
   }
@@ -269,4 +274,278 @@ MaskScoreContext attnc::makeTileStepContext(ImplicitLocOpBuilder &b,
   if (op.hasScoreFn())
     c.scoreFn = &op.getScoreFn();
   return c;
+}
+
+//===----------------------------------------------------------------------===//
+// Run-time tile tests
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A mask_fn as a boolean formula over comparisons that are linear in (q, k).
+struct Formula {
+  enum Kind { Leaf, And, Or, Not, Const } kind = Const;
+  Operation *leaf = nullptr;
+  bool value = false;
+  std::unique_ptr<Formula> lhs, rhs;
+};
+
+/// True when `v` is affine in the region's q and k arguments and
+/// `nonNegative` holds when it is also a sum of non-negative terms.
+bool isAffine(Value v, Block &block, bool &nonNegative) {
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    nonNegative = true;
+    return arg.getOwner() == &block && (arg.getArgNumber() == 2 ||
+                                        arg.getArgNumber() == 3);
+  }
+  Operation *op = v.getDefiningOp();
+  if (auto cst = dyn_cast_or_null<arith::ConstantOp>(op)) {
+    auto attr = dyn_cast<IntegerAttr>(cst.getValue());
+    nonNegative = attr && !attr.getValue().isNegative();
+    return static_cast<bool>(attr);
+  }
+  bool l = false, r = false;
+  if (isa_and_nonnull<arith::AddIOp>(op)) {
+    bool ok = isAffine(op->getOperand(0), block, l) &&
+              isAffine(op->getOperand(1), block, r);
+    nonNegative = l && r;
+    return ok;
+  }
+  if (isa_and_nonnull<arith::SubIOp>(op)) {
+    nonNegative = false;
+    return isAffine(op->getOperand(0), block, l) &&
+           isAffine(op->getOperand(1), block, r);
+  }
+  if (isa_and_nonnull<arith::MulIOp>(op)) {
+    // Linear only when one side is a constant.
+    nonNegative = false;
+    for (int i = 0; i < 2; ++i)
+      if (isa_and_nonnull<arith::ConstantOp>(
+              op->getOperand(i).getDefiningOp()))
+        return isAffine(op->getOperand(1 - i), block, l);
+    return false;
+  }
+  return false;
+}
+
+/// Parses the formula that computes `v`; null when it is not one.
+std::unique_ptr<Formula> parseFormula(Value v, Block &block) {
+  auto f = std::make_unique<Formula>();
+  Operation *op = v.getDefiningOp();
+  if (!op || op->getBlock() != &block)
+    return nullptr;
+  if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
+    auto attr = dyn_cast<IntegerAttr>(cst.getValue());
+    if (!attr)
+      return nullptr;
+    f->kind = Formula::Const;
+    f->value = !attr.getValue().isZero();
+    return f;
+  }
+  if (isa<arith::AndIOp, arith::OrIOp>(op)) {
+    f->kind = isa<arith::AndIOp>(op) ? Formula::And : Formula::Or;
+    f->lhs = parseFormula(op->getOperand(0), block);
+    f->rhs = parseFormula(op->getOperand(1), block);
+    return f->lhs && f->rhs ? std::move(f) : nullptr;
+  }
+  if (isa<arith::XOrIOp>(op)) {
+    // x ^ true is not x.
+    for (int i = 0; i < 2; ++i) {
+      std::unique_ptr<Formula> c = parseFormula(op->getOperand(i), block);
+      if (c && c->kind == Formula::Const && c->value) {
+        f->kind = Formula::Not;
+        f->lhs = parseFormula(op->getOperand(1 - i), block);
+        return f->lhs ? std::move(f) : nullptr;
+      }
+    }
+    return nullptr;
+  }
+  if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
+    using P = arith::CmpIPredicate;
+    P p = cmp.getPredicate();
+    if (p == P::eq || p == P::ne)
+      return nullptr; // a line, not a half-plane
+    bool lhsNonNeg = false, rhsNonNeg = false;
+    if (!isAffine(cmp.getLhs(), block, lhsNonNeg) ||
+        !isAffine(cmp.getRhs(), block, rhsNonNeg))
+      return nullptr;
+    bool isUnsigned = p == P::ult || p == P::ule || p == P::ugt || p == P::uge;
+    if (isUnsigned && !(lhsNonNeg && rhsNonNeg))
+      return nullptr; // wraps for negative values
+    f->kind = Formula::Leaf;
+    f->leaf = op;
+    return f;
+  }
+  return nullptr;
+}
+
+/// The formula of a mask_fn region, or null.
+std::unique_ptr<Formula> parseMaskFn(Region &region) {
+  Block &block = region.front();
+  return parseFormula(block.getTerminator()->getOperand(0), block);
+}
+
+/// (all true, all false) of `f` over the corners, from the leaves' corner
+/// values.
+std::pair<Value, Value>
+combine(ImplicitLocOpBuilder &b, const Formula &f,
+        const SmallVector<IRMapping, 4> &corners) {
+  auto andI = [&](Value x, Value y) {
+    return arith::AndIOp::create(b, x, y).getResult();
+  };
+  auto orI = [&](Value x, Value y) {
+    return arith::OrIOp::create(b, x, y).getResult();
+  };
+  auto notI = [&](Value x) {
+    return arith::XOrIOp::create(b, x,
+                                 arith::ConstantIntOp::create(b, 1, 1))
+        .getResult();
+  };
+  switch (f.kind) {
+  case Formula::Const: {
+    Value t = arith::ConstantIntOp::create(b, f.value, 1);
+    Value n = arith::ConstantIntOp::create(b, !f.value, 1);
+    return {t, n};
+  }
+  case Formula::Leaf: {
+    Value allTrue, allFalse;
+    for (const IRMapping &map : corners) {
+      Value v = map.lookup(f.leaf->getResult(0));
+      allTrue = allTrue ? andI(allTrue, v) : v;
+      allFalse = allFalse ? andI(allFalse, notI(v)) : notI(v);
+    }
+    return {allTrue, allFalse};
+  }
+  case Formula::Not: {
+    auto [t, n] = combine(b, *f.lhs, corners);
+    return {n, t};
+  }
+  case Formula::And:
+  case Formula::Or: {
+    auto [lt, ln] = combine(b, *f.lhs, corners);
+    auto [rt, rn] = combine(b, *f.rhs, corners);
+    if (f.kind == Formula::And)
+      return {andI(lt, rt), orI(ln, rn)};
+    return {orI(lt, rt), andI(ln, rn)};
+  }
+  }
+  return {};
+}
+} // namespace
+
+TileTest attnc::chooseTileTest(const MaskScoreContext &c) {
+  if (c.spec.kind == MaskKind::Custom && c.maskFn)
+    return parseMaskFn(*c.maskFn) ? TileTest::AffineCorners
+                                  : TileTest::RegionScan;
+  if (c.spec.kind == MaskKind::Document &&
+      c.spec.documentSource == DocumentSource::SegmentIds)
+    return TileTest::DocumentIds;
+  return TileTest::None;
+}
+
+TileFlags attnc::buildTileTest(ImplicitLocOpBuilder &b,
+                               const MaskScoreContext &c, TileTest test,
+                               Value qFirst, Value qLast, Value kFirst,
+                               Value kLast) {
+  IndexArith a{b};
+  TileFlags flags;
+  if (test == TileTest::AffineCorners) {
+    // Evaluate the region at the four corners; the formula decides.
+    std::unique_ptr<Formula> formula = parseMaskFn(*c.maskFn);
+    Block &block = c.maskFn->front();
+    SmallVector<IRMapping, 4> corners(4);
+    int i = 0;
+    for (Value q : {qFirst, qLast})
+      for (Value k : {kFirst, kLast}) {
+        IRMapping &map = corners[i++];
+        map.map(block.getArguments(), ValueRange{c.batch, c.head, q, k});
+        for (Operation &op : block.without_terminator())
+          b.clone(op, map);
+      }
+    std::tie(flags.full, flags.empty) = combine(b, *formula, corners);
+    return flags;
+  }
+  if (test == TileTest::RegionScan) {
+    // Count the visible pairs of the tile.
+    Value c1 = a.constant(1), c0 = a.constant(0);
+    auto rows = scf::ForOp::create(
+        b, qFirst, a.add(qLast, c1), c1, ValueRange{c0},
+        [&](OpBuilder &ob, Location loc, Value q, ValueRange outer) {
+          auto cols = scf::ForOp::create(
+              ob, loc, kFirst, a.add(kLast, c1), c1, ValueRange{outer[0]},
+              [&](OpBuilder &ib, Location iloc, Value k, ValueRange inner) {
+                ImplicitLocOpBuilder lb(iloc, ib);
+                Value vis = inlineRegion(lb, *c.maskFn,
+                                         ValueRange{c.batch, c.head, q, k});
+                Value inc = arith::IndexCastUIOp::create(
+                    lb, lb.getIndexType(),
+                    arith::ExtUIOp::create(lb, lb.getI64Type(), vis));
+                scf::YieldOp::create(
+                    lb, ValueRange{arith::AddIOp::create(lb, inner[0], inc)});
+              });
+          scf::YieldOp::create(ob, loc, cols.getResults());
+        });
+    Value count = rows.getResult(0);
+    Value total = arith::MulIOp::create(b, a.add(a.sub(qLast, qFirst), c1),
+                                        a.add(a.sub(kLast, kFirst), c1));
+    flags.empty = cmp(b, arith::CmpIPredicate::eq, count, c0);
+    flags.full = cmp(b, arith::CmpIPredicate::eq, count, total);
+    return flags;
+  }
+  if (test == TileTest::DocumentIds) {
+    // Rows stand at key positions p = i + Sk - Sq. Min and max ids of the
+    // rows' positions and of the keys: disjoint ranges mean no visible pair;
+    // one shared id (and, if causal, every key before every row) means all.
+    Value shift = a.sub(c.seqK, c.seqQ), c1 = a.constant(1);
+    Value pFirst = a.add(qFirst, shift), pLast = a.add(qLast, shift);
+    Value zero = a.constant(0);
+    Value anyRow = cmp(b, arith::CmpIPredicate::sge, pLast, zero);
+    Value from = a.max(pFirst, zero), to = a.max(pLast, zero);
+    auto range = [&](Value lo, Value hi) {
+      Value first = c.loadSeqId(b, c.batch, lo);
+      auto loop = scf::ForOp::create(
+          b, lo, a.add(hi, c1), c1, ValueRange{first, first},
+          [&](OpBuilder &ob, Location loc, Value i, ValueRange it) {
+            ImplicitLocOpBuilder lb(loc, ob);
+            Value id = c.loadSeqId(lb, c.batch, i);
+            scf::YieldOp::create(
+                lb, ValueRange{arith::MinSIOp::create(lb, it[0], id),
+                               arith::MaxSIOp::create(lb, it[1], id)});
+          });
+      return std::make_pair(loop.getResult(0), loop.getResult(1));
+    };
+    auto [rowMin, rowMax] = range(from, to);
+    auto [keyMin, keyMax] = range(kFirst, kLast);
+    Value disjoint = arith::OrIOp::create(
+        b, cmp(b, arith::CmpIPredicate::slt, rowMax, keyMin),
+        cmp(b, arith::CmpIPredicate::slt, keyMax, rowMin));
+    Value empty = arith::OrIOp::create(
+        b, disjoint,
+        arith::XOrIOp::create(b, anyRow,
+                              arith::ConstantIntOp::create(b, 1, 1)));
+    if (c.spec.documentCausal)
+      empty = arith::OrIOp::create(
+          b, empty, cmp(b, arith::CmpIPredicate::sgt, kFirst, pLast));
+    Value oneId = arith::AndIOp::create(
+        b,
+        arith::AndIOp::create(b, cmp(b, arith::CmpIPredicate::eq, rowMin,
+                                     rowMax),
+                              cmp(b, arith::CmpIPredicate::eq, keyMin,
+                                  keyMax)),
+        cmp(b, arith::CmpIPredicate::eq, rowMin, keyMin));
+    Value full = arith::AndIOp::create(
+        b,
+        arith::AndIOp::create(b, oneId,
+                              cmp(b, arith::CmpIPredicate::sge, rowMin,
+                                  arith::ConstantIntOp::create(b, 0, 32))),
+        cmp(b, arith::CmpIPredicate::sge, pFirst, zero));
+    if (c.spec.documentCausal)
+      full = arith::AndIOp::create(
+          b, full, cmp(b, arith::CmpIPredicate::sle, kLast, pFirst));
+    flags.empty = empty;
+    flags.full = full;
+    return flags;
+  }
+  flags.empty = arith::ConstantIntOp::create(b, 0, 1);
+  flags.full = arith::ConstantIntOp::create(b, 0, 1);
+  return flags;
 }

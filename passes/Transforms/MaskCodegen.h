@@ -95,6 +95,35 @@ KeyTileRange buildKeyTileRange(mlir::ImplicitLocOpBuilder &b,
                                mlir::Value qLast, mlir::Value numTiles,
                                int64_t blockK);
 
+/// How a tile is classified at run time for masks with no key-tile bounds.
+enum class TileTest {
+  /// A mask_fn built from linear comparisons of q and k (and, or, not):
+  /// evaluating it at the tile's four corners decides full and empty tiles.
+  AffineCorners,
+  /// A mask_fn of any other form: evaluated on every pair of the tile.
+  RegionScan,
+  /// seq_ids documents: the id ranges of the tile's rows and keys.
+  DocumentIds,
+  /// Nothing to classify with.
+  None,
+};
+
+/// The run-time tile test available for `c` (None for masks with bounds or
+/// without structure).
+TileTest chooseTileTest(const MaskScoreContext &c);
+
+/// Flags of a tile: no visible pair (empty), every pair visible (full). Each
+/// is set only when proven, so partial is always a safe answer.
+struct TileFlags {
+  mlir::Value empty, full;
+};
+
+/// Emits `test` for the rows [qFirst, qLast] and keys [kFirst, kLast] (all
+/// valid indices).
+TileFlags buildTileTest(mlir::ImplicitLocOpBuilder &b, const MaskScoreContext &c,
+                        TileTest test, mlir::Value qFirst, mlir::Value qLast,
+                        mlir::Value kFirst, mlir::Value kLast);
+
 namespace attn {
 class TileStepOp;
 } // namespace attn

@@ -72,9 +72,16 @@ def AttnSkipMaskedTiles : Pass<"attn-skip-masked-tiles", "::mlir::ModuleOp"> {
       documents of the tile's first and last rows at run time;
     - runtime block table: `#attn.block_sparse` reads the block mask for
       each tile and skips or unmasks it;
-    - element-wise: masks with no provable structure (seq_ids documents,
-      custom regions) keep every tile as a boundary tile, and the remark
-      says so.
+    - run-time document id ranges: `#attn.document<seq_ids>` compares the
+      id ranges of each tile's rows and keys;
+    - affine corners: a `mask_fn` built from linear comparisons of q and k
+      (`q >= k`, `q - k < W`, ...) combined with and / or / not is evaluated
+      at each tile's four corners; a half-plane holds on the whole tile when
+      it holds at its corners, so full and empty tiles are proven;
+    - region scan: any other `mask_fn` is evaluated over each tile at run
+      time (code generated from the same region) to skip or unmask it.
+    Tiles classified at run time are wrapped in `scf.if`: skipped when
+    empty, stepped `unmasked` when full.
 
     ```mlir
     // before
@@ -95,6 +102,8 @@ def AttnSkipMaskedTiles : Pass<"attn-skip-masked-tiles", "::mlir::ModuleOp"> {
               "key-tile loops bounded by run-time document ranges">,
     Statistic<"numRuntimeBlockTable", "num-runtime-block-table",
               "key-tile loops classified from the block mask at run time">,
+    Statistic<"numRegionTests", "num-region-tests",
+              "key-tile loops classified from the mask_fn region">,
     Statistic<"numElementwise", "num-elementwise",
               "key-tile loops left with the element-wise mask on every tile">,
   ];

@@ -15,6 +15,9 @@
 // RUN: sh -c 'attnc-run %s --sizes="b=1 sq=64" --time=10 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=CPUTIME
 // CPUTIME: attnc-run: error: --time needs --device=cuda
 // CPUTIME-NEXT: exit 2
+// RUN: sh -c 'attnc-run %s --sizes="b=1 sq=64" --device=cuda --time=0 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=TIME
+// TIME: attnc-run: error: expected --time to be a number of runs in [1, 1000000], got 0
+// TIME-NEXT: exit 2
 // RUN: sh -c 'attnc-run %s --sizes="b=1 sq=64" --device=cuda --block-q=32 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=TILES
 // TILES: attnc-run: error: --block-q applies to --device=cpu only (the GPU kernel chooses its own tiles)
 // TILES-NEXT: exit 2

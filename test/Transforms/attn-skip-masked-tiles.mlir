@@ -92,19 +92,41 @@ func.func @block_sparse(%q: tensor<1x2x?x32xf32>, %k: tensor<1x2x?x32xf32>, %v: 
 
 // -----
 
-// Masks with no provable structure keep every tile, with the element-wise
-// mask, and the remark says so.
-// CHECK-LABEL: func @unstructured
-// CHECK-NOT: unmasked
+// seq_ids documents and mask_fn regions are classified per tile at run
+// time: document id ranges; an affine region at the tile's corners; any
+// other region evaluated over the tile. Each wraps the step in scf.if.
+// CHECK-LABEL: func @run_time_tests
+// CHECK: scf.if
+// CHECK: attn.tile_step {{.*}} mask(#attn.document<seq_ids>) {{.*}} unmasked}
+// The affine case: corner values of q >= k combined for the whole tile.
+// CHECK: arith.cmpi sge
+// CHECK: arith.cmpi sge
+// CHECK: arith.cmpi sge
+// CHECK: arith.cmpi sge
+// CHECK: scf.if
+// The scan case: the region inside a loop nest over the tile.
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: arith.remui
+// CHECK: scf.if
 // CHECK: return
-func.func @unstructured(%q: tensor<1x2x?x32xf32>, %k: tensor<1x2x?x32xf32>, %v: tensor<1x2x?x32xf32>, %ids: tensor<1x?xi32>) -> (tensor<1x2x?x32xf32>, tensor<1x2x?x32xf32>) {
-  // expected-remark @+1 {{mask #attn.document<seq_ids>: element-wise mask on every tile}}
+func.func @run_time_tests(%q: tensor<1x2x?x32xf32>, %k: tensor<1x2x?x32xf32>, %v: tensor<1x2x?x32xf32>, %ids: tensor<1x?xi32>) -> (tensor<1x2x?x32xf32>, tensor<1x2x?x32xf32>, tensor<1x2x?x32xf32>) {
+  // expected-remark @+1 {{mask #attn.document<seq_ids>: run-time document id ranges}}
   %a = attn.attention %q, %k, %v seq_ids(%ids : tensor<1x?xi32>) mask(#attn.document<seq_ids>) : tensor<1x2x?x32xf32>, tensor<1x2x?x32xf32>, tensor<1x2x?x32xf32> -> tensor<1x2x?x32xf32>
-  // expected-remark @+1 {{mask mask_fn region: element-wise mask on every tile}}
+  // expected-remark @+1 {{mask mask_fn region: affine mask_fn, tiles classified at their corners}}
   %b = attn.attention %q, %k, %v mask_fn {
   ^bb0(%bb: index, %h: index, %i: index, %j: index):
-    %c = arith.cmpi ne, %i, %j : index
+    %c = arith.cmpi sge, %i, %j : index
     attn.yield %c : i1
   } : tensor<1x2x?x32xf32>, tensor<1x2x?x32xf32>, tensor<1x2x?x32xf32> -> tensor<1x2x?x32xf32>
-  return %a, %b : tensor<1x2x?x32xf32>, tensor<1x2x?x32xf32>
+  // expected-remark @+1 {{mask mask_fn region: mask_fn evaluated over each tile at run time}}
+  %c = attn.attention %q, %k, %v mask_fn {
+  ^bb0(%bb: index, %h: index, %i: index, %j: index):
+    %c2 = arith.constant 2 : index
+    %r = arith.remui %j, %c2 : index
+    %c0 = arith.constant 0 : index
+    %even = arith.cmpi eq, %r, %c0 : index
+    attn.yield %even : i1
+  } : tensor<1x2x?x32xf32>, tensor<1x2x?x32xf32>, tensor<1x2x?x32xf32> -> tensor<1x2x?x32xf32>
+  return %a, %b, %c : tensor<1x2x?x32xf32>, tensor<1x2x?x32xf32>, tensor<1x2x?x32xf32>
 }

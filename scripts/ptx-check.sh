@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Compiles the compile spec of every artifact of bench/conformance.list
+# (lines "name | compile spec | run specs") to PTX for sm_80 and sm_90a with
+# attnc, assembles it with ptxas -v, and checks that ptxas succeeds without
+# register spills. Configurations with a head dim of 256 or d + dv > 256 may
+# spill: their spill bytes are reported in a note and do not fail. Prints one
+# line per (artifact, target) and ends with "N passed, M failed"; exits
+# non-zero when one fails. Without $CUDA_ROOT/bin/ptxas it skips everything.
+# Usage: scripts/ptx-check.sh [conformance list] [build dir]
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+LIST=${1:-bench/conformance.list}
+BUILD_DIR=${2:-${BUILD_DIR:-build}}
+export CUDA_ROOT=${CUDA_ROOT:-/usr/local/cuda}
+ATTNC="$BUILD_DIR/bin/attnc"
+PTXAS="$CUDA_ROOT/bin/ptxas"
+TARGETS="sm_80 sm_90a"
+JOBS=${JOBS:-$(nproc)}
+
+if [ ! -x "$PTXAS" ]; then
+  echo "ptx-check: no CUDA toolkit at $CUDA_ROOT: skipped"
+  echo "0 passed, 0 failed"
+  exit 0
+fi
+
+LOGS=$(mktemp -d)
+trap 'rm -rf "$LOGS"' EXIT
+
+trim() {
+  local s=$1
+  s=${s#"${s%%[![:space:]]*}"}
+  printf '%s' "${s%"${s##*[![:space:]]}"}"
+}
+
+# One job per (artifact, target): $LOGS/<n>.{name,spec,target}.
+n=0
+while IFS= read -r line; do
+  case "$line" in ''|'#'*) continue ;; esac
+  IFS='|' read -r name spec _ <<< "$line"
+  name=$(trim "$name")
+  spec=$(trim "$spec")
+  for t in $TARGETS; do
+    n=$((n + 1))
+    printf '%s\n' "$name" > "$LOGS/$n.name"
+    printf '%s\n' "$spec" > "$LOGS/$n.spec"
+    printf '%s\n' "$t" > "$LOGS/$n.target"
+  done
+done < "$LIST"
+
+run_job() {
+  local j=$1 spec t
+  spec=$(cat "$LOGS/$j.spec")
+  t=$(cat "$LOGS/$j.target")
+  if ! "$ATTNC" compile --spec "$spec" --target="$t" --emit=ptx \
+         -o "$LOGS/$j.ptx" > "$LOGS/$j.log" 2>&1; then
+    echo compile > "$LOGS/$j.rc"
+    return
+  fi
+  "$PTXAS" -arch="$t" -v "$LOGS/$j.ptx" -o "$LOGS/$j.cubin" \
+    > "$LOGS/$j.log" 2>&1
+  echo $? > "$LOGS/$j.rc"
+}
+export -f run_job
+export ATTNC PTXAS LOGS
+seq 1 "$n" | xargs -r -P "$JOBS" -I{} bash -c 'run_job {}'
+
+# The value of key `key` (d, dv) in a spec; dv defaults to d.
+spec_value() {
+  local spec=$1 key=$2 word
+  for word in $spec; do
+    [ "${word%%=*}" = "$key" ] && { echo "${word#*=}"; return; }
+  done
+}
+
+passed=0
+failed=0
+for j in $(seq 1 "$n"); do
+  name=$(cat "$LOGS/$j.name")
+  spec=$(cat "$LOGS/$j.spec")
+  t=$(cat "$LOGS/$j.target")
+  rc=$(cat "$LOGS/$j.rc" 2>/dev/null || echo missing)
+  log="$LOGS/$j.log"
+  if [ "$rc" = compile ]; then
+    failed=$((failed + 1))
+    echo "FAIL: $name $t (attnc compile failed: $spec)"
+    # A failing lowering prints the whole module: show its start only.
+    head -n 40 "$log" | sed 's/^/    /'
+    lines=$(wc -l < "$log")
+    [ "$lines" -gt 40 ] && echo "    ... ($((lines - 40)) more lines)"
+    continue
+  fi
+  if [ "$rc" != 0 ]; then
+    failed=$((failed + 1))
+    echo "FAIL: $name $t (ptxas exit $rc)"
+    sed 's/^/    /' "$log"
+    continue
+  fi
+  regs=$(sed -n 's/.*Used \([0-9]*\) registers.*/\1/p' "$log" | head -1)
+  stores=$(sed -n 's/.* \([0-9]*\) bytes spill stores.*/\1/p' "$log" | head -1)
+  loads=$(sed -n 's/.* \([0-9]*\) bytes spill loads.*/\1/p' "$log" | head -1)
+  if [ -z "$regs" ] || [ -z "$stores" ] || [ -z "$loads" ]; then
+    failed=$((failed + 1))
+    echo "FAIL: $name $t (no register or spill report from ptxas -v)"
+    sed 's/^/    /' "$log"
+    continue
+  fi
+  d=$(spec_value "$spec" d)
+  dv=$(spec_value "$spec" dv)
+  dv=${dv:-$d}
+  may_spill=0
+  if [ "${d:-0}" -ge 256 ] || [ "${dv:-0}" -ge 256 ] ||
+     [ $(( ${d:-0} + ${dv:-0} )) -gt 256 ]; then
+    may_spill=1
+  fi
+  if [ "$stores" = 0 ] && [ "$loads" = 0 ]; then
+    passed=$((passed + 1))
+    echo "PASS: $name $t ($regs registers)"
+  elif [ "$may_spill" = 1 ]; then
+    passed=$((passed + 1))
+    echo "PASS: $name $t ($regs registers, $stores bytes spill stores, $loads bytes spill loads)"
+    echo "note: $name $t (d=$d dv=$dv) spills $stores bytes of stores and $loads bytes of loads (allowed for head dim 256 or d + dv > 256)"
+  else
+    failed=$((failed + 1))
+    echo "FAIL: $name $t ($regs registers, $stores bytes spill stores, $loads bytes spill loads)"
+    sed 's/^/    /' "$log"
+    continue
+  fi
+  # ptxas warnings do not fail the check, but are worth seeing.
+  grep -i "warning" "$log" | sed "s/^/note: $name $t: /"
+done
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
