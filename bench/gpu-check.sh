@@ -51,6 +51,34 @@ for f in $(grep -l "^FAIL\|attnrt-run: error" "$LOGS"/run.*.log 2>/dev/null | he
 done
 echo "conformance: $pass passed, $fail failed"
 
+# compute-sanitizer memcheck and racecheck on a representative set.
+SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+if [ -x "$SAN" ] && [ -z "${NO_SANITIZER:-}" ]; then
+  : > "$LOGS/sanitizer.txt"
+  while IFS='|' read -r name spec; do
+    name=$(echo "$name" | xargs); spec=$(echo "$spec" | xargs)
+    for tool in memcheck racecheck; do
+      "$SAN" --tool $tool --error-exitcode 9 "$RUN" --artifact="$DIR/artifacts/$name.attnc" \
+        --spec="$spec" --seed=1 > "$LOGS/san.$name.$tool.log" 2>&1
+      rc=$?
+      summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$LOGS/san.$name.$tool.log" | tail -1)
+      echo "$tool rc=$rc $name ($spec): $summary $(grep -E '^(PASS|FAIL)' "$LOGS/san.$name.$tool.log")" >> "$LOGS/sanitizer.txt"
+    done
+  done <<'EOS'
+causal_d128_bf16_gqa4 | b=1 hq=8 hkv=2 sq=129 sk=127 d=128 dtype=bf16 mask=causal
+window2_d64_f16_gqa4 | b=1 hq=8 hkv=2 sq=129 sk=127 d=64 dtype=f16 mask=window:37,20:top_left
+document_causal_d128_f16 | b=1 hq=4 hkv=2 d=128 dtype=f16 mask=document:64,64,1:causal
+blocksparse_d64_bf16_gqa1 | b=1 hq=8 hkv=8 sq=129 sk=127 d=64 dtype=bf16 mask=blocksparse:64,64,0.5
+softcap_alibi_causal | b=1 hq=8 hkv=2 sq=129 sk=127 d=64 dtype=bf16 mask=causal softcap=20 alibi
+causal_d256_bf16 | b=1 hq=4 hkv=1 sq=129 sk=127 d=256 dtype=bf16 mask=causal
+EOS
+  cat "$LOGS/sanitizer.txt"
+  rm -f "$LOGS"/san.*.log
+fi
+
+# Custom mask_fn / score_fn regions, against their Python twins.
+python3 "$(dirname "$0")/custom_check.py" "$DIR" 2>&1 | tee "$LOGS/custom.txt" | grep -v "^PASS"
+
 # Side by side with the peers (bench/bench.py), when asked.
 if [ -n "${BENCH+x}" ]; then
   [ "$BENCH" = all ] && BENCH=""

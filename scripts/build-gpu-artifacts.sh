@@ -26,4 +26,10 @@ for list in bench/conformance.list bench/bench.list; do
     n=$((n + 1))
   done < "$list"
 done
+# Custom regions (checked by bench/custom_check.py against Python twins).
+for f in bench/custom/*.mlir; do
+  "$BUILD_DIR/bin/attnc" compile "$f" --target="$TARGET" \
+    -o "$OUT/artifacts/custom_$(basename "$f" .mlir).attnc" 2>/dev/null
+  n=$((n + 1))
+done
 echo "build-gpu: $n artifacts for $TARGET in $OUT ($(du -sh "$OUT" | cut -f1))"

@@ -367,9 +367,30 @@ void KernelBuilder::build() {
     copyTileAsync(v, vBase, k0, seqK, dv, vPitch, a.add(base, idx(vOffset)),
                   tid);
   };
+  // Masks with no key-tile bounds but an affine mask_fn: each tile is
+  // classified at its corners; empty tiles are neither loaded nor computed.
+  bool cornerTest = chooseTileTest(c) == TileTest::AffineCorners;
+  Value blockLast = a.sub(a.min(a.add(q0, idx(bq)), seqQ), idx(1));
+  auto tileFlags = [&](Value kt) {
+    Value k0 = arith::MulIOp::create(b, kt, idx(bk));
+    Value kLast = a.sub(a.min(a.add(k0, idx(bk)), seqK), idx(1));
+    return buildTileTest(b, c, TileTest::AffineCorners, q0, blockLast, k0,
+                         kLast);
+  };
+  auto notEmpty = [&](Value kt, Value cond) {
+    if (!cornerTest)
+      return cond;
+    Value empty = tileFlags(kt).empty;
+    return arith::AndIOp::create(
+               b, cond,
+               arith::XOrIOp::create(b, empty, arith::ConstantIntOp::create(
+                                                   b, 1, 1)))
+        .getResult();
+  };
   {
     Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, range.lo,
                                       range.hi);
+    any = notEmpty(a.min(range.lo, a.sub(numTiles, idx(1))), any);
     auto ifAny = scf::IfOp::create(b, any, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&ifAny.getThenRegion().front());
@@ -413,6 +434,7 @@ void KernelBuilder::build() {
     {
       Value more = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, next,
                                          range.hi);
+      more = notEmpty(a.min(next, a.sub(numTiles, idx(1))), more);
       auto ifMore = scf::IfOp::create(b, more, /*withElseRegion=*/false);
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPointToStart(&ifMore.getThenRegion().front());
@@ -421,6 +443,20 @@ void KernelBuilder::build() {
     NVVM::CpAsyncCommitGroupOp::create(b);
     NVVM::CpAsyncWaitGroupOp::create(b, 1);
     gpu::BarrierOp::create(b);
+
+    // The tile's work, skipped for a tile proven empty (block-uniform).
+    TileFlags flags;
+    Value work = arith::ConstantIntOp::create(b, 1, 1);
+    if (cornerTest) {
+      flags = tileFlags(kt);
+      work = arith::XOrIOp::create(b, flags.empty, work);
+    }
+    SmallVector<Type> stateTypes(it.getTypes().begin(), it.getTypes().end());
+    auto ifWork = scf::IfOp::create(b, stateTypes, work,
+                                    /*withElseRegion=*/true);
+    b.setInsertionPointToStart(&ifWork.getElseRegion().front());
+    scf::YieldOp::create(b, it);
+    b.setInsertionPointToStart(&ifWork.getThenRegion().front());
 
     // S = Q K^T for the warp's 16 rows and the tile's keys.
     SmallVector<Value> s(nTiles * 4, zero);
@@ -468,6 +504,9 @@ void KernelBuilder::build() {
               arith::CmpIOp::create(b, arith::CmpIPredicate::slt, kt,
                                     range.fullHi)),
           inside);
+      if (cornerTest)
+        full = arith::OrIOp::create(
+            b, full, arith::AndIOp::create(b, flags.full, inside));
       SmallVector<Type> types(s.size(), f32);
       auto ifPartial = scf::IfOp::create(b, types, full,
                                          /*withElseRegion=*/true);
@@ -547,11 +586,13 @@ void KernelBuilder::build() {
         }
       }
     }
-    // Every warp is done with this stage before the next prefetch reuses it.
-    gpu::BarrierOp::create(b);
     SmallVector<Value> yields = {mNewA, mNewB, lNewA, lNewB};
     yields.append(acc.begin(), acc.end());
     scf::YieldOp::create(b, yields);
+    b.setInsertionPointAfter(ifWork);
+    // Every warp is done with this stage before the next prefetch reuses it.
+    gpu::BarrierOp::create(b);
+    scf::YieldOp::create(b, ifWork.getResults());
   }
 
   // O = acc / l (0 for a row with no key), LSE = (m + log2 l) ln 2.
