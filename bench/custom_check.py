@@ -17,28 +17,38 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import attnc  # noqa: E402
 
 
-def band_sink(b, h, i, j):
+def band_sink(b, h, i, j, sq, sk):
     return ((j <= i) & (i < j + 20)) | (j < 5)
 
 
-def strided_heads(b, h, i, j):
+def strided_heads(b, h, i, j, sq, sk):
     return (j <= i) & ((h == 0) | (j % 2 == 0))
 
 
-def window40(b, h, i, j):
-    return (i - 40 <= j) & (j <= i + 40)
+def window40(b, h, i, j, sq, sk):
+    # #attn.sliding_window is bottom-right aligned: i' = i + Sk - Sq.
+    ip = i + sk - sq
+    return (ip - 40 <= j) & (j <= ip + 40)
+
+
+def seq_ids_causal(b, h, i, j, sq, sk, ids=None):
+    p = i + sk - sq
+    pc = p.clamp(min=0)
+    return (p >= 0) & (j <= p) & (ids[b][pc] == ids[b][j]) & (ids[b][pc] >= 0)
 
 
 CASES = {
-    # name: (hq, hkv, d, dtype, mask(b, h, i, j) on bottom-right-free indices, score(s, i, j))
+    # name: (hq, hkv, d, dtype, mask(b, h, i, j, Sq, Sk), score(s, i, j))
     "band_sink": (4, 2, 64, torch.bfloat16, band_sink, None),
     "strided_heads": (4, 2, 64, torch.float16, strided_heads, None),
     "distance_score": (4, 4, 128, torch.bfloat16, window40,
                        lambda s, i, j: 15.0 * torch.tanh(s / 15.0) - 0.05 * (i - j).abs()),
+    # seq_ids and ALiBi slopes come as operands (made per shape below).
+    "seq_ids_slopes": (4, 2, 64, torch.bfloat16, seq_ids_causal, "alibi"),
 }
 
 
-def reference(q, k, v, mask_fn, score_fn, dtype):
+def reference(q, k, v, mask_fn, score_fn, dtype, ids=None, slopes=None):
     B, H, Sq, D = q.shape
     Hkv, Sk = k.shape[1], k.shape[2]
     i = torch.arange(Sq, device=q.device)[:, None]
@@ -49,9 +59,13 @@ def reference(q, k, v, mask_fn, score_fn, dtype):
     for bi in range(B):
         for h in range(H):
             kh = h // (H // Hkv)
-            vis = mask_fn(bi, h, i, j)
-            s = (q[bi, h].double() @ k[bi, kh].double().T) / math.sqrt(D)
-            if score_fn is not None:
+            vis = (mask_fn(bi, h, i, j, Sq, Sk, ids=ids) if ids is not None
+                   else mask_fn(bi, h, i, j, Sq, Sk))
+            bias = 0.0
+            if slopes is not None:
+                bias = -float(slopes[h]) * (i + Sk - Sq - j).abs()
+            s = (q[bi, h].double() @ k[bi, kh].double().T) / math.sqrt(D) + bias
+            if callable(score_fn):
                 s = score_fn(s, i.double(), j.double())
             s = s.masked_fill(~vis, float("-inf"))
             row_any = vis.any(dim=1)
@@ -61,7 +75,9 @@ def reference(q, k, v, mask_fn, score_fn, dtype):
                                        torch.tensor(float("-inf"), dtype=torch.float64, device=q.device))
             # Naive in the input precision: S and P rounded to dtype.
             sn = ((q[bi, h].float() @ k[bi, kh].float().T) / math.sqrt(D))
-            if score_fn is not None:
+            if slopes is not None:
+                sn = sn + bias.float()
+            if callable(score_fn):
                 sn = score_fn(sn, i.float(), j.float())
             sn = sn.to(dtype).float().masked_fill(~vis, float("-inf"))
             pn = torch.softmax(sn, dim=-1).nan_to_num(0.0).to(dtype)
@@ -86,9 +102,26 @@ def main():
             v = torch.randn(B, hkv, Sk, d, device="cuda", dtype=dtype)
             out = torch.full((B, hq, Sq, d), float("nan"), device="cuda", dtype=dtype)
             lse = torch.full((B, hq, Sq), float("nan"), device="cuda", dtype=torch.float32)
-            kernel(q, k, v, out=out, lse=lse)
+            extra, ids, slopes = {}, None, None
+            if score_fn == "alibi":
+                # Documents of random lengths per batch entry, a few padding
+                # positions (-1) at the end.
+                g = torch.Generator().manual_seed(Sk)
+                ids = torch.full((B, Sk), -1, dtype=torch.int32)
+                for bi in range(B):
+                    pos, doc = 0, 0
+                    while pos < Sk - 3:
+                        n = int(torch.randint(1, max(2, Sk // 3), (1,), generator=g))
+                        ids[bi, pos:min(pos + n, Sk - 3)] = doc
+                        pos += n
+                        doc += 1
+                ids = ids.cuda()
+                slopes = torch.tensor([2.0 ** (-8 * (h + 1) / hq) for h in range(hq)],
+                                      dtype=torch.float32, device="cuda")
+                extra = {"seq_ids": ids, "alibi_slopes": slopes}
+            kernel(q, k, v, out=out, lse=lse, **extra)
             torch.cuda.synchronize()
-            ref, ref_lse, naive = reference(q, k, v, mask_fn, score_fn, dtype)
+            ref, ref_lse, naive = reference(q, k, v, mask_fn, score_fn, dtype, ids, slopes)
             err, nerr = rel(out, ref), rel(naive, ref)
             fin = torch.isfinite(ref_lse)
             lse_ok = bool(torch.equal(torch.isneginf(lse.double()), torch.isneginf(ref_lse))) and \

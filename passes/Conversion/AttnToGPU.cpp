@@ -515,14 +515,19 @@ void KernelBuilder::build() {
         b.setInsertionPointToStart(&ifPartial.getThenRegion().front());
         scf::YieldOp::create(b, s);
         b.setInsertionPointToStart(&ifPartial.getElseRegion().front());
-        RowMask maskA = buildRowMask(b, c, rowA);
-        RowMask maskB = buildRowMask(b, c, rowB);
+        // Rows past Sq and keys past Sk are evaluated at the last row /
+        // key so that mask operands are read in bounds; their results are
+        // never stored (rows) or are -inf (keys).
+        RowMask maskA = buildRowMask(b, c, safeA);
+        RowMask maskB = buildRowMask(b, c, safeB);
+        Value lastKey = a.sub(seqK, idx(1));
         SmallVector<Value> masked;
         for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i) {
           Value vis = arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
                                             colOf(i), seqK);
           if (Value m = buildVisible(b, c, (i % 4) < 2 ? maskA : maskB,
-                                     rowOf(i), colOf(i)))
+                                     (i % 4) < 2 ? safeA : safeB,
+                                     a.min(colOf(i), lastKey)))
             vis = arith::AndIOp::create(b, vis, m);
           masked.push_back(arith::SelectOp::create(b, vis, s[i], negInf));
         }

@@ -1,0 +1,361 @@
+// RUN: attnc-opt %s --convert-attn-to-gpu --split-input-file --verify-diagnostics | FileCheck %s
+
+// The kernel of a causal GQA attention (8 query heads over 2 key/value heads,
+// bf16, head dim 64) with the log-sum-exp: the module becomes a GPU container
+// and gains gpu.module @attnc_kernels with the dynamic shared memory and the
+// kernel, whose parameters are the runtime's ABI (docs/runtime.md): q, k, v,
+// o, lse, seq_ids, cu_seqlens, block_mask, alibi_slopes as pointers, then
+// batch, seq_q, seq_k, num_cu_seqlens, block_mask_b, block_mask_h as i64.
+// The attention op stays in place for the host side.
+// CHECK: module attributes {gpu.container_module}
+// CHECK-LABEL: func.func @causal_bf16(
+// CHECK: attn.attention {{.*}} mask(#attn.causal)
+// CHECK: gpu.module @attnc_kernels {
+// CHECK-NEXT: llvm.mlir.global external @attnc_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+// CHECK-NEXT: gpu.func @attnc_attention(
+// CHECK-SAME: %[[Q:[a-z0-9_]+]]: !llvm.ptr, %[[K:[a-z0-9_]+]]: !llvm.ptr, %[[V:[a-z0-9_]+]]: !llvm.ptr,
+// CHECK-SAME: %[[O:[a-z0-9_]+]]: !llvm.ptr, %[[LSE:[a-z0-9_]+]]: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr,
+// CHECK-SAME: %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr,
+// CHECK-SAME: %{{[a-z0-9_]+}}: i64, %[[SEQ_Q:[a-z0-9_]+]]: i64, %[[SEQ_K:[a-z0-9_]+]]: i64,
+// CHECK-SAME: %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64)
+// CHECK-SAME: kernel attributes {known_block_size = array<i32: {{[0-9]+}}, 1, 1>}
+// CHECK: llvm.mlir.addressof @attnc_smem : !llvm.ptr<3>
+// CHECK: %[[SQ:.*]] = arith.index_cast %[[SEQ_Q]] : i64 to index
+// CHECK-NEXT: %[[SK:.*]] = arith.index_cast %[[SEQ_K]] : i64 to index
+// CHECK: gpu.thread_id x
+// CHECK: %[[TILE:.*]] = gpu.block_id x
+// CHECK-NEXT: %[[HEAD:.*]] = gpu.block_id y
+// CHECK-NEXT: gpu.block_id z
+// Query head h reads key/value head h / 4.
+// CHECK: %[[C4:.*]] = arith.constant 4 : index
+// CHECK-NEXT: arith.divui %[[HEAD]], %[[C4]] : index
+// CHECK: %[[Q0:.*]] = arith.muli %[[TILE]], %{{.*}} : index
+// The Q fragments are loaded once, as 32-bit pairs.
+// CHECK: llvm.getelementptr %[[Q]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i16
+// CHECK-NEXT: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> i32
+// The key tiles to visit, before the loop, with the causal interval formula
+// (i' = i + Sk - Sq sees keys [0, i' + 1)) at the tile's first row.
+// CHECK: %[[NUM_TILES:.*]] = arith.ceildivui %[[SK]], %{{.*}} : index
+// CHECK: %[[SHIFT:.*]] = arith.subi %[[SK]], %[[SQ]] : index
+// CHECK-NEXT: %[[I0:.*]] = arith.addi %[[Q0]], %[[SHIFT]] : index
+// CHECK-NEXT: arith.addi %[[I0]], %{{.*}} : index
+// CHECK: %[[LO:.*]] = arith.divui %{{.*}}, %{{.*}} : index
+// CHECK: %[[HI:.*]] = arith.minsi %{{.*}}, %[[NUM_TILES]] : index
+// CHECK: %[[NEG_INF:.*]] = arith.constant 0xFF800000 : f32
+// The first K and V tiles stream into shared memory with cp.async.
+// CHECK: scf.if
+// CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
+// CHECK: nvvm.cp.async.commit.group
+// The key-tile loop, carrying the row max, the row sum and the accumulators.
+// CHECK: %[[RES:.*]]:{{[0-9]+}} = scf.for %[[KT:[a-z0-9_]+]] = %[[LO]] to %[[HI]] step %{{.*}} iter_args(
+// CHECK-SAME: -> (f32, f32, f32, f32,
+// Prefetch the next tile, then wait for this one.
+// CHECK: nvvm.cp.async.shared.global
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-NEXT: nvvm.cp.async.wait.group 1
+// CHECK-NEXT: gpu.barrier
+// S = Q K^T: K fragments by ldmatrix, bf16 tensor-core mma.
+// CHECK: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
+// CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// Plain scores: scale and log2(e) folded into one constant (0.125 log2 e).
+// CHECK: %[[SCALE:.*]] = arith.constant 0.180336878 : f32
+// CHECK-NEXT: arith.mulf %{{.*}}, %[[SCALE]] : f32
+// Full tiles skip the mask; boundary tiles take it (-inf where hidden).
+// CHECK: arith.cmpi sge, %[[KT]], %{{.*}} : index
+// CHECK: scf.if %{{.*}} -> (f32,
+// CHECK: } else {
+// CHECK: arith.select %{{.*}}, %{{.*}}, %[[NEG_INF]] : f32
+// Online softmax: row max over the 4 lanes of a row by xor shuffles, exp2.
+// CHECK: arith.maximumf
+// CHECK: gpu.shuffle xor %{{.*}}, %c1_i32{{.*}}, %c32_i32{{.*}} : f32
+// CHECK: gpu.shuffle xor %{{.*}}, %c2_i32{{.*}}, %c32_i32{{.*}} : f32
+// CHECK: math.exp2 %{{.*}} : f32
+// O += P V: V fragments by the transposed ldmatrix.
+// CHECK: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
+// CHECK: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>
+// CHECK: gpu.barrier
+// CHECK-NEXT: scf.yield
+// After the loop: row sums reduced, O = acc / l stored as bf16 pairs, and
+// LSE = (m + log2 l) ln 2.
+// CHECK: gpu.shuffle xor %{{.*}}, %c1_i32{{.*}}, %c32_i32{{.*}} : f32
+// CHECK: arith.divf
+// CHECK: %[[OPTR:.*]] = llvm.getelementptr %[[O]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i16
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: llvm.store %{{.*}}, %[[OPTR]] {alignment = 4 : i64} : i32, !llvm.ptr
+// CHECK: math.log2
+// CHECK: %[[LPTR:.*]] = llvm.getelementptr %[[LSE]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK-NEXT: llvm.store %{{.*}}, %[[LPTR]] {alignment = 4 : i64} : f32, !llvm.ptr
+// CHECK: gpu.return
+func.func @causal_bf16(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>) -> (tensor<?x8x?x64xbf16>, tensor<?x8x?xf32>) {
+  %o, %lse = attn.attention %q, %k, %v mask(#attn.causal) : tensor<?x8x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x8x?x64xbf16>, tensor<?x8x?xf32>
+  return %o, %lse : tensor<?x8x?x64xbf16>, tensor<?x8x?xf32>
+}
+
+// -----
+
+// f16, head dim 128, no mask, no LSE: the f16 pairs travel as vector<2xf16>
+// (mma.sync takes its multiplicand type from them); no row shift enters the
+// key-tile range; the scale is 1/sqrt(128) log2 e; nothing is written to LSE.
+// CHECK-LABEL: func.func @none_f16_d128(
+// CHECK: gpu.func @attnc_attention(
+// CHECK: %[[SQ:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK-NEXT: %[[SK:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK-NOT: arith.subi %[[SK]], %[[SQ]]
+// CHECK: scf.for %{{.*}} iter_args(
+// CHECK: llvm.bitcast %{{.*}} : i32 to vector<2xf16>
+// CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK: arith.constant 0.127517432 : f32
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK-NOT: math.log2
+// CHECK: gpu.return
+func.func @none_f16_d128(%q: tensor<?x4x?x128xf16>, %k: tensor<?x4x?x128xf16>, %v: tensor<?x4x?x128xf16>) -> tensor<?x4x?x128xf16> {
+  %o = attn.attention %q, %k, %v : tensor<?x4x?x128xf16>, tensor<?x4x?x128xf16>, tensor<?x4x?x128xf16> -> tensor<?x4x?x128xf16>
+  return %o : tensor<?x4x?x128xf16>
+}
+
+// -----
+
+// Sliding window: the causal interval with `left` subtracted from i' for the
+// first visible key; the loop runs between the computed tile bounds.
+// CHECK-LABEL: func.func @sliding_window(
+// CHECK: gpu.func @attnc_attention(
+// CHECK: %[[SQ:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK-NEXT: %[[SK:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK: %[[TILE:.*]] = gpu.block_id x
+// CHECK: %[[Q0:.*]] = arith.muli %[[TILE]], %{{.*}} : index
+// CHECK: %[[SHIFT:.*]] = arith.subi %[[SK]], %[[SQ]] : index
+// CHECK-NEXT: %[[I0:.*]] = arith.addi %[[Q0]], %[[SHIFT]] : index
+// CHECK-NEXT: %[[LEFT:.*]] = arith.constant 100 : index
+// CHECK-NEXT: arith.subi %[[I0]], %[[LEFT]] : index
+// CHECK: %[[LO:.*]] = arith.divui %{{.*}}, %{{.*}} : index
+// CHECK: %[[HI:.*]] = arith.minsi
+// CHECK: scf.for %{{.*}} = %[[LO]] to %[[HI]] step
+// CHECK: gpu.return
+func.func @sliding_window(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>) -> tensor<?x8x?x64xbf16> {
+  %o = attn.attention %q, %k, %v mask(#attn.sliding_window<left = 100, right = 0>) : tensor<?x8x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x8x?x64xbf16>
+  return %o : tensor<?x8x?x64xbf16>
+}
+
+// -----
+
+// Prefix-LM (top-left): row i sees keys [0, max(prefix, i + 1)).
+// CHECK-LABEL: func.func @prefix_lm(
+// CHECK: gpu.func @attnc_attention(
+// CHECK: %[[PREFIX:.*]] = arith.constant 40 : index
+// CHECK-NEXT: arith.maxsi %[[PREFIX]], %{{.*}} : index
+// CHECK: %[[LO:.*]] = arith.divui %{{.*}}, %{{.*}} : index
+// CHECK: %[[HI:.*]] = arith.minsi
+// CHECK: scf.for %{{.*}} = %[[LO]] to %[[HI]] step
+// CHECK: gpu.return
+func.func @prefix_lm(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>) -> tensor<?x8x?x64xbf16> {
+  %o = attn.attention %q, %k, %v mask(#attn.prefix_lm<prefix = 40, top_left>) : tensor<?x8x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x8x?x64xbf16>
+  return %o : tensor<?x8x?x64xbf16>
+}
+
+// -----
+
+// cu_seqlens documents: before the key-tile loop, the documents around the
+// tile's first and last rows are found by scanning the cu_seqlens pointer
+// (num_cu_seqlens entries of i32).
+// CHECK-LABEL: func.func @document_cu_seqlens(
+// CHECK: gpu.func @attnc_attention(
+// CHECK-SAME: %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr,
+// CHECK-SAME: %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr,
+// CHECK-SAME: %[[CU:[a-z0-9_]+]]: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr,
+// CHECK-SAME: %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64,
+// CHECK-SAME: %[[NUM_CU_ARG:[a-z0-9_]+]]: i64,
+// CHECK: %[[NUM_CU:.*]] = arith.index_cast %[[NUM_CU_ARG]] : i64 to index
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[NUM_CU]] step %{{.*}} iter_args({{.*}}) -> (index, index) {
+// CHECK: llvm.getelementptr %[[CU]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i32
+// CHECK-NEXT: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> i32
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[NUM_CU]] step %{{.*}} iter_args({{.*}}) -> (index, index) {
+// CHECK: %[[LO:.*]] = arith.divui %{{.*}}, %{{.*}} : index
+// CHECK: %[[HI:.*]] = arith.minsi
+// CHECK: scf.for %{{.*}} = %[[LO]] to %[[HI]] step %{{.*}} iter_args(
+// CHECK-SAME: -> (f32,
+// CHECK: gpu.return
+func.func @document_cu_seqlens(%q: tensor<1x4x?x64xbf16>, %k: tensor<1x2x?x64xbf16>, %v: tensor<1x2x?x64xbf16>, %cu: tensor<?xi32>) -> tensor<1x4x?x64xbf16> {
+  %o = attn.attention %q, %k, %v cu_seqlens(%cu : tensor<?xi32>) mask(#attn.document<cu_seqlens, causal>) : tensor<1x4x?x64xbf16>, tensor<1x2x?x64xbf16>, tensor<1x2x?x64xbf16> -> tensor<1x4x?x64xbf16>
+  return %o : tensor<1x4x?x64xbf16>
+}
+
+// -----
+
+// seq_ids documents: no closed-form bounds, so the loop starts at tile 0; the
+// mask of a boundary tile compares the i32 document ids read through the
+// seq_ids pointer.
+// CHECK-LABEL: func.func @document_seq_ids(
+// CHECK: gpu.func @attnc_attention(
+// CHECK-SAME: %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr,
+// CHECK-SAME: %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %[[IDS:[a-z0-9_]+]]: !llvm.ptr,
+// CHECK: scf.for %{{.*}} = %c0{{[_0-9]*}} to %{{.*}} step %{{.*}} iter_args(
+// CHECK: } else {
+// CHECK: llvm.getelementptr %[[IDS]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i32
+// CHECK-NEXT: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> i32
+// CHECK: arith.cmpi eq, %{{.*}}, %{{.*}} : i32
+// CHECK: gpu.return
+func.func @document_seq_ids(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>, %ids: tensor<?x?xi32>) -> tensor<?x4x?x64xbf16> {
+  %o = attn.attention %q, %k, %v seq_ids(%ids : tensor<?x?xi32>) mask(#attn.document<seq_ids>) : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x4x?x64xbf16>
+  return %o : tensor<?x4x?x64xbf16>
+}
+
+// -----
+
+// Block-sparse: the loop starts at tile 0; the mask of a boundary tile reads
+// the i8 block flags through the block_mask pointer.
+// CHECK-LABEL: func.func @block_sparse(
+// CHECK: gpu.func @attnc_attention(
+// CHECK-SAME: %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr,
+// CHECK-SAME: %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr,
+// CHECK-SAME: %{{[a-z0-9_]+}}: !llvm.ptr, %[[BM:[a-z0-9_]+]]: !llvm.ptr,
+// CHECK: scf.for %{{.*}} = %c0{{[_0-9]*}} to %{{.*}} step %{{.*}} iter_args(
+// CHECK: } else {
+// CHECK: llvm.getelementptr %[[BM]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+// CHECK-NEXT: llvm.load %{{.*}} {alignment = 1 : i64} : !llvm.ptr -> i8
+// CHECK: gpu.return
+func.func @block_sparse(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>, %bm: tensor<?x?x?x?xi8>) -> tensor<?x8x?x64xbf16> {
+  %o = attn.attention %q, %k, %v block_mask(%bm : tensor<?x?x?x?xi8>) mask(#attn.block_sparse<block_q = 128, block_k = 64>) : tensor<?x8x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x8x?x64xbf16>
+  return %o : tensor<?x8x?x64xbf16>
+}
+
+// -----
+
+// A mask_fn region is inlined into the kernel, its (i, j) arguments becoming
+// the thread's query row and a key index; no attn op is left in the kernel.
+// CHECK-LABEL: func.func @custom_mask(
+// CHECK: gpu.func @attnc_attention(
+// CHECK: %[[TILE:.*]] = gpu.block_id x
+// CHECK: %[[Q0:.*]] = arith.muli %[[TILE]], %{{.*}} : index
+// CHECK: %[[ROW_A:.*]] = arith.addi %[[Q0]], %{{.*}} : index
+// CHECK-NOT: attn.
+// CHECK: arith.cmpi uge, %[[ROW_A]], %{{.*}} : index
+// CHECK-NOT: attn.
+// CHECK: gpu.return
+func.func @custom_mask(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>) -> tensor<?x8x?x64xbf16> {
+  %o = attn.attention %q, %k, %v mask_fn {
+  ^bb0(%b: index, %h: index, %i: index, %j: index):
+    %c = arith.cmpi uge, %i, %j : index
+    attn.yield %c : i1
+  } : tensor<?x8x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x8x?x64xbf16>
+  return %o : tensor<?x8x?x64xbf16>
+}
+
+// -----
+
+// A score_fn region is inlined into the score pipeline of the kernel: scale,
+// the region (tanh here), then log2(e).
+// CHECK-LABEL: func.func @custom_score(
+// CHECK: gpu.func @attnc_attention(
+// CHECK: %[[LOG2E:.*]] = arith.constant 1.44269502 : f32
+// CHECK: scf.for
+// CHECK: %[[SCALE:.*]] = arith.constant 1.250000e-01 : f32
+// CHECK-NEXT: %[[SCALED:.*]] = arith.mulf %{{.*}}, %[[SCALE]] : f32
+// CHECK-NEXT: %[[T:.*]] = math.tanh %[[SCALED]] : f32
+// CHECK-NEXT: arith.mulf %[[T]], %[[LOG2E]] : f32
+// CHECK-NOT: attn.
+// CHECK: gpu.return
+func.func @custom_score(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>) -> tensor<?x8x?x64xbf16> {
+  %o = attn.attention %q, %k, %v mask(#attn.causal) score_fn {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %t = math.tanh %s : f32
+    attn.yield %t : f32
+  } : tensor<?x8x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x8x?x64xbf16>
+  return %o : tensor<?x8x?x64xbf16>
+}
+
+// -----
+
+// Soft-capping: cap * tanh(s / cap).
+// CHECK-LABEL: func.func @softcap(
+// CHECK: gpu.func @attnc_attention(
+// CHECK: scf.for
+// CHECK: %[[CAP:.*]] = arith.constant 3.000000e+01 : f32
+// CHECK-NEXT: %[[X:.*]] = arith.divf %{{.*}}, %[[CAP]] : f32
+// CHECK-NEXT: %[[T:.*]] = math.tanh %[[X]] : f32
+// CHECK-NEXT: arith.mulf %[[CAP]], %[[T]] : f32
+// CHECK: gpu.return
+func.func @softcap(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>) -> tensor<?x4x?x64xbf16> {
+  %o = attn.attention %q, %k, %v softcap = 30.0 : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x4x?x64xbf16>
+  return %o : tensor<?x4x?x64xbf16>
+}
+
+// -----
+
+// ALiBi slopes given as an attribute: a constant table indexed by the query
+// head; the bias slope * |i' - j| is subtracted from the score.
+// CHECK-LABEL: func.func @alibi_attribute(
+// CHECK: gpu.func @attnc_attention(
+// CHECK: %[[HEAD:.*]] = gpu.block_id y
+// CHECK: scf.for
+// CHECK: %[[TABLE:.*]] = arith.constant dense<[5.000000e-01, 2.500000e-01, 1.250000e-01, 6.250000e-02]> : vector<4xf32>
+// CHECK-NEXT: %[[SLOPE:.*]] = vector.extract %[[TABLE]][%[[HEAD]]] : f32 from vector<4xf32>
+// CHECK: %[[DIST:.*]] = arith.sitofp %{{.*}} : i64 to f32
+// CHECK-NEXT: %[[BIAS:.*]] = arith.mulf %[[SLOPE]], %[[DIST]] : f32
+// CHECK-NEXT: arith.subf %{{.*}}, %[[BIAS]] : f32
+// CHECK: gpu.return
+func.func @alibi_attribute(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>) -> tensor<?x4x?x64xbf16> {
+  %o = attn.attention %q, %k, %v mask(#attn.causal) alibi = [0.5, 0.25, 0.125, 0.0625] : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x4x?x64xbf16>
+  return %o : tensor<?x4x?x64xbf16>
+}
+
+// -----
+
+// ALiBi slopes given as an operand: read through the alibi_slopes pointer at
+// the query head.
+// CHECK-LABEL: func.func @alibi_operand(
+// CHECK: gpu.func @attnc_attention(
+// CHECK-SAME: %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr,
+// CHECK-SAME: %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr,
+// CHECK-SAME: %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %[[SLOPES:[a-z0-9_]+]]: !llvm.ptr,
+// CHECK: %[[HEAD:.*]] = gpu.block_id y
+// CHECK: scf.for
+// CHECK: %[[H64:.*]] = arith.index_cast %[[HEAD]] : index to i64
+// CHECK-NEXT: %[[PTR:.*]] = llvm.getelementptr %[[SLOPES]][%[[H64]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK-NEXT: %[[SLOPE:.*]] = llvm.load %[[PTR]] {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK: %[[DIST:.*]] = arith.sitofp %{{.*}} : i64 to f32
+// CHECK-NEXT: %[[BIAS:.*]] = arith.mulf %[[SLOPE]], %[[DIST]] : f32
+// CHECK-NEXT: arith.subf %{{.*}}, %[[BIAS]] : f32
+// CHECK: gpu.return
+func.func @alibi_operand(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>, %s: tensor<4xf32>) -> tensor<?x4x?x64xbf16> {
+  %o = attn.attention %q, %k, %v alibi_slopes(%s : tensor<4xf32>) mask(#attn.causal) : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x4x?x64xbf16>
+  return %o : tensor<?x4x?x64xbf16>
+}
+
+// -----
+
+// The tensor cores take bf16 or f16 only.
+func.func @f32_inputs(%q: tensor<?x4x?x64xf32>, %k: tensor<?x2x?x64xf32>, %v: tensor<?x2x?x64xf32>) -> tensor<?x4x?x64xf32> {
+  // expected-error @+1 {{expected bf16 or f16 inputs for a GPU target, got 'f32'}}
+  %o = attn.attention %q, %k, %v : tensor<?x4x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x64xf32> -> tensor<?x4x?x64xf32>
+  return %o : tensor<?x4x?x64xf32>
+}
+
+// -----
+
+// Head dims must be multiples of 16 (the mma k step).
+func.func @head_dim_72(%q: tensor<?x4x?x72xbf16>, %k: tensor<?x2x?x72xbf16>, %v: tensor<?x2x?x72xbf16>) -> tensor<?x4x?x72xbf16> {
+  // expected-error @+1 {{expected head dim to be a multiple of 16 up to 256 for a GPU target, got 72}}
+  %o = attn.attention %q, %k, %v : tensor<?x4x?x72xbf16>, tensor<?x2x?x72xbf16>, tensor<?x2x?x72xbf16> -> tensor<?x4x?x72xbf16>
+  return %o : tensor<?x4x?x72xbf16>
+}
+
+// -----
+
+// The value head dim too.
+func.func @value_head_dim_40(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x40xbf16>) -> tensor<?x4x?x40xbf16> {
+  // expected-error @+1 {{expected value head dim to be a multiple of 16 up to 256 for a GPU target, got 40}}
+  %o = attn.attention %q, %k, %v : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x40xbf16> -> tensor<?x4x?x40xbf16>
+  return %o : tensor<?x4x?x40xbf16>
+}
+
+// -----
+
+// One kernel per module: a second attention is an error on the module.
+// expected-error @+1 {{expected exactly one attn.attention, found 2}}
+module {
+  func.func @two_attentions(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>) -> (tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>) {
+    %a = attn.attention %q, %k, %v : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x4x?x64xbf16>
+    %b = attn.attention %q, %k, %v mask(#attn.causal) : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x4x?x64xbf16>
+    return %a, %b : tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>
+  }
+}
