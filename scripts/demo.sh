@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # attnc's main job on the example in examples/: set up, build, compile the
 # attention through every level (attn -> tiled -> loops -> llvm), print its
-# cost report, and run it against the float64 reference.
-#
-# The GPU path (NVVM/PTX kernels and the CUDA runtime) is not implemented
-# yet, so the attention runs through the CPU path on every machine.
+# cost report, compile it to a GPU kernel (PTX + cubin artifact), and run it
+# against the float64 reference: on the GPU where one is present, on the
+# CPU path otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
@@ -40,8 +39,23 @@ echo "== cost report ($SIZES)"
 "$BIN/attnc" compile "$EXAMPLE" --report --sizes="$SIZES"
 
 echo
-echo "== run on the CPU against the float64 reference ($SIZES)"
-if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
-  echo "   (a GPU is present, but attnc does not emit GPU kernels yet: running the CPU path)"
+export CUDA_ROOT=${CUDA_ROOT:-/usr/local/cuda}
+if [ -x "$CUDA_ROOT/bin/ptxas" ]; then
+  echo "== GPU kernel: $OUT/example.attnc (sm_90a)"
+  "$BIN/attnc" compile "$EXAMPLE" --target=sm_90a -o "$OUT/example.attnc"
+  head -c 1000 "$OUT/example.attnc" | grep -aE "^(kernel|target|spec|threads|dynamic_shared_memory) =" | sed 's/^/   /'
+  "$BIN/attnc" compile "$EXAMPLE" --target=sm_90a --emit=ptx -o "$OUT/example.ptx"
+  "$CUDA_ROOT/bin/ptxas" -arch=sm_90a -v "$OUT/example.ptx" -o /dev/null 2>&1 | grep -E "registers|spill" | sed 's/^ptxas info *: /   ptxas: /'
+  echo "   mma.sync instructions: $(grep -c 'mma.sync' "$OUT/example.ptx"), cp.async: $(grep -c 'cp.async.cg' "$OUT/example.ptx"), ldmatrix: $(grep -c 'ldmatrix' "$OUT/example.ptx")"
+else
+  echo "== GPU kernel: skipped (no CUDA toolkit at $CUDA_ROOT: ptxas and libdevice are needed)"
 fi
-"$BIN/attnc-run" "$EXAMPLE" --sizes="$SIZES" --device=cpu --seed=3
+
+echo
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+  echo "== run on the GPU against the float64 reference ($SIZES)"
+  "$BIN/attnc-run" "$EXAMPLE" --sizes="$SIZES" --device=cuda --seed=3
+else
+  echo "== run on the CPU against the float64 reference ($SIZES; no GPU here)"
+  "$BIN/attnc-run" "$EXAMPLE" --sizes="$SIZES" --device=cpu --seed=3
+fi

@@ -220,15 +220,16 @@ func.func @block_sparse(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v
 
 // -----
 
-// A mask_fn region is inlined into the kernel, its (i, j) arguments becoming
-// the thread's query row and a key index; no attn op is left in the kernel.
+// A mask_fn region is inlined into the kernel (its body evaluated on the
+// query rows and keys of a boundary tile); no attn op is left in the kernel.
 // CHECK-LABEL: func.func @custom_mask(
 // CHECK: gpu.func @attnc_attention(
-// CHECK: %[[TILE:.*]] = gpu.block_id x
-// CHECK: %[[Q0:.*]] = arith.muli %[[TILE]], %{{.*}} : index
-// CHECK: %[[ROW_A:.*]] = arith.addi %[[Q0]], %{{.*}} : index
 // CHECK-NOT: attn.
-// CHECK: arith.cmpi uge, %[[ROW_A]], %{{.*}} : index
+// CHECK: scf.for
+// CHECK-NOT: attn.
+// CHECK: } else {
+// CHECK-NOT: attn.
+// CHECK: arith.cmpi uge, %{{.*}}, %{{.*}} : index
 // CHECK-NOT: attn.
 // CHECK: gpu.return
 func.func @custom_mask(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>) -> tensor<?x8x?x64xbf16> {
