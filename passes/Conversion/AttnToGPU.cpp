@@ -367,18 +367,20 @@ void KernelBuilder::build() {
     copyTileAsync(v, vBase, k0, seqK, dv, vPitch, a.add(base, idx(vOffset)),
                   tid);
   };
-  // Masks with no key-tile bounds but an affine mask_fn: each tile is
-  // classified at its corners; empty tiles are neither loaded nor computed.
-  bool cornerTest = chooseTileTest(c) == TileTest::AffineCorners;
+  // Masks with no key-tile bounds are classified per tile at run time (an
+  // affine mask_fn at the tile's corners, seq_ids id ranges, the block
+  // table); empty tiles are neither loaded nor computed. A mask_fn of any
+  // other form stays element-wise on every tile.
+  TileTest test = chooseTileTest(c);
+  bool tileTest = test != TileTest::None && test != TileTest::RegionScan;
   Value blockLast = a.sub(a.min(a.add(q0, idx(bq)), seqQ), idx(1));
   auto tileFlags = [&](Value kt) {
     Value k0 = arith::MulIOp::create(b, kt, idx(bk));
     Value kLast = a.sub(a.min(a.add(k0, idx(bk)), seqK), idx(1));
-    return buildTileTest(b, c, TileTest::AffineCorners, q0, blockLast, k0,
-                         kLast);
+    return buildTileTest(b, c, test, q0, blockLast, k0, kLast);
   };
   auto notEmpty = [&](Value kt, Value cond) {
-    if (!cornerTest)
+    if (!tileTest)
       return cond;
     Value empty = tileFlags(kt).empty;
     return arith::AndIOp::create(
@@ -447,7 +449,7 @@ void KernelBuilder::build() {
     // The tile's work, skipped for a tile proven empty (block-uniform).
     TileFlags flags;
     Value work = arith::ConstantIntOp::create(b, 1, 1);
-    if (cornerTest) {
+    if (tileTest) {
       flags = tileFlags(kt);
       work = arith::XOrIOp::create(b, flags.empty, work);
     }
@@ -504,7 +506,7 @@ void KernelBuilder::build() {
               arith::CmpIOp::create(b, arith::CmpIPredicate::slt, kt,
                                     range.fullHi)),
           inside);
-      if (cornerTest)
+      if (tileTest)
         full = arith::OrIOp::create(
             b, full, arith::AndIOp::create(b, flags.full, inside));
       SmallVector<Type> types(s.size(), f32);

@@ -70,68 +70,6 @@ static void splitLoop(RewriterBase &rewriter, scf::ForOp loop,
   rewriter.eraseOp(loop);
 }
 
-static void guardStep(RewriterBase &rewriter, ImplicitLocOpBuilder &b,
-                      TileStepOp step, Value any, Value all);
-
-/// Wraps the step of `loop` in a run-time classification of its tile from
-/// the block mask: skipped when no block is visible, unmasked when all are.
-static void classifyFromBlockMask(RewriterBase &rewriter, scf::ForOp loop,
-                                  TileStepOp step) {
-  auto sparse = cast<BlockSparseMaskAttr>(step.getMaskAttr());
-  ImplicitLocOpBuilder b(step.getLoc(), rewriter);
-  b.setInsertionPoint(step);
-  IndexArith a{b};
-  Value c0 = a.constant(0), c1 = a.constant(1);
-  Value seqQ = memref::DimOp::create(b, step.getQuery(), 2);
-  Value seqK = memref::DimOp::create(b, step.getKey(), 2);
-  Value qEnd = a.min(a.add(step.getQBegin(), a.constant(step.getBlockQ())),
-                     seqQ);
-  Value kEnd = a.min(a.add(step.getKBegin(), a.constant(step.getBlockK())),
-                     seqK);
-  Value bq = a.constant(sparse.getBlockQ()), bk = a.constant(sparse.getBlockK());
-  Value rowLo = arith::DivUIOp::create(b, step.getQBegin(), bq);
-  Value rowHi = arith::CeilDivUIOp::create(b, qEnd, bq);
-  Value colLo = arith::DivUIOp::create(b, step.getKBegin(), bk);
-  Value colHi = arith::CeilDivUIOp::create(b, kEnd, bk);
-  Value blockMask = step.getBlockMask();
-  auto pick = [&](unsigned dim, Value idx) -> Value {
-    Value size = memref::DimOp::create(b, blockMask, dim);
-    Value one = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, size, c1);
-    return arith::SelectOp::create(b, one, c0, idx);
-  };
-  Value bb = pick(0, step.getBatch()), bh = pick(1, step.getHead());
-  // Count visible blocks over the tile's block rectangle.
-  auto rows = scf::ForOp::create(
-      b, rowLo, rowHi, c1, ValueRange{c0},
-      [&](OpBuilder &ob, Location loc, Value r, ValueRange outer) {
-        auto cols = scf::ForOp::create(
-            ob, loc, colLo, colHi, c1, ValueRange{outer[0]},
-            [&](OpBuilder &ib, Location iloc, Value c, ValueRange inner) {
-              ImplicitLocOpBuilder lb(iloc, ib);
-              Value v = memref::LoadOp::create(lb, blockMask,
-                                               ValueRange{bb, bh, r, c});
-              Value nz = arith::CmpIOp::create(
-                  lb, arith::CmpIPredicate::ne, v,
-                  arith::ConstantIntOp::create(lb, 0, 8));
-              Value inc = arith::IndexCastUIOp::create(
-                  lb, lb.getIndexType(),
-                  arith::ExtUIOp::create(lb, lb.getI64Type(), nz));
-              scf::YieldOp::create(lb, ValueRange{
-                                           arith::AddIOp::create(lb, inner[0],
-                                                                 inc)});
-            });
-        scf::YieldOp::create(ob, loc, cols.getResults());
-      });
-  Value total = a.max(a.constant(0), arith::MulIOp::create(
-                                         b, a.sub(rowHi, rowLo),
-                                         a.sub(colHi, colLo)));
-  Value visible = rows.getResult(0);
-  Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::ne, visible, c0);
-  Value all = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, visible, total);
-  guardStep(rewriter, b, step, any, all);
-  (void)loop;
-}
-
 /// Wraps the step of a run-time classified tile: skipped unless `any`,
 /// unmasked when `all`.
 static void guardStep(RewriterBase &rewriter, ImplicitLocOpBuilder &b,
@@ -179,10 +117,6 @@ FailureOr<SkipStrategy> attnc::skipMaskedTiles(RewriterBase &rewriter,
   ImplicitLocOpBuilder b(loop.getLoc(), rewriter);
   b.setInsertionPoint(loop);
   MaskScoreContext ctx = makeTileStepContext(b, step);
-  if (ctx.spec.kind == MaskKind::BlockSparse) {
-    classifyFromBlockMask(rewriter, loop, step);
-    return SkipStrategy::RuntimeBlockTable;
-  }
   if (!canBoundKeyTiles(ctx.spec)) {
     switch (chooseTileTest(ctx)) {
     case TileTest::AffineCorners:
@@ -194,6 +128,9 @@ FailureOr<SkipStrategy> attnc::skipMaskedTiles(RewriterBase &rewriter,
     case TileTest::DocumentIds:
       classifyWithTest(rewriter, step, TileTest::DocumentIds);
       return SkipStrategy::RuntimeDocumentIds;
+    case TileTest::BlockTable:
+      classifyWithTest(rewriter, step, TileTest::BlockTable);
+      return SkipStrategy::RuntimeBlockTable;
     case TileTest::None:
       return SkipStrategy::Elementwise;
     }

@@ -439,6 +439,8 @@ TileTest attnc::chooseTileTest(const MaskScoreContext &c) {
   if (c.spec.kind == MaskKind::Document &&
       c.spec.documentSource == DocumentSource::SegmentIds)
     return TileTest::DocumentIds;
+  if (c.spec.kind == MaskKind::BlockSparse)
+    return TileTest::BlockTable;
   return TileTest::None;
 }
 
@@ -543,6 +545,45 @@ TileFlags attnc::buildTileTest(ImplicitLocOpBuilder &b,
           b, full, cmp(b, arith::CmpIPredicate::sle, kLast, pFirst));
     flags.empty = empty;
     flags.full = full;
+    return flags;
+  }
+  if (test == TileTest::BlockTable) {
+    // Count the visible entries of the block rectangle the tile overlaps: a
+    // visible block makes all its pairs visible.
+    Value c0 = a.constant(0), c1 = a.constant(1);
+    Value bq = a.constant(c.spec.blockQ), bk = a.constant(c.spec.blockK);
+    Value rowLo = arith::DivUIOp::create(b, qFirst, bq);
+    Value rowHi = a.add(arith::DivUIOp::create(b, qLast, bq), c1);
+    Value colLo = arith::DivUIOp::create(b, kFirst, bk);
+    Value colHi = a.add(arith::DivUIOp::create(b, kLast, bk), c1);
+    auto pick = [&](Value size, Value idx) -> Value {
+      Value one = cmp(b, arith::CmpIPredicate::eq, size, c1);
+      return arith::SelectOp::create(b, one, c0, idx);
+    };
+    Value bb = pick(c.blockMaskB, c.batch), bh = pick(c.blockMaskH, c.head);
+    auto rows = scf::ForOp::create(
+        b, rowLo, rowHi, c1, ValueRange{c0},
+        [&](OpBuilder &ob, Location loc, Value r, ValueRange outer) {
+          auto cols = scf::ForOp::create(
+              ob, loc, colLo, colHi, c1, ValueRange{outer[0]},
+              [&](OpBuilder &ib, Location iloc, Value col, ValueRange inner) {
+                ImplicitLocOpBuilder lb(iloc, ib);
+                Value v = c.loadBlockMask(lb, bb, bh, r, col);
+                Value nz = cmp(lb, arith::CmpIPredicate::ne, v,
+                               arith::ConstantIntOp::create(lb, 0, 8));
+                Value inc = arith::IndexCastUIOp::create(
+                    lb, lb.getIndexType(),
+                    arith::ExtUIOp::create(lb, lb.getI64Type(), nz));
+                scf::YieldOp::create(
+                    lb, ValueRange{arith::AddIOp::create(lb, inner[0], inc)});
+              });
+          scf::YieldOp::create(ob, loc, cols.getResults());
+        });
+    Value count = rows.getResult(0);
+    Value total = arith::MulIOp::create(b, a.sub(rowHi, rowLo),
+                                        a.sub(colHi, colLo));
+    flags.empty = cmp(b, arith::CmpIPredicate::eq, count, c0);
+    flags.full = cmp(b, arith::CmpIPredicate::eq, count, total);
     return flags;
   }
   flags.empty = arith::ConstantIntOp::create(b, 0, 1);

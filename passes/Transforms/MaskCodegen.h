@@ -104,6 +104,8 @@ enum class TileTest {
   RegionScan,
   /// seq_ids documents: the id ranges of the tile's rows and keys.
   DocumentIds,
+  /// Block-sparse masks: the block-mask entries the tile overlaps.
+  BlockTable,
   /// Nothing to classify with.
   None,
 };

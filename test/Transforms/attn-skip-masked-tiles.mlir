@@ -75,8 +75,9 @@ func.func @document_cu_seqlens(%q: tensor<1x2x?x32xf32>, %k: tensor<1x2x?x32xf32
 // CHECK: scf.for %[[KT:.*]] =
 // CHECK: %[[COUNT:.*]] = scf.for {{.*}} iter_args
 // CHECK: memref.load %{{.*}} : memref<1x1x?x?xi8>
-// CHECK: %[[ANY:.*]] = arith.cmpi ne, %[[COUNT]], %c0
+// CHECK: %[[EMPTY:.*]] = arith.cmpi eq, %[[COUNT]], %c0
 // CHECK: %[[ALL:.*]] = arith.cmpi eq, %[[COUNT]]
+// CHECK: %[[ANY:.*]] = arith.xori %[[EMPTY]], %true
 // CHECK: scf.if %[[ANY]] {
 // CHECK-NEXT: scf.if %[[ALL]] {
 // CHECK-NEXT: attn.tile_step {{.*}} unmasked}
