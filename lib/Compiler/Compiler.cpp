@@ -193,8 +193,10 @@ void attnc::buildPipeline(OpPassManager &pm, EmitLevel level,
   pm.addPass(createCSEPass());
   if (level == EmitLevel::Loops)
     return;
-  // The registry holds the upstream passes (registerAllPasses).
-  (void)parsePassPipeline(kCpuLoweringPipeline, pm, llvm::errs());
+  // The registry holds the upstream passes (registerAllPasses); the string
+  // is a constant, so a failure here is a bug in attnc.
+  if (failed(parsePassPipeline(kCpuLoweringPipeline, pm, llvm::errs())))
+    llvm::report_fatal_error("attnc: malformed CPU lowering pipeline");
 }
 
 LogicalResult attnc::lowerTo(ModuleOp module, EmitLevel level,

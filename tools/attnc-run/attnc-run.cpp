@@ -252,6 +252,19 @@ int main(int argc, char **argv) {
   // Inputs.
   AttentionProblem problem;
   makeProblem(spec, seed, problem);
+  if (mlir::Value bm = op->getBlockMask()) {
+    // makeProblem draws one [1, 1, nq, nk] block mask; an IR whose block
+    // mask has a batch or head dim gets it repeated over them.
+    auto type = mlir::cast<mlir::RankedTensorType>(bm.getType());
+    int64_t bb = type.getDimSize(0) == 1 ? 1 : spec.b;
+    int64_t bh = type.getDimSize(1) == 1 ? 1 : spec.hq;
+    std::vector<uint8_t> one = problem.blockMask;
+    problem.blockMask.clear();
+    for (int64_t i = 0; i < bb * bh; ++i)
+      problem.blockMask.insert(problem.blockMask.end(), one.begin(), one.end());
+    problem.blockMaskB = bb;
+    problem.blockMaskH = bh;
+  }
   if (auto slopes = op->getAlibiAttr()) {
     problem.alibiSlopes.assign(slopes.asArrayRef().begin(),
                                slopes.asArrayRef().end());
@@ -289,6 +302,11 @@ int main(int argc, char **argv) {
             if (extra.data[i] < extra.data[i - 1])
               return badInput("expected non-decreasing cu_seqlens");
           problem.cuSeqlens.assign(extra.data.begin(), extra.data.end());
+          // The report names the documents that actually ran.
+          spec.documentLengths.clear();
+          for (size_t i = 1; i < extra.data.size(); ++i)
+            spec.documentLengths.push_back(
+                static_cast<int64_t>(extra.data[i] - extra.data[i - 1]));
         } else {
           int64_t nq = (spec.sq + spec.mask.blockQ - 1) / spec.mask.blockQ;
           int64_t nk = (spec.sk + spec.mask.blockK - 1) / spec.mask.blockK;

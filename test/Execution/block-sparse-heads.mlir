@@ -1,0 +1,9 @@
+// A block mask with a head dimension: attnc-run generates one of that shape
+// (the same random blocks for every head).
+// RUN: attnc-run %s --sizes="b=1 sq=64 sk=70" --seed=2 2>&1 | FileCheck %s
+// CHECK: PASS
+
+func.func @attention(%q: tensor<?x4x?x32xf32>, %k: tensor<?x4x?x32xf32>, %v: tensor<?x4x?x32xf32>, %bm: tensor<1x4x?x?xi8>) -> tensor<?x4x?x32xf32> {
+  %o = attn.attention %q, %k, %v block_mask(%bm : tensor<1x4x?x?xi8>) mask(#attn.block_sparse<block_q = 16, block_k = 16>) : tensor<?x4x?x32xf32>, tensor<?x4x?x32xf32>, tensor<?x4x?x32xf32> -> tensor<?x4x?x32xf32>
+  return %o : tensor<?x4x?x32xf32>
+}
