@@ -66,6 +66,14 @@ struct AttentionSpec {
 bool parseSpec(const std::string &text, AttentionSpec &spec,
                std::string &error);
 
+/// Parses the --sizes text of attnc and attnc-run (the sizes of an IR's
+/// dynamic dims) into `sizes`: spec syntax with sq optional; b, sq and sk
+/// that the text does not give are 0 (not given). Empty text gives the
+/// default spec with b = sq = sk = 0. `sizes` is assigned only on success;
+/// the error is parseSpec's.
+bool parseSizes(const std::string &text, AttentionSpec &sizes,
+                std::string &error);
+
 /// Prints a spec in the canonical form parseSpec reads back: every size
 /// (b hq hkv sq sk d dv), dtype, scale only when set, mask (the alignment only
 /// when top_left), softcap only when set, `alibi` when on, and lse. Doubles

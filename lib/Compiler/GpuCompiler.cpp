@@ -43,9 +43,10 @@ static std::string cudaRoot() {
   return "/usr/local/cuda";
 }
 
-/// Runs ptxas on `ptx` for `chip`; returns the cubin bytes.
+/// Runs ptxas -v on `ptx` for `chip`; returns the cubin bytes and the log.
 static bool assemble(const std::string &ptx, const std::string &chip,
-                     std::string &cubin, std::string &error) {
+                     std::string &cubin, std::string &ptxasLog,
+                     std::string &error) {
   std::string ptxas = cudaRoot() + "/bin/ptxas";
   if (!llvm::sys::fs::can_execute(ptxas)) {
     error = "ptxas not found at " + ptxas +
@@ -65,8 +66,8 @@ static bool assemble(const std::string &ptx, const std::string &chip,
     os << ptx;
   }
   std::string arch = "-arch=" + chip;
-  llvm::SmallVector<llvm::StringRef> args = {ptxas, arch, "-O3", in, "-o",
-                                             out};
+  llvm::SmallVector<llvm::StringRef> args = {ptxas, arch, "-O3", "-v",
+                                             in,    "-o",  out};
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, log.str(),
                                                 log.str()};
   std::string execError;
@@ -83,15 +84,32 @@ static bool assemble(const std::string &ptx, const std::string &chip,
     return false;
   }
   cubin = (*buffer)->getBuffer().str();
+  ptxasLog = logText ? (*logText)->getBuffer().str() : std::string();
   return true;
 }
 
-bool attnc::compileForGpu(attn::AttentionOp op, const AttentionSpec &spec,
-                          const GpuTarget &target, GpuEmitLevel level,
-                          GpuCompileResult &result, std::string &error) {
+/// True when a ptxas -v log reports spill stores or loads.
+static bool spills(const std::string &log) {
+  for (const char *what : {" bytes spill stores", " bytes spill loads"}) {
+    size_t at = log.find(what);
+    while (at != std::string::npos) {
+      size_t start = log.rfind(' ', at - 1);
+      if (start != std::string::npos &&
+          std::atoll(log.c_str() + start + 1) > 0)
+        return true;
+      at = log.find(what, at + 1);
+    }
+  }
+  return false;
+}
+
+/// Builds the kernel of `op` with `config` and lowers it to `level` (the
+/// module for Kernel and NVVM, the PTX otherwise).
+static bool lowerKernel(attn::AttentionOp op, const GpuTarget &target,
+                        GpuEmitLevel level, const GpuKernelConfig &config,
+                        GpuCompileResult &result, std::string &error) {
   MLIRContext *ctx = op.getContext();
   OwningOpRef<ModuleOp> module = ModuleOp::create(op.getLoc());
-  GpuKernelConfig config = chooseGpuKernelConfig(op);
   if (failed(buildAttentionKernel(*module, op, config))) {
     error = "the attention cannot become a GPU kernel (see the error above)";
     return false;
@@ -140,10 +158,39 @@ bool attnc::compileForGpu(attn::AttentionOp op, const AttentionSpec &spec,
             "nvvm/libdevice)";
     return false;
   }
-  if (level == GpuEmitLevel::PTX)
+  return true;
+}
+
+bool attnc::compileForGpu(attn::AttentionOp op, const AttentionSpec &spec,
+                          const GpuTarget &target, GpuEmitLevel level,
+                          GpuCompileResult &result, std::string &error) {
+  // The preferred configuration first; when ptxas reports spills, the one
+  // with a single m-tile per warp (fewer registers).
+  SmallVector<GpuKernelConfig> configs = {chooseGpuKernelConfig(op)};
+  if (configs.front().mTiles > 1)
+    configs.push_back(singleTileGpuKernelConfig(op));
+  bool canAssemble =
+      llvm::sys::fs::can_execute(cudaRoot() + "/bin/ptxas");
+  GpuKernelConfig config;
+  for (size_t attempt = 0; attempt < configs.size(); ++attempt) {
+    config = configs[attempt];
+    result = GpuCompileResult();
+    if (!lowerKernel(op, target, level, config, result, error))
+      return false;
+    if (level == GpuEmitLevel::Kernel || level == GpuEmitLevel::NVVM)
+      return true;
+    if (level == GpuEmitLevel::PTX && !canAssemble)
+      return true;
+    std::string log;
+    if (!assemble(result.ptx, target.chip, result.cubin, log, error))
+      return false;
+    if (!spills(log) || attempt + 1 == configs.size())
+      break;
+  }
+  if (level == GpuEmitLevel::PTX) {
+    result.cubin.clear();
     return true;
-  if (!assemble(result.ptx, target.chip, result.cubin, error))
-    return false;
+  }
 
   mask::MaskSpec m = op.getMaskSpec();
   auto flag = [](bool v) { return std::string(v ? "1" : "0"); };

@@ -442,6 +442,24 @@ static std::string printMask(const AttentionSpec &spec) {
   return "none";
 }
 
+bool attnc::parseSizes(const std::string &text, AttentionSpec &sizes,
+                      std::string &error) {
+  AttentionSpec parsed;
+  // sq is required in a spec, so default it.
+  if (!text.empty() &&
+      !parseSpec(text.find("sq=") == std::string::npos ? text + " sq=1" : text,
+                 parsed, error))
+    return false;
+  if (text.find("b=") == std::string::npos)
+    parsed.b = 0;
+  if (text.find("sq=") == std::string::npos)
+    parsed.sq = 0;
+  if (text.find("sk=") == std::string::npos)
+    parsed.sk = 0;
+  sizes = parsed;
+  return true;
+}
+
 std::string attnc::printSpec(const AttentionSpec &spec) {
   std::string s;
   s += "b=" + std::to_string(spec.b);

@@ -38,16 +38,38 @@ using namespace attnc;
 using namespace attnc::attn;
 using attnc::mask::MaskKind;
 
-GpuKernelConfig attnc::chooseGpuKernelConfig(AttentionOp op) {
+GpuKernelConfig attnc::singleTileGpuKernelConfig(AttentionOp op) {
   GpuKernelConfig config;
   if (op.getHeadDim() + op.getValueHeadDim() > 256)
     config.blockK = 32;
   return config;
 }
 
+GpuKernelConfig attnc::chooseGpuKernelConfig(AttentionOp op) {
+  GpuKernelConfig config;
+  int64_t width = op.getHeadDim() + op.getValueHeadDim();
+  if (width > 256) {
+    config.blockK = 32;
+    return config;
+  }
+  // Two m-tiles per warp halve the shared-memory reads per mma; Q moves to
+  // shared memory when its fragments would not fit beside the state.
+  config.warps = 4;
+  config.mTiles = 2;
+  config.qInSharedMemory = op.getHeadDim() > 64;
+  config.blockQ = 16 * config.mTiles * config.warps;
+  return config;
+}
+
 int64_t attnc::gpuSharedMemoryBytes(AttentionOp op,
                                     const GpuKernelConfig &config) {
-  return 2 * config.blockK * ((op.getHeadDim() + 8) + (op.getValueHeadDim() + 8)) * 2;
+  int64_t stages =
+      2 * config.blockK * ((op.getHeadDim() + 8) + (op.getValueHeadDim() + 8)) *
+      2;
+  int64_t q = config.qInSharedMemory
+                  ? config.blockQ * (op.getHeadDim() + 8) * 2
+                  : 0;
+  return stages + q;
 }
 
 LogicalResult attnc::checkGpuSupport(AttentionOp op) {
@@ -89,6 +111,8 @@ private:
   /// padded by 8 elements (16 bytes) so ldmatrix rows hit distinct banks.
   Value smem;
   int64_t kPitch = 0, vPitch = 0, stageBytes = 0, vOffset = 0;
+  /// Q tile (config.qInSharedMemory): after the two stages.
+  int64_t qPitch = 0, qOffset = 0;
 
   Value arg(unsigned i) { return func.getArgument(i); }
   Value idx(int64_t v) { return a.constant(v); }
@@ -167,7 +191,8 @@ private:
   /// tensor into the shared tile at byte `dst` (row pitch `pitch`
   /// elements); rows past `seqK` are zero-filled.
   void copyTileAsync(Value base, Value rowBase, Value k0, Value seqK,
-                     int64_t width, int64_t pitch, Value dst, Value tid);
+                     int64_t width, int64_t pitch, Value dst, Value tid,
+                     int64_t rows);
   /// ldmatrix x4 at byte `offset` of the shared memory.
   SmallVector<Value, 4> ldmatrix(Value offset, bool transpose) {
     auto type = LLVM::LLVMStructType::getLiteral(b.getContext(),
@@ -187,10 +212,10 @@ private:
 
 void KernelBuilder::copyTileAsync(Value base, Value rowBase, Value k0,
                                   Value seqK, int64_t width, int64_t pitch,
-                                  Value dst, Value tid) {
-  // 16-byte chunks: blockK rows of width / 8 chunks.
+                                  Value dst, Value tid, int64_t rows) {
+  // 16-byte chunks: `rows` rows of width / 8 chunks.
   int64_t chunksPerRow = width / 8;
-  int64_t chunks = config.blockK * chunksPerRow;
+  int64_t chunks = rows * chunksPerRow;
   Type globalPtr = LLVM::LLVMPointerType::get(b.getContext(), 1);
   for (int64_t first = 0; first < chunks; first += config.threads()) {
     Value chunk = a.add(tid, idx(first));
@@ -241,6 +266,8 @@ void KernelBuilder::build() {
   vPitch = dv + 8;
   vOffset = config.blockK * kPitch * 2;
   stageBytes = vOffset + config.blockK * vPitch * 2;
+  qPitch = d + 8;
+  qOffset = 2 * stageBytes;
   const int64_t bq = config.blockQ, bk = config.blockK;
   const int64_t nTiles = bk / 8, vTiles = dv / 8, kSteps = d / 16;
 
@@ -260,8 +287,15 @@ void KernelBuilder::build() {
   Value batch = gpu::BlockIdOp::create(b, gpu::Dimension::z);
   Value kvHead = arith::DivUIOp::create(b, head, idx(heads / kvHeads));
   Value q0 = arith::MulIOp::create(b, tile, idx(bq));
-  Value rowA = a.add(q0, a.add(arith::MulIOp::create(b, warp, idx(16)), g));
-  Value rowB = a.add(rowA, idx(8));
+  // A lane holds two rows of each of the warp's mt 16-row m-tiles: slot
+  // 2 m + h is row warp * 16 mt + 16 m + g + 8 h.
+  const int64_t mt = config.mTiles, slots = 2 * mt;
+  Value warpRow = a.add(q0, a.add(arith::MulIOp::create(b, warp,
+                                                         idx(16 * mt)),
+                                  g));
+  SmallVector<Value> rows;
+  for (int64_t sl = 0; sl < slots; ++sl)
+    rows.push_back(a.add(warpRow, idx(16 * (sl / 2) + 8 * (sl % 2))));
   Value t2 = arith::MulIOp::create(b, t, idx(2));
 
   // Element offsets of this (batch, head) in each tensor.
@@ -277,18 +311,31 @@ void KernelBuilder::build() {
                                       idx(dv));
   Value lseBase = arith::MulIOp::create(b, bh, seqQ);
 
-  // Q fragments, loaded once (rows past Sq read row Sq - 1, unused).
+  // Rows past Sq are computed at row Sq - 1 and never stored.
   Value lastRow = a.sub(seqQ, idx(1));
-  Value safeA = a.min(rowA, lastRow), safeB = a.min(rowB, lastRow);
-  Value qRowA = a.add(qBase, arith::MulIOp::create(b, safeA, idx(d)));
-  Value qRowB = a.add(qBase, arith::MulIOp::create(b, safeB, idx(d)));
-  SmallVector<SmallVector<Value, 4>> qFrag(kSteps);
-  for (int64_t ks = 0; ks < kSteps; ++ks) {
-    Value col = a.add(idx(16 * ks), t2);
-    Value col8 = a.add(col, idx(8));
-    qFrag[ks] = {loadPair(q, a.add(qRowA, col)), loadPair(q, a.add(qRowB, col)),
-                 loadPair(q, a.add(qRowA, col8)),
-                 loadPair(q, a.add(qRowB, col8))};
+  SmallVector<Value> safeRows;
+  for (Value row : rows)
+    safeRows.push_back(a.min(row, lastRow));
+  // Q fragments [m-tile][k-step]: loaded once from global memory into
+  // registers, or (config.qInSharedMemory) staged in shared memory and
+  // read with ldmatrix in every tile to spare registers.
+  SmallVector<SmallVector<SmallVector<Value, 4>>> qFrag(
+      mt, SmallVector<SmallVector<Value, 4>>(kSteps));
+  if (!config.qInSharedMemory) {
+    for (int64_t m = 0; m < mt; ++m) {
+      Value rowLo = a.add(qBase, arith::MulIOp::create(b, safeRows[2 * m],
+                                                       idx(d)));
+      Value rowHi = a.add(qBase, arith::MulIOp::create(
+                                     b, safeRows[2 * m + 1], idx(d)));
+      for (int64_t ks = 0; ks < kSteps; ++ks) {
+        Value col = a.add(idx(16 * ks), t2);
+        Value col8 = a.add(col, idx(8));
+        qFrag[m][ks] = {loadPair(q, a.add(rowLo, col)),
+                        loadPair(q, a.add(rowHi, col)),
+                        loadPair(q, a.add(rowLo, col8)),
+                        loadPair(q, a.add(rowHi, col8))};
+      }
+    }
   }
 
   // The mask and score context, reading operands through the pointers.
@@ -342,6 +389,8 @@ void KernelBuilder::build() {
     c.maskFn = &op.getMaskFn();
   if (op.hasScoreFn())
     c.scoreFn = &op.getScoreFn();
+  // The head is fixed per block: look its ALiBi slope up once.
+  c.slope = buildAlibiSlope(b, c);
 
   // Key tiles to visit, and the full ones among them.
   Value numTiles = arith::CeilDivUIOp::create(b, seqK, idx(bk));
@@ -354,18 +403,21 @@ void KernelBuilder::build() {
   }
 
   Value negInf = f32c(-INFINITY), zero = f32c(0.0), log2e = f32c(M_LOG2E);
-  SmallVector<Value> inits = {negInf, negInf, zero, zero};
-  for (int64_t j = 0; j < vTiles * 4; ++j)
-    inits.push_back(zero);
+  // Loop state: m per slot, l per slot, then the accumulators of each
+  // m-tile (vTiles C fragments).
+  const int64_t accPerTile = vTiles * 4;
+  SmallVector<Value> inits(slots, negInf);
+  inits.append(slots, zero);
+  inits.append(mt * accPerTile, zero);
 
   // Two-stage pipeline: tile kt + 1 streams in with cp.async while tile kt
   // is computed. One cp.async group per tile (possibly empty).
   auto issueTile = [&](Value kt, Value stage) {
     Value k0 = arith::MulIOp::create(b, kt, idx(bk));
     Value base = arith::MulIOp::create(b, stage, idx(stageBytes));
-    copyTileAsync(k, kBase, k0, seqK, d, kPitch, base, tid);
+    copyTileAsync(k, kBase, k0, seqK, d, kPitch, base, tid, bk);
     copyTileAsync(v, vBase, k0, seqK, dv, vPitch, a.add(base, idx(vOffset)),
-                  tid);
+                  tid, bk);
   };
   // Masks with no key-tile bounds are classified per tile at run time (an
   // affine mask_fn at the tile's corners, seq_ids id ranges, the block
@@ -398,6 +450,8 @@ void KernelBuilder::build() {
     b.setInsertionPointToStart(&ifAny.getThenRegion().front());
     issueTile(range.lo, idx(0));
   }
+  if (config.qInSharedMemory)
+    copyTileAsync(q, qBase, q0, seqQ, d, qPitch, idx(qOffset), tid, bq);
   NVVM::CpAsyncCommitGroupOp::create(b);
 
   // Lane parts of the ldmatrix addresses (elements): lane = 8 m + r
@@ -413,6 +467,11 @@ void KernelBuilder::build() {
           b, a.add(arith::MulIOp::create(b, mHigh, idx(8)), rIdx),
           idx(kPitch)),
       arith::MulIOp::create(b, mLow, idx(8)));
+  Value qLane = a.add(
+      arith::MulIOp::create(
+          b, a.add(arith::MulIOp::create(b, mLow, idx(8)), rIdx),
+          idx(qPitch)),
+      arith::MulIOp::create(b, mHigh, idx(8)));
   Value vLane = a.add(
       arith::MulIOp::create(
           b, a.add(arith::MulIOp::create(b, mLow, idx(8)), rIdx),
@@ -425,8 +484,9 @@ void KernelBuilder::build() {
     b.setInsertionPointToStart(loop.getBody());
     Value kt = loop.getInductionVar();
     ValueRange it = loop.getRegionIterArgs();
-    Value mA = it[0], mB = it[1], lA = it[2], lB = it[3];
-    SmallVector<Value> acc(it.begin() + 4, it.end());
+    SmallVector<Value> mOld(it.begin(), it.begin() + slots);
+    SmallVector<Value> lOld(it.begin() + slots, it.begin() + 2 * slots);
+    SmallVector<Value> acc(it.begin() + 2 * slots, it.end());
     Value k0 = arith::MulIOp::create(b, kt, idx(bk));
     Value stage = arith::RemUIOp::create(b, a.sub(kt, range.lo), idx(2));
     Value stageBase = arith::MulIOp::create(b, stage, idx(stageBytes));
@@ -460,25 +520,53 @@ void KernelBuilder::build() {
     scf::YieldOp::create(b, it);
     b.setInsertionPointToStart(&ifWork.getThenRegion().front());
 
-    // S = Q K^T for the warp's 16 rows and the tile's keys.
-    SmallVector<Value> s(nTiles * 4, zero);
+    // Q fragments from shared memory (ldmatrix x4: matrices rows 0-7 /
+    // 8-15 by columns 0-7 / 8-15 of the 16x16 block).
+    if (config.qInSharedMemory) {
+      Value qLaneBytes = a.add(idx(qOffset),
+                               arith::MulIOp::create(b, qLane, idx(2)));
+      for (int64_t m = 0; m < mt; ++m)
+        for (int64_t ks = 0; ks < kSteps; ++ks)
+          qFrag[m][ks] = ldmatrix(
+              a.add(qLaneBytes,
+                    a.add(arith::MulIOp::create(
+                              b, warp, idx(16 * mt * qPitch * 2)),
+                          idx((16 * m * qPitch + 16 * ks) * 2))),
+              false);
+    }
+
+    // S = Q K^T for the warp's rows and the tile's keys; s holds, per
+    // m-tile, nTiles C fragments. Each K fragment serves every m-tile.
+    const int64_t sPerTile = nTiles * 4;
+    SmallVector<Value> s(mt * sPerTile, zero);
     Value kLaneBytes = a.add(stageBase, arith::MulIOp::create(b, kLane,
                                                               idx(2)));
     for (int64_t n = 0; n < nTiles; n += 2) {
-      SmallVector<Value, 4> c0 = {zero, zero, zero, zero}, c1 = c0;
+      SmallVector<SmallVector<Value, 4>> c0(mt, {zero, zero, zero, zero}),
+          c1 = c0;
       for (int64_t ks = 0; ks < kSteps; ++ks) {
         SmallVector<Value, 4> frag = ldmatrix(
             a.add(kLaneBytes, idx((8 * n * kPitch + 16 * ks) * 2)), false);
-        c0 = mma(qFrag[ks], {frag[0], frag[1]}, c0);
-        c1 = mma(qFrag[ks], {frag[2], frag[3]}, c1);
+        for (int64_t m = 0; m < mt; ++m) {
+          c0[m] = mma(qFrag[m][ks], {frag[0], frag[1]}, c0[m]);
+          c1[m] = mma(qFrag[m][ks], {frag[2], frag[3]}, c1[m]);
+        }
       }
-      std::copy(c0.begin(), c0.end(), s.begin() + 4 * n);
-      std::copy(c1.begin(), c1.end(), s.begin() + 4 * (n + 1));
+      for (int64_t m = 0; m < mt; ++m) {
+        std::copy(c0[m].begin(), c0[m].end(),
+                  s.begin() + m * sPerTile + 4 * n);
+        std::copy(c1[m].begin(), c1[m].end(),
+                  s.begin() + m * sPerTile + 4 * (n + 1));
+      }
     }
     // Scores: the score pipeline, log2(e) folded in, -inf past Sk.
-    auto rowOf = [&](int64_t i) { return (i % 4) < 2 ? rowA : rowB; };
+    auto slotOf = [&](int64_t i) {
+      return 2 * (i / sPerTile) + ((i % sPerTile) % 4) / 2;
+    };
+    auto rowOf = [&](int64_t i) { return rows[slotOf(i)]; };
     auto colOf = [&](int64_t i) {
-      return a.add(k0, a.add(idx(8 * (i / 4) + (i % 2)), t2));
+      int64_t w = i % sPerTile;
+      return a.add(k0, a.add(idx(8 * (w / 4) + (w % 2)), t2));
     };
     bool plainScores = !c.softcap && !c.alibi && !c.loadSlope && !c.scoreFn;
     Value scaleLog2e = f32c(c.scale * M_LOG2E);
@@ -520,15 +608,16 @@ void KernelBuilder::build() {
         // Rows past Sq and keys past Sk are evaluated at the last row /
         // key so that mask operands are read in bounds; their results are
         // never stored (rows) or are -inf (keys).
-        RowMask maskA = buildRowMask(b, c, safeA);
-        RowMask maskB = buildRowMask(b, c, safeB);
+        SmallVector<RowMask> rowMasks;
+        for (Value row : safeRows)
+          rowMasks.push_back(buildRowMask(b, c, row));
         Value lastKey = a.sub(seqK, idx(1));
         SmallVector<Value> masked;
         for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i) {
           Value vis = arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
                                             colOf(i), seqK);
-          if (Value m = buildVisible(b, c, (i % 4) < 2 ? maskA : maskB,
-                                     (i % 4) < 2 ? safeA : safeB,
+          if (Value m = buildVisible(b, c, rowMasks[slotOf(i)],
+                                     safeRows[slotOf(i)],
                                      a.min(colOf(i), lastKey)))
             vis = arith::AndIOp::create(b, vis, m);
           masked.push_back(arith::SelectOp::create(b, vis, s[i], negInf));
@@ -540,36 +629,37 @@ void KernelBuilder::build() {
 
     // Online softmax. m' = max(m, rowmax S); a = exp2(m - ref); P = exp2(S -
     // ref) with ref = 0 while a row has seen no key (so nothing is NaN).
-    Value maxA = negInf, maxB = negInf;
-    for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i) {
-      Value &m = (i % 4) < 2 ? maxA : maxB;
-      m = arith::MaximumFOp::create(b, m, s[i]);
-    }
-    Value mNewA = arith::MaximumFOp::create(b, mA, rowReduce(maxA, true));
-    Value mNewB = arith::MaximumFOp::create(b, mB, rowReduce(maxB, true));
+    SmallVector<Value> rowMax(slots, negInf), rowSum(slots, zero);
+    for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i)
+      rowMax[slotOf(i)] =
+          arith::MaximumFOp::create(b, rowMax[slotOf(i)], s[i]);
     auto reference = [&](Value m) {
       Value none =
           arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, m, negInf);
       return arith::SelectOp::create(b, none, zero, m).getResult();
     };
-    Value refA = reference(mNewA), refB = reference(mNewB);
-    Value alphaA = math::Exp2Op::create(b, arith::SubFOp::create(b, mA, refA));
-    Value alphaB = math::Exp2Op::create(b, arith::SubFOp::create(b, mB, refB));
-    Value sumA = zero, sumB = zero;
-    for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i) {
-      bool isA = (i % 4) < 2;
-      s[i] = math::Exp2Op::create(
-          b, arith::SubFOp::create(b, s[i], isA ? refA : refB));
-      Value &sum = isA ? sumA : sumB;
-      sum = arith::AddFOp::create(b, sum, s[i]);
+    SmallVector<Value> mNew, ref, alpha;
+    for (int64_t sl = 0; sl < slots; ++sl) {
+      mNew.push_back(arith::MaximumFOp::create(
+          b, mOld[sl], rowReduce(rowMax[sl], true)));
+      ref.push_back(reference(mNew[sl]));
+      alpha.push_back(math::Exp2Op::create(
+          b, arith::SubFOp::create(b, mOld[sl], ref[sl])));
     }
-    Value lNewA = arith::AddFOp::create(
-        b, arith::MulFOp::create(b, alphaA, lA), sumA);
-    Value lNewB = arith::AddFOp::create(
-        b, arith::MulFOp::create(b, alphaB, lB), sumB);
+    for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i) {
+      s[i] = math::Exp2Op::create(
+          b, arith::SubFOp::create(b, s[i], ref[slotOf(i)]));
+      rowSum[slotOf(i)] = arith::AddFOp::create(b, rowSum[slotOf(i)], s[i]);
+    }
+    SmallVector<Value> lNew;
+    for (int64_t sl = 0; sl < slots; ++sl)
+      lNew.push_back(arith::AddFOp::create(
+          b, arith::MulFOp::create(b, alpha[sl], lOld[sl]), rowSum[sl]));
+    auto accSlot = [&](int64_t i) {
+      return 2 * (i / accPerTile) + ((i % accPerTile) % 4) / 2;
+    };
     for (int64_t i = 0; i < static_cast<int64_t>(acc.size()); ++i)
-      acc[i] = arith::MulFOp::create(b, acc[i],
-                                     (i % 4) < 2 ? alphaA : alphaB);
+      acc[i] = arith::MulFOp::create(b, acc[i], alpha[accSlot(i)]);
 
     // O += P V: P's C fragments of key n-tiles 2kk and 2kk + 1 are the A
     // fragment of key step kk; V's B fragments come from ldmatrix.trans.
@@ -577,23 +667,26 @@ void KernelBuilder::build() {
         stageBase, a.add(idx(vOffset), arith::MulIOp::create(b, vLane,
                                                              idx(2))));
     for (int64_t kk = 0; kk < bk / 16; ++kk) {
-      SmallVector<Value, 4> pFrag = {
-          packPair(s[8 * kk + 0], s[8 * kk + 1]),
-          packPair(s[8 * kk + 2], s[8 * kk + 3]),
-          packPair(s[8 * kk + 4], s[8 * kk + 5]),
-          packPair(s[8 * kk + 6], s[8 * kk + 7])};
+      SmallVector<SmallVector<Value, 4>> pFrag;
+      for (int64_t m = 0; m < mt; ++m) {
+        const Value *p = s.begin() + m * sPerTile + 8 * kk;
+        pFrag.push_back({packPair(p[0], p[1]), packPair(p[2], p[3]),
+                         packPair(p[4], p[5]), packPair(p[6], p[7])});
+      }
       for (int64_t j = 0; j < vTiles; j += 2) {
         SmallVector<Value, 4> frag = ldmatrix(
             a.add(vLaneBytes, idx((16 * kk * vPitch + 8 * j) * 2)), true);
-        for (int64_t h = 0; h < 2; ++h) {
-          SmallVector<Value, 4> cfrag(acc.begin() + 4 * (j + h),
-                                      acc.begin() + 4 * (j + h) + 4);
-          cfrag = mma(pFrag, {frag[2 * h], frag[2 * h + 1]}, cfrag);
-          std::copy(cfrag.begin(), cfrag.end(), acc.begin() + 4 * (j + h));
-        }
+        for (int64_t m = 0; m < mt; ++m)
+          for (int64_t h = 0; h < 2; ++h) {
+            auto at = acc.begin() + m * accPerTile + 4 * (j + h);
+            SmallVector<Value, 4> cfrag(at, at + 4);
+            cfrag = mma(pFrag[m], {frag[2 * h], frag[2 * h + 1]}, cfrag);
+            std::copy(cfrag.begin(), cfrag.end(), at);
+          }
       }
     }
-    SmallVector<Value> yields = {mNewA, mNewB, lNewA, lNewB};
+    SmallVector<Value> yields(mNew.begin(), mNew.end());
+    yields.append(lNew.begin(), lNew.end());
     yields.append(acc.begin(), acc.end());
     scf::YieldOp::create(b, yields);
     b.setInsertionPointAfter(ifWork);
@@ -604,15 +697,17 @@ void KernelBuilder::build() {
 
   // O = acc / l (0 for a row with no key), LSE = (m + log2 l) ln 2.
   ValueRange res = loop.getResults();
-  Value lA = rowReduce(res[2], false), lB = rowReduce(res[3], false);
   auto inverse = [&](Value l) {
     Value empty = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, l, zero);
     return arith::SelectOp::create(b, empty, zero,
                                    arith::DivFOp::create(b, f32c(1.0), l))
         .getResult();
   };
-  Value invA = inverse(lA), invB = inverse(lB);
-  auto storeRow = [&](Value row, Value inv, int64_t first, Value m, Value l) {
+  auto storeRow = [&](int64_t sl) {
+    Value row = rows[sl], m = res[sl];
+    Value l = rowReduce(res[slots + sl], false);
+    Value inv = inverse(l);
+    int64_t first = 2 * slots + (sl / 2) * accPerTile + 2 * (sl % 2);
     Value valid =
         arith::CmpIOp::create(b, arith::CmpIPredicate::slt, row, seqQ);
     auto ifValid = scf::IfOp::create(b, valid, /*withElseRegion=*/false);
@@ -620,8 +715,8 @@ void KernelBuilder::build() {
     b.setInsertionPointToStart(&ifValid.getThenRegion().front());
     Value rowOff = a.add(oBase, arith::MulIOp::create(b, row, idx(dv)));
     for (int64_t j = 0; j < vTiles; ++j) {
-      Value x = arith::MulFOp::create(b, res[4 + 4 * j + first], inv);
-      Value y = arith::MulFOp::create(b, res[4 + 4 * j + first + 1], inv);
+      Value x = arith::MulFOp::create(b, res[first + 4 * j], inv);
+      Value y = arith::MulFOp::create(b, res[first + 4 * j + 1], inv);
       Value at = a.add(rowOff, a.add(idx(8 * j), t2));
       LLVM::StoreOp::create(b, packPair(x, y), gep(o, at, i16), 4);
     }
@@ -640,8 +735,8 @@ void KernelBuilder::build() {
       LLVM::StoreOp::create(b, value, gep(lse, a.add(lseBase, row), f32), 4);
     }
   };
-  storeRow(rowA, invA, 0, res[0], lA);
-  storeRow(rowB, invB, 2, res[1], lB);
+  for (int64_t sl = 0; sl < slots; ++sl)
+    storeRow(sl);
   (void)ctx;
   gpu::ReturnOp::create(b);
 }

@@ -34,10 +34,20 @@ struct GpuKernelConfig {
   int64_t blockQ = 128;
   int64_t blockK = 64;
   int64_t warps = 8;
+  /// 16-row m-tiles per warp (blockQ = 16 * mTiles * warps); with 2, each
+  /// K and V fragment loaded from shared memory serves two mma.
+  int64_t mTiles = 1;
+  /// Stage the Q tile in shared memory and read its fragments in every key
+  /// tile instead of holding them in registers.
+  bool qInSharedMemory = false;
   std::string kernelName = "attnc_attention";
 
   int64_t threads() const { return warps * 32; }
 };
+
+/// The configuration with one m-tile per warp (8 warps, 128 rows): fewer
+/// registers, for when the preferred one spills.
+GpuKernelConfig singleTileGpuKernelConfig(attn::AttentionOp op);
 
 /// The symbol of the kernel's dynamic shared memory.
 inline constexpr llvm::StringLiteral kSharedMemoryName = "attnc_smem";

@@ -141,15 +141,7 @@ Value attnc::buildScore(ImplicitLocOpBuilder &b, const MaskScoreContext &c,
     Value t = math::TanhOp::create(b, arith::DivFOp::create(b, s, cap));
     s = arith::MulFOp::create(b, cap, t);
   }
-  Value slope;
-  if (c.alibi) {
-    auto vecType = VectorType::get({c.alibi.size()}, b.getF32Type());
-    Value table = arith::ConstantOp::create(
-        b, DenseElementsAttr::get(vecType, c.alibi.asArrayRef()));
-    slope = vector::ExtractOp::create(b, table, ArrayRef<OpFoldResult>{c.head});
-  } else if (c.loadSlope) {
-    slope = c.loadSlope(b, c.head);
-  }
+  Value slope = c.slope ? c.slope : buildAlibiSlope(b, c);
   if (slope) {
     // |i + Sk - Sq - j|, in f32.
     IndexArith a{b};
@@ -165,6 +157,20 @@ Value attnc::buildScore(ImplicitLocOpBuilder &b, const MaskScoreContext &c,
   if (c.scoreFn)
     s = inlineRegion(b, *c.scoreFn, ValueRange{s, c.batch, c.head, row, col});
   return s;
+}
+
+Value attnc::buildAlibiSlope(ImplicitLocOpBuilder &b,
+                             const MaskScoreContext &c) {
+  if (c.alibi) {
+    auto vecType = VectorType::get({c.alibi.size()}, b.getF32Type());
+    Value table = arith::ConstantOp::create(
+        b, DenseElementsAttr::get(vecType, c.alibi.asArrayRef()));
+    return vector::ExtractOp::create(b, table,
+                                     ArrayRef<OpFoldResult>{c.head});
+  }
+  if (c.loadSlope)
+    return c.loadSlope(b, c.head);
+  return {};
 }
 
 bool attnc::canBoundKeyTiles(const mask::MaskSpec &spec) {

@@ -39,6 +39,9 @@ struct MaskScoreContext {
   mlir::Value blockMaskB, blockMaskH;
   std::function<mlir::Value(mlir::ImplicitLocOpBuilder &, mlir::Value)>
       loadSlope;
+  /// The ALiBi slope of `head`, when computed once up front (see
+  /// buildAlibiSlope); otherwise buildScore looks it up per element.
+  mlir::Value slope;
   /// Score modifications: scale, soft-cap, ALiBi slopes attribute, regions.
   double scale = 1.0;
   mlir::FloatAttr softcap;
@@ -71,6 +74,11 @@ mlir::Value buildVisible(mlir::ImplicitLocOpBuilder &b,
 mlir::Value buildScore(mlir::ImplicitLocOpBuilder &b,
                        const MaskScoreContext &c, mlir::Value dot,
                        mlir::Value row, mlir::Value col);
+
+/// Emits the ALiBi slope of the context's head (attribute table or slopes
+/// operand), or null without ALiBi.
+mlir::Value buildAlibiSlope(mlir::ImplicitLocOpBuilder &b,
+                            const MaskScoreContext &c);
 
 /// Emits the start and end of the document around key position `pos`
 /// (which must be in [0, Sk)) by scanning cu_seqlens.

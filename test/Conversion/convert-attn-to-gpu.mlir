@@ -283,13 +283,14 @@ func.func @softcap(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: ten
 // -----
 
 // ALiBi slopes given as an attribute: a constant table indexed by the query
-// head; the bias slope * |i' - j| is subtracted from the score.
+// head once per block (the head is block-uniform), before the key loop;
+// the bias slope * |i' - j| is subtracted from every score.
 // CHECK-LABEL: func.func @alibi_attribute(
 // CHECK: gpu.func @attnc_attention(
 // CHECK: %[[HEAD:.*]] = gpu.block_id y
-// CHECK: scf.for
 // CHECK: %[[TABLE:.*]] = arith.constant dense<[5.000000e-01, 2.500000e-01, 1.250000e-01, 6.250000e-02]> : vector<4xf32>
 // CHECK-NEXT: %[[SLOPE:.*]] = vector.extract %[[TABLE]][%[[HEAD]]] : f32 from vector<4xf32>
+// CHECK: scf.for
 // CHECK: %[[DIST:.*]] = arith.sitofp %{{.*}} : i64 to f32
 // CHECK-NEXT: %[[BIAS:.*]] = arith.mulf %[[SLOPE]], %[[DIST]] : f32
 // CHECK-NEXT: arith.subf %{{.*}}, %[[BIAS]] : f32
@@ -301,18 +302,18 @@ func.func @alibi_attribute(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>,
 
 // -----
 
-// ALiBi slopes given as an operand: read through the alibi_slopes pointer at
-// the query head.
+// ALiBi slopes given as an operand: read once through the alibi_slopes
+// pointer at the query head, before the key loop.
 // CHECK-LABEL: func.func @alibi_operand(
 // CHECK: gpu.func @attnc_attention(
 // CHECK-SAME: %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr,
 // CHECK-SAME: %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr,
 // CHECK-SAME: %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %[[SLOPES:[a-z0-9_]+]]: !llvm.ptr,
 // CHECK: %[[HEAD:.*]] = gpu.block_id y
-// CHECK: scf.for
 // CHECK: %[[H64:.*]] = arith.index_cast %[[HEAD]] : index to i64
 // CHECK-NEXT: %[[PTR:.*]] = llvm.getelementptr %[[SLOPES]][%[[H64]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // CHECK-NEXT: %[[SLOPE:.*]] = llvm.load %[[PTR]] {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK: scf.for
 // CHECK: %[[DIST:.*]] = arith.sitofp %{{.*}} : i64 to f32
 // CHECK-NEXT: %[[BIAS:.*]] = arith.mulf %[[SLOPE]], %[[DIST]] : f32
 // CHECK-NEXT: arith.subf %{{.*}}, %[[BIAS]] : f32

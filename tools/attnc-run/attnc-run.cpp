@@ -17,6 +17,7 @@
 
 #include "attnc/Check.h"
 #include "attnc/Compiler.h"
+#include "attnc/Inputs.h"
 #include "attnc/Npy.h"
 #include "attnc/Reference.h"
 #include "attnc/Runtime/Artifact.h"
@@ -97,39 +98,6 @@ static int badInput(const std::string &message) {
   return 2;
 }
 
-static std::vector<std::string> splitComma(const std::string &s) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  while (start <= s.size()) {
-    size_t end = s.find(',', start);
-    if (end == std::string::npos)
-      end = s.size();
-    if (end > start)
-      parts.push_back(s.substr(start, end - start));
-    start = end + 1;
-  }
-  return parts;
-}
-
-/// Loads one .npy input into `into` after checking its shape.
-static bool loadInput(const std::string &path, std::vector<int64_t> shape,
-                      const char *name, NpyArray &array, std::string &error) {
-  if (!readNpy(path, array, error))
-    return false;
-  if (array.shape != shape) {
-    auto str = [](const std::vector<int64_t> &s) {
-      std::string out = "[";
-      for (size_t i = 0; i < s.size(); ++i)
-        out += (i ? ", " : "") + std::to_string(s[i]);
-      return out + "]";
-    };
-    error = std::string("expected ") + name + " (" + path + ") of shape " +
-            str(shape) + ", got " + str(array.shape);
-    return false;
-  }
-  return true;
-}
-
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(
@@ -188,22 +156,8 @@ int main(int argc, char **argv) {
                       buffer.getError().message());
     irText = (*buffer)->getBuffer().str();
     bufferName = inputFile;
-    if (!sizesText.empty()) {
-      // Sizes use spec syntax; sq is required there, so default it.
-      std::string text = sizesText;
-      if (text.find("sq=") == std::string::npos)
-        text += " sq=1";
-      if (!parseSpec(text, given, error))
-        return badInput("bad --sizes: " + error);
-      if (sizesText.find("b=") == std::string::npos)
-        given.b = 0;
-      if (sizesText.find("sq=") == std::string::npos)
-        given.sq = 0;
-      if (sizesText.find("sk=") == std::string::npos)
-        given.sk = 0;
-    } else {
-      given.b = given.sq = given.sk = 0;
-    }
+    if (!parseSizes(sizesText, given, error))
+      return badInput("bad --sizes: " + error);
   }
   llvm::SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, ctx.get());
@@ -249,15 +203,22 @@ int main(int argc, char **argv) {
     }
   }
 
-  // Inputs.
+  // Inputs, and the operands an --inputs file may replace.
   AttentionProblem problem;
   makeProblem(spec, seed, problem);
+  InputOperands operands;
+  operands.seqIds = static_cast<bool>(op->getSeqIds());
+  operands.cuSeqlens = static_cast<bool>(op->getCuSeqlens());
+  operands.alibiSlopes = static_cast<bool>(op->getAlibiSlopes());
   if (mlir::Value bm = op->getBlockMask()) {
     // makeProblem draws one [1, 1, nq, nk] block mask; an IR whose block
     // mask has a batch or head dim gets it repeated over them.
     auto type = mlir::cast<mlir::RankedTensorType>(bm.getType());
-    int64_t bb = type.getDimSize(0) == 1 ? 1 : spec.b;
-    int64_t bh = type.getDimSize(1) == 1 ? 1 : spec.hq;
+    operands.blockMask = true;
+    operands.blockMaskBatchOne = type.getDimSize(0) == 1;
+    operands.blockMaskHeadsOne = type.getDimSize(1) == 1;
+    int64_t bb = operands.blockMaskBatchOne ? 1 : spec.b;
+    int64_t bh = operands.blockMaskHeadsOne ? 1 : spec.hq;
     std::vector<uint8_t> one = problem.blockMask;
     problem.blockMask.clear();
     for (int64_t i = 0; i < bb * bh; ++i)
@@ -269,78 +230,10 @@ int main(int argc, char **argv) {
     problem.alibiSlopes.assign(slopes.asArrayRef().begin(),
                                slopes.asArrayRef().end());
   }
-  if (!inputs.empty()) {
-    NpyArray q, k, v;
-    if (!loadInput(inputs[0], {spec.b, spec.hq, spec.sq, spec.d}, "q", q,
-                   error) ||
-        !loadInput(inputs[1], {spec.b, spec.hkv, spec.sk, spec.d}, "k", k,
-                   error) ||
-        !loadInput(inputs[2], {spec.b, spec.hkv, spec.sk, spec.dv}, "v", v,
-                   error))
-      return badInput(error);
-    for (NpyArray *a : {&q, &k, &v})
-      for (double &x : a->data)
-        x = roundTo(x, spec.dtype);
-    problem.q = std::move(q.data);
-    problem.k = std::move(k.data);
-    problem.v = std::move(v.data);
-    size_t next = 3;
-    if (op->getSeqIds() || op->getCuSeqlens() || op->getBlockMask()) {
-      if (next < inputs.size()) {
-        NpyArray extra;
-        if (!readNpy(inputs[next], extra, error))
-          return badInput(error);
-        if (op->getSeqIds()) {
-          if (extra.shape != std::vector<int64_t>{spec.b, spec.sk})
-            return badInput("expected seq_ids .npy of shape [b, sk]");
-          problem.seqIds.assign(extra.data.begin(), extra.data.end());
-        } else if (op->getCuSeqlens()) {
-          if (extra.shape.size() != 1 || extra.shape[0] < 2 ||
-              extra.data.front() != 0 || extra.data.back() != spec.sk)
-            return badInput("expected cu_seqlens .npy of rank 1 from 0 to sk");
-          for (size_t i = 1; i < extra.data.size(); ++i)
-            if (extra.data[i] < extra.data[i - 1])
-              return badInput("expected non-decreasing cu_seqlens");
-          problem.cuSeqlens.assign(extra.data.begin(), extra.data.end());
-          // The report names the documents that actually ran.
-          spec.documentLengths.clear();
-          for (size_t i = 1; i < extra.data.size(); ++i)
-            spec.documentLengths.push_back(
-                static_cast<int64_t>(extra.data[i] - extra.data[i - 1]));
-        } else {
-          int64_t nq = (spec.sq + spec.mask.blockQ - 1) / spec.mask.blockQ;
-          int64_t nk = (spec.sk + spec.mask.blockK - 1) / spec.mask.blockK;
-          if (extra.shape.size() != 4 || extra.shape[2] != nq ||
-              extra.shape[3] != nk ||
-              (extra.shape[0] != 1 && extra.shape[0] != spec.b) ||
-              (extra.shape[1] != 1 && extra.shape[1] != spec.hq))
-            return badInput("expected block_mask .npy of shape [1 or b, 1 or "
-                            "hq, ceil(sq/block_q), ceil(sk/block_k)]");
-          if (op->getBlockMask().getType().getDimSize(0) == 1 &&
-              extra.shape[0] != 1)
-            return badInput("the IR's block_mask has batch 1");
-          if (op->getBlockMask().getType().getDimSize(1) == 1 &&
-              extra.shape[1] != 1)
-            return badInput("the IR's block_mask has head count 1");
-          problem.blockMaskB = extra.shape[0];
-          problem.blockMaskH = extra.shape[1];
-          problem.blockMask.clear();
-          for (double x : extra.data)
-            problem.blockMask.push_back(x != 0);
-        }
-        ++next;
-      }
-    }
-    if (op->getAlibiSlopes() && next < inputs.size()) {
-      NpyArray slopes;
-      if (!loadInput(inputs[next], {spec.hq}, "alibi_slopes", slopes, error))
-        return badInput(error);
-      problem.alibiSlopes = slopes.data;
-      ++next;
-    }
-    if (next != inputs.size())
-      return badInput("unexpected extra --inputs file " + inputs[next]);
-  }
+  // The report names the documents of an input cu_seqlens.
+  if (!inputs.empty() && !loadInputs(inputs, spec, operands, problem, error,
+                                     nullptr, &spec.documentLengths))
+    return badInput(error);
 
   // Compile and run.
   CompileOptions options;

@@ -198,22 +198,8 @@ int main(int argc, char **argv) {
     if (mlir::failed(op))
       return 1;
     AttentionSpec sizes = given;
-    if (specText.empty()) {
-      sizes.b = sizes.sq = sizes.sk = 0;
-      if (!sizesText.empty()) {
-        std::string text = sizesText;
-        if (text.find("sq=") == std::string::npos)
-          text += " sq=1";
-        if (!parseSpec(text, sizes, error))
-          return fail("bad --sizes: " + error);
-        if (sizesText.find("b=") == std::string::npos)
-          sizes.b = 0;
-        if (sizesText.find("sq=") == std::string::npos)
-          sizes.sq = 0;
-        if (sizesText.find("sk=") == std::string::npos)
-          sizes.sk = 0;
-      }
-    }
+    if (specText.empty() && !parseSizes(sizesText, sizes, error))
+      return fail("bad --sizes: " + error);
     AttentionSpec spec;
     if (!specFromOp(*op, sizes, spec, error))
       return fail(error);

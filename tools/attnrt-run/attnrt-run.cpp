@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "attnc/Check.h"
+#include "attnc/Inputs.h"
 #include "attnc/Npy.h"
 #include "attnc/Reference.h"
 #include "attnc/Runtime/Artifact.h"
@@ -159,38 +160,6 @@ static bool parseOptions(int argc, char **argv, Options &o,
     }
   }
   return true;
-}
-
-static std::vector<std::string> splitComma(const std::string &s) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  while (start <= s.size()) {
-    size_t end = s.find(',', start);
-    if (end == std::string::npos)
-      end = s.size();
-    if (end > start)
-      parts.push_back(s.substr(start, end - start));
-    start = end + 1;
-  }
-  return parts;
-}
-
-static std::string shapeText(const std::vector<int64_t> &s) {
-  std::string out = "[";
-  for (size_t i = 0; i < s.size(); ++i)
-    out += (i ? ", " : "") + std::to_string(s[i]);
-  return out + "]";
-}
-
-/// Checks the shape of an input already read from `path`.
-static bool checkShape(const NpyArray &array, const std::string &path,
-                       const std::vector<int64_t> &shape, const char *name,
-                       std::string &error) {
-  if (array.shape == shape)
-    return true;
-  error = std::string("expected ") + name + " (" + path + ") of shape " +
-          shapeText(shape) + ", got " + shapeText(array.shape);
-  return false;
 }
 
 //===----------------------------------------------------------------------===//
@@ -359,16 +328,17 @@ int main(int argc, char **argv) {
   std::vector<std::string> inputs = splitComma(opts.inputs);
   if (!inputs.empty() && inputs.size() < 3)
     return badInput("expected --inputs=q.npy,k.npy,v.npy[,...]");
-  NpyArray qIn, kIn, vIn;
+  NpyArray qkv[3];
   if (!inputs.empty()) {
-    if (!readNpy(inputs[0], qIn, error) || !readNpy(inputs[1], kIn, error) ||
-        !readNpy(inputs[2], vIn, error))
-      return badInput(error);
+    for (int i = 0; i < 3; ++i)
+      if (!readNpy(inputs[i], qkv[i], error))
+        return badInput(error);
+    const NpyArray &q = qkv[0], &k = qkv[1];
     if (opts.spec.empty() && spec.mask.kind != MaskKind::Document &&
-        qIn.shape.size() == 4 && kIn.shape.size() == 4) {
-      spec.b = qIn.shape[0];
-      spec.sq = qIn.shape[2];
-      spec.sk = kIn.shape[2];
+        q.shape.size() == 4 && k.shape.size() == 4) {
+      spec.b = q.shape[0];
+      spec.sq = q.shape[2];
+      spec.sk = k.shape[2];
     }
   }
   if (!checkSpecAgainstManifest(spec, manifest, error))
@@ -387,71 +357,15 @@ int main(int argc, char **argv) {
   if (manifest.readsSeqIds && !manifest.readsCuSeqlens)
     problem.mask.documentSource = DocumentSource::SegmentIds;
   if (!inputs.empty()) {
-    if (!checkShape(qIn, inputs[0], {spec.b, spec.hq, spec.sq, spec.d}, "q",
-                    error) ||
-        !checkShape(kIn, inputs[1], {spec.b, spec.hkv, spec.sk, spec.d}, "k",
-                    error) ||
-        !checkShape(vIn, inputs[2], {spec.b, spec.hkv, spec.sk, spec.dv}, "v",
-                    error))
+    // q, k and v as read above, then one file per optional operand the
+    // kernel reads.
+    InputOperands operands;
+    operands.seqIds = manifest.readsSeqIds;
+    operands.cuSeqlens = manifest.readsCuSeqlens;
+    operands.blockMask = manifest.readsBlockMask;
+    operands.alibiSlopes = manifest.readsAlibiSlopes;
+    if (!loadInputs(inputs, spec, operands, problem, error, qkv))
       return badInput(error);
-    for (NpyArray *a : {&qIn, &kIn, &vIn})
-      for (double &x : a->data)
-        x = roundTo(x, spec.dtype);
-    problem.q = std::move(qIn.data);
-    problem.k = std::move(kIn.data);
-    problem.v = std::move(vIn.data);
-    // Optional operands, in kernel-parameter order, for those the kernel
-    // reads.
-    size_t next = 3;
-    bool readFailed = false;
-    // Reads the next operand file into `extra`; false when there is none
-    // left or it does not read (readFailed).
-    auto take = [&](NpyArray &extra) {
-      if (readFailed || next >= inputs.size())
-        return false;
-      readFailed = !readNpy(inputs[next++], extra, error);
-      return !readFailed;
-    };
-    NpyArray extra;
-    if (manifest.readsSeqIds && take(extra)) {
-      if (extra.shape != std::vector<int64_t>{spec.b, spec.sk})
-        return badInput("expected seq_ids .npy of shape [b, sk]");
-      problem.seqIds.assign(extra.data.begin(), extra.data.end());
-    }
-    if (manifest.readsCuSeqlens && take(extra)) {
-      if (extra.shape.size() != 1 || extra.shape[0] < 2 ||
-          extra.data.front() != 0 || extra.data.back() != spec.sk)
-        return badInput("expected cu_seqlens .npy of rank 1 from 0 to sk");
-      for (size_t i = 1; i < extra.data.size(); ++i)
-        if (extra.data[i] < extra.data[i - 1])
-          return badInput("expected non-decreasing cu_seqlens");
-      problem.cuSeqlens.assign(extra.data.begin(), extra.data.end());
-    }
-    if (manifest.readsBlockMask && take(extra)) {
-      int64_t nq = (spec.sq + spec.mask.blockQ - 1) / spec.mask.blockQ;
-      int64_t nk = (spec.sk + spec.mask.blockK - 1) / spec.mask.blockK;
-      if (extra.shape.size() != 4 || extra.shape[2] != nq ||
-          extra.shape[3] != nk ||
-          (extra.shape[0] != 1 && extra.shape[0] != spec.b) ||
-          (extra.shape[1] != 1 && extra.shape[1] != spec.hq))
-        return badInput("expected block_mask .npy of shape [1 or b, 1 or hq, "
-                        "ceil(sq/block_q), ceil(sk/block_k)]");
-      problem.blockMaskB = extra.shape[0];
-      problem.blockMaskH = extra.shape[1];
-      problem.blockMask.clear();
-      for (double x : extra.data)
-        problem.blockMask.push_back(x != 0);
-    }
-    if (manifest.readsAlibiSlopes && take(extra)) {
-      if (!checkShape(extra, inputs[next - 1], {spec.hq}, "alibi_slopes",
-                      error))
-        return badInput(error);
-      problem.alibiSlopes = extra.data;
-    }
-    if (readFailed)
-      return badInput(error);
-    if (next != inputs.size())
-      return badInput("unexpected extra --inputs file " + inputs[next]);
   }
 
   // The run: device buffers (o and lse poisoned with NaN), the launch
