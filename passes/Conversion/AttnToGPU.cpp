@@ -57,6 +57,10 @@ GpuKernelConfig attnc::chooseGpuKernelConfig(AttentionOp op) {
   config.warps = 4;
   config.mTiles = 2;
   config.qInSharedMemory = op.getHeadDim() > 64;
+  // Above D = 64 the accumulators take half the registers: halve the key
+  // tile (and the scores held per thread) to stay clear of spills.
+  if (op.getHeadDim() > 64)
+    config.blockK = 32;
   config.blockQ = 16 * config.mTiles * config.warps;
   return config;
 }
