@@ -14,9 +14,10 @@ def ConvertAttnToGPU : Pass<"convert-attn-to-gpu", "::mlir::ModuleOp"> {
     (runs on sm_80 and later, Hopper included); the attention op is left in
     place for the host side.
 
-    The kernel: one thread block of 8 warps per (query tile of 128 rows,
-    query head, batch); each warp owns 16 query rows held as mma.sync A
-    fragments; K and V tiles are staged in shared memory; S = Q K^T and
+    The kernel: one thread block per (query tile of 128 rows, query head,
+    batch) of 4 warps with two 16-row m-tiles each (or 8 warps of one, see
+    GpuKernelConfig); Q fragments in registers or, above D = 64, read from
+    shared memory; K and V tiles are staged in shared memory; S = Q K^T and
     O += P V use `mma.sync.aligned.m16n8k16` with f32 accumulation; row max
     and row sum are reduced with warp shuffles; exp2 with log2(e) folded into
     the scale. The key-tile loop covers only the tiles the mask leaves
@@ -27,8 +28,9 @@ def ConvertAttnToGPU : Pass<"convert-attn-to-gpu", "::mlir::ModuleOp"> {
     Kernel parameters (docs/runtime.md): q, k, v, o, lse, seq_ids,
     cu_seqlens, block_mask, alibi_slopes as pointers, then batch, seq_q,
     seq_k, num_cu_seqlens, block_mask_b, block_mask_h as i64. Grid
-    (ceil(seq_q / 128), Hq, batch), 256 threads; K and V tiles double-buffered
-    in dynamic shared memory with cp.async, B fragments with ldmatrix.
+    (ceil(seq_q / 128), Hq, batch), 128 threads (256 with one m-tile per
+    warp); K and V tiles double-buffered in dynamic shared memory with
+    cp.async, B fragments with ldmatrix.
 
     ```mlir
     // before
