@@ -33,10 +33,11 @@ std::string shapeText(const std::vector<int64_t> &shape);
 struct InputOperands {
   bool seqIds = false, cuSeqlens = false, blockMask = false,
        alibiSlopes = false;
-  /// A block mask whose batch (head) dim the IR fixes to 1: a file with
-  /// another batch (head count) fails ("the IR's block_mask has batch 1",
-  /// "... has head count 1"). An artifact's kernel takes either.
-  bool blockMaskBatchOne = false, blockMaskHeadsOne = false;
+  /// The batch and head dims the IR fixes for the block mask (0: not
+  /// fixed). A file with another batch (head count) fails ("the IR's
+  /// block_mask has batch 1", "... has head count 4"). An artifact's kernel
+  /// takes either.
+  int64_t blockMaskBatch = 0, blockMaskHeads = 0;
 };
 
 /// Sets problem.q, k and v from paths[0], [1] and [2], in that order each

@@ -121,12 +121,16 @@ bool attnc::loadInputs(const std::vector<std::string> &paths,
               "ceil(sq/block_q), ceil(sk/block_k)]";
       return false;
     }
-    if (operands.blockMaskBatchOne && extra.shape[0] != 1) {
-      error = "the IR's block_mask has batch 1";
+    if (operands.blockMaskBatch > 0 &&
+        extra.shape[0] != operands.blockMaskBatch) {
+      error = "the IR's block_mask has batch " +
+              std::to_string(operands.blockMaskBatch);
       return false;
     }
-    if (operands.blockMaskHeadsOne && extra.shape[1] != 1) {
-      error = "the IR's block_mask has head count 1";
+    if (operands.blockMaskHeads > 0 &&
+        extra.shape[1] != operands.blockMaskHeads) {
+      error = "the IR's block_mask has head count " +
+              std::to_string(operands.blockMaskHeads);
       return false;
     }
     problem.blockMaskB = extra.shape[0];

@@ -215,10 +215,13 @@ int main(int argc, char **argv) {
     // mask has a batch or head dim gets it repeated over them.
     auto type = mlir::cast<mlir::RankedTensorType>(bm.getType());
     operands.blockMask = true;
-    operands.blockMaskBatchOne = type.getDimSize(0) == 1;
-    operands.blockMaskHeadsOne = type.getDimSize(1) == 1;
-    int64_t bb = operands.blockMaskBatchOne ? 1 : spec.b;
-    int64_t bh = operands.blockMaskHeadsOne ? 1 : spec.hq;
+    auto fixed = [](int64_t dim) {
+      return mlir::ShapedType::isDynamic(dim) ? int64_t(0) : dim;
+    };
+    operands.blockMaskBatch = fixed(type.getDimSize(0));
+    operands.blockMaskHeads = fixed(type.getDimSize(1));
+    int64_t bb = type.getDimSize(0) == 1 ? 1 : spec.b;
+    int64_t bh = type.getDimSize(1) == 1 ? 1 : spec.hq;
     std::vector<uint8_t> one = problem.blockMask;
     problem.blockMask.clear();
     for (int64_t i = 0; i < bb * bh; ++i)
