@@ -94,8 +94,8 @@ Attribute SlidingWindowMaskAttr::parse(AsmParser &p, Type) {
       parseNamedInt(p, "right", right) ||
       parseOptionalAlignmentAndClose(p, alignment))
     return {};
-  return getChecked([&] { return p.emitError(p.getNameLoc()); },
-                    p.getContext(), left, right, alignment);
+  return getChecked([&] { return p.emitError(p.getNameLoc()); }, p.getContext(),
+                    left, right, alignment);
 }
 
 void SlidingWindowMaskAttr::print(AsmPrinter &p) const {
@@ -128,8 +128,8 @@ Attribute PrefixLMMaskAttr::parse(AsmParser &p, Type) {
   if (p.parseLess() || parseNamedInt(p, "prefix", prefix) ||
       parseOptionalAlignmentAndClose(p, alignment))
     return {};
-  return getChecked([&] { return p.emitError(p.getNameLoc()); },
-                    p.getContext(), prefix, alignment);
+  return getChecked([&] { return p.emitError(p.getNameLoc()); }, p.getContext(),
+                    prefix, alignment);
 }
 
 void PrefixLMMaskAttr::print(AsmPrinter &p) const {
@@ -202,12 +202,11 @@ StringRef DocumentMaskAttr::getOperandName() const {
 
 Attribute BlockSparseMaskAttr::parse(AsmParser &p, Type) {
   int64_t blockQ, blockK;
-  if (p.parseLess() || parseNamedInt(p, "block_q", blockQ) ||
-      p.parseComma() || parseNamedInt(p, "block_k", blockK) ||
-      p.parseGreater())
+  if (p.parseLess() || parseNamedInt(p, "block_q", blockQ) || p.parseComma() ||
+      parseNamedInt(p, "block_k", blockK) || p.parseGreater())
     return {};
-  return getChecked([&] { return p.emitError(p.getNameLoc()); },
-                    p.getContext(), blockQ, blockK);
+  return getChecked([&] { return p.emitError(p.getNameLoc()); }, p.getContext(),
+                    blockQ, blockK);
 }
 
 void BlockSparseMaskAttr::print(AsmPrinter &p) const {

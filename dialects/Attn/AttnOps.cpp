@@ -81,9 +81,8 @@ static LogicalResult verifyInput(AttentionOp op, StringRef name, Value v,
                                  StringRef layout) {
   auto type = cast<RankedTensorType>(v.getType());
   if (type.getRank() != 4)
-    return op.emitOpError("expected ")
-           << name << " to have rank 4 (" << layout << "), got rank "
-           << type.getRank();
+    return op.emitOpError("expected ") << name << " to have rank 4 (" << layout
+                                       << "), got rank " << type.getRank();
   Type elt = type.getElementType();
   if (isa<Float8E4M3FNType>(elt))
     return op.emitOpError("expected ")
@@ -128,9 +127,8 @@ static LogicalResult verifySideOperand(AttentionOp op, StringRef name, Value v,
            << name << " to have rank " << rank << " (" << layout
            << "), got rank " << type.getRank();
   if (type.getElementType() != eltType)
-    return op.emitOpError("expected ")
-           << name << " element type " << eltType << ", got "
-           << type.getElementType();
+    return op.emitOpError("expected ") << name << " element type " << eltType
+                                       << ", got " << type.getElementType();
   return success();
 }
 
@@ -155,9 +153,8 @@ static LogicalResult verifyMaskOperands(AttentionOp op) {
       return op.emitOpError("expected a ")
              << slot.name << " operand for mask " << maskStr;
     if (slot.name != needed && slot.value)
-      return op.emitOpError("expected no ")
-             << slot.name << " operand: mask " << maskStr
-             << " does not read it";
+      return op.emitOpError("expected no ") << slot.name << " operand: mask "
+                                            << maskStr << " does not read it";
   }
 
   MLIRContext *ctx = op.getContext();
@@ -299,8 +296,7 @@ LogicalResult AttentionOp::verify() {
   if (auto scale = getScaleAttr()) {
     double s = scale.getValueAsDouble();
     if (!std::isfinite(s) || s <= 0)
-      return emitOpError("expected scale to be finite and positive, got ")
-             << s;
+      return emitOpError("expected scale to be finite and positive, got ") << s;
   }
   if (auto cap = getSoftcapAttr()) {
     double c = cap.getValueAsDouble();
@@ -370,9 +366,9 @@ LogicalResult AttentionOp::verifyRegions() {
   if (failed(verifyFnRegion(*this, "mask_fn", getMaskFn(), maskArgs,
                             "(b: index, h: index, q: index, k: index)",
                             b.getI1Type())) ||
-      failed(verifyFnRegion(
-          *this, "score_fn", getScoreFn(), scoreArgs,
-          "(s: f32, b: index, h: index, q: index, k: index)", b.getF32Type())))
+      failed(verifyFnRegion(*this, "score_fn", getScoreFn(), scoreArgs,
+                            "(s: f32, b: index, h: index, q: index, k: index)",
+                            b.getF32Type())))
     return failure();
   return success();
 }

@@ -122,7 +122,8 @@ bool compileForGpu(attn::AttentionOp op, const AttentionSpec &spec,
 
 /// The artifact of an Artifact-level result: its manifest, and its `ptx` and
 /// `cubin` sections. `attnc compile -o` writes it (serializeArtifact);
-/// `attnc-run --device=cuda` loads it from memory (attnrt_artifact_load_memory).
+/// `attnc-run --device=cuda` loads it from memory
+/// (attnrt_artifact_load_memory).
 Artifact makeArtifact(const GpuCompileResult &result);
 
 /// The CPU build of an entry module (ExecutionEngine), ready to run.

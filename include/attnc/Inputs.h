@@ -56,9 +56,10 @@ struct InputOperands {
 /// alibi_slopes [hq]. A file left over fails ("unexpected extra --inputs file
 /// ..."). Returns false with the message in `error` at the first problem.
 /// Needs at least 3 paths.
-bool loadInputs(const std::vector<std::string> &paths, const AttentionSpec &spec,
-                const InputOperands &operands, AttentionProblem &problem,
-                std::string &error, NpyArray *read = nullptr,
+bool loadInputs(const std::vector<std::string> &paths,
+                const AttentionSpec &spec, const InputOperands &operands,
+                AttentionProblem &problem, std::string &error,
+                NpyArray *read = nullptr,
                 std::vector<int64_t> *documentLengths = nullptr);
 
 } // namespace attnc

@@ -138,8 +138,7 @@ std::string attnc::specToMlir(const AttentionSpec &spec) {
   ir += "// attnc spec: " + printSpec(spec) + "\n";
   ir += "func.func @attention(" + args + ") -> " + results + " {\n";
   ir += "  " + names + " = attn.attention %q, %k, %v" + operands + attrs +
-        "\n      : " + qT + ", " + kT + ", " + vT + " -> " + resultTypes +
-        "\n";
+        "\n      : " + qT + ", " + kT + ", " + vT + " -> " + resultTypes + "\n";
   ir += "  return " + names + " : " + resultTypes + "\n}\n";
   return ir;
 }
@@ -252,9 +251,9 @@ OwningOpRef<ModuleOp> attnc::buildCpuEntryModule(AttentionOp op) {
   b.setInsertionPointToStart(entry);
   IRMapping map;
   for (auto [i, v] : llvm::enumerate(op->getOperands()))
-    map.map(v, bufferization::ToTensorOp::create(
-                   b, loc, v.getType(), entry->getArgument(i),
-                   /*restrict=*/b.getUnitAttr()));
+    map.map(v, bufferization::ToTensorOp::create(b, loc, v.getType(),
+                                                 entry->getArgument(i),
+                                                 /*restrict=*/b.getUnitAttr()));
   Operation *copy = b.clone(*op, map);
   unsigned numInputs = op->getNumOperands();
   for (auto [i, r] : llvm::enumerate(copy->getResults())) {
@@ -310,7 +309,7 @@ bool attnc::specFromOp(AttentionOp op, const AttentionSpec &sizes,
   spec.d = op.getHeadDim();
   spec.dv = op.getValueHeadDim();
   Type elt = op.getQuery().getType().getElementType();
-  spec.dtype = elt.isBF16()   ? ElementType::BF16
+  spec.dtype = elt.isBF16()  ? ElementType::BF16
                : elt.isF16() ? ElementType::F16
                              : ElementType::F32;
   spec.scale = op.getEffectiveScale();

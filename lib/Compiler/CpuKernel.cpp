@@ -168,8 +168,8 @@ void loadAs(const std::vector<uint8_t> &bytes, std::vector<double> &values,
     } else {
       uint16_t h;
       std::memcpy(&h, &bytes[i * 2], 2);
-      values[i] = t == ElementType::BF16 ? bf16BitsToFloat(h)
-                                         : f16BitsToFloat(h);
+      values[i] =
+          t == ElementType::BF16 ? bf16BitsToFloat(h) : f16BitsToFloat(h);
     }
   }
 }
@@ -220,8 +220,7 @@ bool CpuKernel::run(const AttentionProblem &p, ElementType dtype,
       error = "expected block mask data of the block grid's size";
       return false;
     }
-    std::memcpy(blockMask.bytes.data(), p.blockMask.data(),
-                p.blockMask.size());
+    std::memcpy(blockMask.bytes.data(), p.blockMask.data(), p.blockMask.size());
     descriptors.push_back(blockMask.descriptor());
   }
   if (impl->hasAlibiSlopes) {

@@ -49,8 +49,8 @@ static bool assemble(const std::string &ptx, const std::string &chip,
                      std::string &error) {
   std::string ptxas = cudaRoot() + "/bin/ptxas";
   if (!llvm::sys::fs::can_execute(ptxas)) {
-    error = "ptxas not found at " + ptxas +
-            " (set CUDA_ROOT to the CUDA toolkit)";
+    error =
+        "ptxas not found at " + ptxas + " (set CUDA_ROOT to the CUDA toolkit)";
     return false;
   }
   llvm::SmallString<128> in, out, log;
@@ -67,12 +67,12 @@ static bool assemble(const std::string &ptx, const std::string &chip,
   }
   std::string arch = "-arch=" + chip;
   llvm::SmallVector<llvm::StringRef> args = {ptxas, arch, "-O3", "-v",
-                                             in,    "-o",  out};
+                                             in,    "-o", out};
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, log.str(),
                                                 log.str()};
   std::string execError;
-  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0,
-                                     0, &execError);
+  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0, 0,
+                                     &execError);
   auto buffer = llvm::MemoryBuffer::getFile(out, /*IsText=*/false);
   auto logText = llvm::MemoryBuffer::getFile(log);
   llvm::sys::fs::remove(in);
@@ -94,8 +94,7 @@ static bool spills(const std::string &log) {
     size_t at = log.find(what);
     while (at != std::string::npos) {
       size_t start = log.rfind(' ', at - 1);
-      if (start != std::string::npos &&
-          std::atoll(log.c_str() + start + 1) > 0)
+      if (start != std::string::npos && std::atoll(log.c_str() + start + 1) > 0)
         return true;
       at = log.find(what, at + 1);
     }
@@ -121,8 +120,8 @@ static bool lowerKernel(attn::AttentionOp op, const GpuTarget &target,
 
   PassManager pm(ctx);
   std::string pipeline =
-      "nvvm-attach-target{chip=" + target.chip + " features=" +
-      target.features +
+      "nvvm-attach-target{chip=" + target.chip +
+      " features=" + target.features +
       " O=3},gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm,canonicalize,"
       "cse,reconcile-unrealized-casts)";
   if (level != GpuEmitLevel::NVVM)
@@ -154,7 +153,9 @@ static bool lowerKernel(attn::AttentionOp op, const GpuTarget &target,
   if (result.ptx.find("__nv_") != std::string::npos &&
       result.ptx.find(".extern .func") != std::string::npos) {
     error = "the PTX calls libdevice functions that were not linked; set "
-            "CUDA_ROOT to the CUDA toolkit (" + cudaRoot() + " has no "
+            "CUDA_ROOT to the CUDA toolkit (" +
+            cudaRoot() +
+            " has no "
             "nvvm/libdevice)";
     return false;
   }
@@ -169,8 +170,7 @@ bool attnc::compileForGpu(attn::AttentionOp op, const AttentionSpec &spec,
   SmallVector<GpuKernelConfig> configs = {chooseGpuKernelConfig(op)};
   if (configs.front().mTiles > 1)
     configs.push_back(singleTileGpuKernelConfig(op));
-  bool canAssemble =
-      llvm::sys::fs::can_execute(cudaRoot() + "/bin/ptxas");
+  bool canAssemble = llvm::sys::fs::can_execute(cudaRoot() + "/bin/ptxas");
   GpuKernelConfig config;
   for (size_t attempt = 0; attempt < configs.size(); ++attempt) {
     config = configs[attempt];

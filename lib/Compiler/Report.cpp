@@ -78,9 +78,9 @@ AttentionReport attnc::computeReport(const AttentionSpec &spec,
             for (int64_t i = q0; i < q1; ++i)
               for (int64_t j = k0; j < k1; ++j)
                 seen += p.visible(bi, h, i, j);
-            cls = seen == 0 ? TileClass::Empty
+            cls = seen == 0                       ? TileClass::Empty
                   : seen == (q1 - q0) * (k1 - k0) ? TileClass::Full
-                                                   : TileClass::Partial;
+                                                  : TileClass::Partial;
           }
         }
         int64_t w = static_cast<int64_t>(weight);
@@ -108,8 +108,7 @@ AttentionReport attnc::computeReport(const AttentionSpec &spec,
   r.naiveScoreBytes = scores;
   r.tiledWorkingSetBytes = bq * p.d * elt + bk * (p.d + p.dv) * elt +
                            bq * bk * 4.0 + bq * p.dv * 4.0 + 2.0 * bq * 4;
-  r.arithmeticIntensity =
-      r.tiledHbmBytes > 0 ? r.flops / r.tiledHbmBytes : 0;
+  r.arithmeticIntensity = r.tiledHbmBytes > 0 ? r.flops / r.tiledHbmBytes : 0;
   double peak =
       spec.dtype == ElementType::F32 ? gpu.fp32Tflops : gpu.tensorTflops;
   r.rooflineTflops =

@@ -59,9 +59,9 @@ QueryTileKeyBounds attnc::mask::queryTileKeyBounds(const MaskSpec &spec,
   if (qEnd <= qBegin)
     return b;
   IntegerArith a;
-  RowIntervalFormula<IntegerArith>::tileBounds(
-      a, spec, qBegin, qEnd - 1, sq, sk, b.any.begin, b.any.end, b.all.begin,
-      b.all.end);
+  RowIntervalFormula<IntegerArith>::tileBounds(a, spec, qBegin, qEnd - 1, sq,
+                                               sk, b.any.begin, b.any.end,
+                                               b.all.begin, b.all.end);
   return b;
 }
 

@@ -41,8 +41,7 @@ static bool checkShape(const NpyArray &array, const std::string &path,
 }
 
 bool attnc::loadInputs(const std::vector<std::string> &paths,
-                       const AttentionSpec &spec,
-                       const InputOperands &operands,
+                       const AttentionSpec &spec, const InputOperands &operands,
                        AttentionProblem &problem, std::string &error,
                        NpyArray *read, std::vector<int64_t> *documentLengths) {
   if (paths.size() < 3) {

@@ -88,9 +88,8 @@ private:
     return false;
   }
   void skipSpace() {
-    while (pos < s.size() &&
-           (s[pos] == ' ' || s[pos] == '\t' || s[pos] == '\n' ||
-            s[pos] == '\r'))
+    while (pos < s.size() && (s[pos] == ' ' || s[pos] == '\t' ||
+                              s[pos] == '\n' || s[pos] == '\r'))
       ++pos;
   }
   bool consume(char c) {
@@ -165,8 +164,9 @@ bool lookupDType(const std::string &descr, DType &out) {
   if (type == "u1" || type == "i1" || type == "b1") {
     if (order != '|' && order != '<')
       return false;
-    out = {type == "u1" ? Kind::Unsigned
-                        : type == "i1" ? Kind::Signed : Kind::Bool,
+    out = {type == "u1"   ? Kind::Unsigned
+           : type == "i1" ? Kind::Signed
+                          : Kind::Bool,
            1};
     return true;
   }
@@ -224,8 +224,7 @@ double decode(const unsigned char *p, const DType &t) {
   return 0.0;
 }
 
-bool readFile(const std::string &path, std::string &bytes,
-              std::string &error) {
+bool readFile(const std::string &path, std::string &bytes, std::string &error) {
   std::FILE *f = std::fopen(path.c_str(), "rb");
   if (!f) {
     error = "cannot open '" + path + "': " + std::strerror(errno);
@@ -258,7 +257,8 @@ bool attnc::readNpy(const std::string &path, NpyArray &array,
     error = where + "not a .npy file (bad magic)";
     return false;
   }
-  const unsigned char *u = reinterpret_cast<const unsigned char *>(bytes.data());
+  const unsigned char *u =
+      reinterpret_cast<const unsigned char *>(bytes.data());
   int major = u[6], minor = u[7];
   size_t headerLen, headerStart;
   if (major == 1) {
@@ -304,9 +304,8 @@ bool attnc::readNpy(const std::string &path, NpyArray &array,
 
   uint64_t count = 1;
   for (int64_t dim : shape) {
-    if (dim != 0 &&
-        count > std::numeric_limits<uint64_t>::max() / 8 /
-                    static_cast<uint64_t>(dim)) {
+    if (dim != 0 && count > std::numeric_limits<uint64_t>::max() / 8 /
+                                static_cast<uint64_t>(dim)) {
       error = where + "shape too large";
       return false;
     }

@@ -26,8 +26,8 @@ CheckResult attnc::checkResult(const AttentionProblem &problem,
                      tolerance * r.naive.relFrobenius + kOutputErrorFloor;
   if (hasLse) {
     r.lse = compare(lse, refLse);
-    r.lsePass = r.lse.mismatchedNonFinite == 0 &&
-                std::isfinite(r.lse.maxAbs) && r.lse.maxAbs <= kLseErrorBar;
+    r.lsePass = r.lse.mismatchedNonFinite == 0 && std::isfinite(r.lse.maxAbs) &&
+                r.lse.maxAbs <= kLseErrorBar;
   }
   r.pass = r.outputPass && r.lsePass;
   return r;
@@ -43,8 +43,9 @@ std::string attnc::formatCheck(const std::string &tool,
   std::snprintf(line, sizeof(line),
                 "  output: max abs error %.3e, rel Frobenius error %.3e "
                 "(naive %s: %.3e; bar %.2f x naive + %.0e)\n",
-                r.output.maxAbs, r.output.relFrobenius, elementTypeName(spec.dtype),
-                r.naive.relFrobenius, r.tolerance, kOutputErrorFloor);
+                r.output.maxAbs, r.output.relFrobenius,
+                elementTypeName(spec.dtype), r.naive.relFrobenius, r.tolerance,
+                kOutputErrorFloor);
   text += line;
   if (r.hasLse) {
     std::snprintf(line, sizeof(line),

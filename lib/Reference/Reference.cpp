@@ -121,13 +121,13 @@ uint16_t attnc::floatToF16Bits(float f) {
   if (a == 0.0)
     return sign;
   if (a < std::ldexp(1.0, -14)) // Subnormal: a = m * 2^-24.
-    return static_cast<uint16_t>(sign | static_cast<uint16_t>(
-                                            std::ldexp(a, 24)));
+    return static_cast<uint16_t>(sign |
+                                 static_cast<uint16_t>(std::ldexp(a, 24)));
   int e;
   std::frexp(a, &e);
   int exponent = e - 1; // a = (1 + m / 1024) * 2^exponent
-  uint16_t mant = static_cast<uint16_t>(
-      (std::ldexp(a, -exponent) - 1.0) * 1024.0);
+  uint16_t mant =
+      static_cast<uint16_t>((std::ldexp(a, -exponent) - 1.0) * 1024.0);
   return static_cast<uint16_t>(sign | ((exponent + 15) << 10) | mant);
 }
 
@@ -300,9 +300,8 @@ void attnc::naiveAttention(const AttentionProblem &p, ElementType t,
             x = cap * std::tanh(x / cap);
           if (!p.alibiSlopes.empty())
             x = x - static_cast<float>(p.alibiSlopes[h]) *
-                        static_cast<float>(
-                            std::llabs(static_cast<long long>(
-                                i + p.sk - p.sq - j)));
+                        static_cast<float>(std::llabs(
+                            static_cast<long long>(i + p.sk - p.sq - j)));
           if (p.customScore)
             x = static_cast<float>(p.customScore(x, bi, h, i, j));
           s[j] = toT(x);
@@ -352,8 +351,8 @@ ErrorStats attnc::compare(const std::vector<double> &got,
   ErrorStats stats;
   size_t n = std::min(got.size(), want.size());
   // A position that only one side has is a mismatch.
-  stats.mismatchedNonFinite = static_cast<int64_t>(
-      std::max(got.size(), want.size()) - n);
+  stats.mismatchedNonFinite =
+      static_cast<int64_t>(std::max(got.size(), want.size()) - n);
   double diff2 = 0.0, want2 = 0.0;
   for (size_t i = 0; i < n; ++i) {
     double g = got[i], w = want[i];
@@ -388,9 +387,7 @@ public:
   explicit Generator(uint64_t seed) : engine(seed) {}
 
   /// Uniform in [0, 1), 53 random bits.
-  double uniform() {
-    return static_cast<double>(engine() >> 11) * 0x1.0p-53;
-  }
+  double uniform() { return static_cast<double>(engine() >> 11) * 0x1.0p-53; }
 
   /// Standard normal.
   double normal() {
@@ -446,8 +443,7 @@ void attnc::makeProblem(const AttentionSpec &spec, uint64_t seed,
       lengths.push_back(spec.sk);
     p.cuSeqlens.push_back(0);
     for (int64_t len : lengths)
-      p.cuSeqlens.push_back(
-          static_cast<int32_t>(p.cuSeqlens.back() + len));
+      p.cuSeqlens.push_back(static_cast<int32_t>(p.cuSeqlens.back() + len));
     // seqIds: the document of every position (-1 past the last document),
     // the same for every batch entry.
     std::vector<int32_t> row(p.sk, -1);

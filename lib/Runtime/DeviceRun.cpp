@@ -44,12 +44,12 @@ bool attnc::openDevice(DeviceInfo &info, std::string &error) {
     return false;
   }
   int major = 0, minor = 0;
-  if ((r = d->cuDeviceGetAttribute(
-           &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device)) !=
-          CUDA_SUCCESS ||
-      (r = d->cuDeviceGetAttribute(
-           &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device)) !=
-          CUDA_SUCCESS) {
+  if ((r = d->cuDeviceGetAttribute(&major,
+                                   CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                                   device)) != CUDA_SUCCESS ||
+      (r = d->cuDeviceGetAttribute(&minor,
+                                   CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                                   device)) != CUDA_SUCCESS) {
     error = d->describe("cuDeviceGetAttribute", r);
     return false;
   }
@@ -281,8 +281,8 @@ bool attnc::runOnDevice(attnrt_artifact *artifact, const AttentionProblem &p,
   if (readsCuSeqlens && !cuSeqlens.allocate(*d, p.cuSeqlens.size() * 4,
                                             p.cuSeqlens.data(), error))
     return false;
-  if (readsBlockMask && !blockMask.allocate(*d, p.blockMask.size(),
-                                            p.blockMask.data(), error))
+  if (readsBlockMask &&
+      !blockMask.allocate(*d, p.blockMask.size(), p.blockMask.data(), error))
     return false;
   if (readsAlibiSlopes) {
     std::vector<float> f(p.alibiSlopes.begin(), p.alibiSlopes.end());

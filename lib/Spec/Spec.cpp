@@ -398,8 +398,8 @@ bool attnc::parseSpec(const std::string &text, AttentionSpec &result,
   if (!haveDv)
     spec.dv = spec.d;
   if (spec.hq % spec.hkv != 0) {
-    error = "hq=" + std::to_string(spec.hq) + " is not a multiple of hkv=" +
-            std::to_string(spec.hkv);
+    error = "hq=" + std::to_string(spec.hq) +
+            " is not a multiple of hkv=" + std::to_string(spec.hkv);
     return false;
   }
 
@@ -443,7 +443,7 @@ static std::string printMask(const AttentionSpec &spec) {
 }
 
 bool attnc::parseSizes(const std::string &text, AttentionSpec &sizes,
-                      std::string &error) {
+                       std::string &error) {
   AttentionSpec parsed;
   // sq is required in a spec, so default it.
   if (!text.empty() &&

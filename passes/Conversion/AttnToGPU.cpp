@@ -67,12 +67,10 @@ GpuKernelConfig attnc::chooseGpuKernelConfig(AttentionOp op) {
 
 int64_t attnc::gpuSharedMemoryBytes(AttentionOp op,
                                     const GpuKernelConfig &config) {
-  int64_t stages =
-      2 * config.blockK * ((op.getHeadDim() + 8) + (op.getValueHeadDim() + 8)) *
-      2;
-  int64_t q = config.qInSharedMemory
-                  ? config.blockQ * (op.getHeadDim() + 8) * 2
-                  : 0;
+  int64_t stages = 2 * config.blockK *
+                   ((op.getHeadDim() + 8) + (op.getValueHeadDim() + 8)) * 2;
+  int64_t q =
+      config.qInSharedMemory ? config.blockQ * (op.getHeadDim() + 8) * 2 : 0;
   return stages + q;
 }
 
@@ -81,9 +79,9 @@ LogicalResult attnc::checkGpuSupport(AttentionOp op) {
   if (!elt.isBF16() && !elt.isF16())
     return op.emitError("expected bf16 or f16 inputs for a GPU target, got ")
            << elt;
-  for (auto [name, d] : {std::pair<StringRef, int64_t>{"head dim",
-                                                        op.getHeadDim()},
-                         {"value head dim", op.getValueHeadDim()}})
+  for (auto [name, d] :
+       {std::pair<StringRef, int64_t>{"head dim", op.getHeadDim()},
+        {"value head dim", op.getValueHeadDim()}})
     if (d % 16 != 0 || d > 256)
       return op.emitError("expected ")
              << name << " to be a multiple of 16 up to 256 for a GPU target, "
@@ -120,9 +118,7 @@ private:
 
   Value arg(unsigned i) { return func.getArgument(i); }
   Value idx(int64_t v) { return a.constant(v); }
-  Value toI64(Value index) {
-    return arith::IndexCastOp::create(b, i64, index);
-  }
+  Value toI64(Value index) { return arith::IndexCastOp::create(b, i64, index); }
   Value f32c(double v) {
     return arith::ConstantOp::create(b, b.getF32FloatAttr(v));
   }
@@ -150,8 +146,8 @@ private:
   /// One mma.sync m16n8k16 with f32 accumulation.
   SmallVector<Value, 4> mma(ArrayRef<Value> aFrag, ArrayRef<Value> bFrag,
                             ArrayRef<Value> c) {
-    auto resultType = LLVM::LLVMStructType::getLiteral(
-        b.getContext(), {f32, f32, f32, f32});
+    auto resultType =
+        LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
     NVVM::MMATypes t =
         eltType.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
     // bf16 operands travel as i32 pairs, f16 ones as vector<2xf16>.
@@ -162,12 +158,12 @@ private:
           w = LLVM::BitcastOp::create(b, VectorType::get({2}, eltType), w);
       return out;
     };
-    auto mmaOp = NVVM::MmaOp::create(
-        b, resultType, operands(aFrag), operands(bFrag), c, ArrayRef<int64_t>{16, 8, 16},
-        std::nullopt, std::nullopt,
-        std::array<NVVM::MMATypes, 2>{t, t},
-        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                       NVVM::MMALayout::col});
+    auto mmaOp =
+        NVVM::MmaOp::create(b, resultType, operands(aFrag), operands(bFrag), c,
+                            ArrayRef<int64_t>{16, 8, 16}, std::nullopt,
+                            std::nullopt, std::array<NVVM::MMATypes, 2>{t, t},
+                            std::array<NVVM::MMALayout, 2>{
+                                NVVM::MMALayout::row, NVVM::MMALayout::col});
     SmallVector<Value, 4> out;
     for (int64_t i = 0; i < 4; ++i)
       out.push_back(LLVM::ExtractValueOp::create(b, mmaOp, i));
@@ -186,9 +182,9 @@ private:
   }
   /// Address of byte `offset` of the shared memory.
   Value smemAt(Value offset) {
-    return LLVM::GEPOp::create(b, sharedPtrType(), b.getI8Type(), smem,
-                               ValueRange{arith::IndexCastOp::create(
-                                   b, i32, offset)});
+    return LLVM::GEPOp::create(
+        b, sharedPtrType(), b.getI8Type(), smem,
+        ValueRange{arith::IndexCastOp::create(b, i32, offset)});
   }
   Type sharedPtrType() { return LLVM::LLVMPointerType::get(b.getContext(), 3); }
   /// Issues cp.async copies of rows [k0, k0 + blockK) of a [.., S, width]
@@ -199,8 +195,8 @@ private:
                      int64_t rows);
   /// ldmatrix x4 at byte `offset` of the shared memory.
   SmallVector<Value, 4> ldmatrix(Value offset, bool transpose) {
-    auto type = LLVM::LLVMStructType::getLiteral(b.getContext(),
-                                                 {i32, i32, i32, i32});
+    auto type =
+        LLVM::LLVMStructType::getLiteral(b.getContext(), {i32, i32, i32, i32});
     Value m = NVVM::LdMatrixOp::create(
         b, type, smemAt(offset), 4,
         transpose ? NVVM::MMALayout::col : NVVM::MMALayout::row,
@@ -225,8 +221,8 @@ void KernelBuilder::copyTileAsync(Value base, Value rowBase, Value k0,
     Value chunk = a.add(tid, idx(first));
     std::optional<OpBuilder::InsertionGuard> guard;
     if (first + config.threads() > chunks) {
-      Value inRange = arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
-                                            chunk, idx(chunks));
+      Value inRange = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, chunk,
+                                            idx(chunks));
       auto ifIn = scf::IfOp::create(b, inRange, /*withElseRegion=*/false);
       guard.emplace(b);
       b.setInsertionPointToStart(&ifIn.getThenRegion().front());
@@ -238,11 +234,11 @@ void KernelBuilder::copyTileAsync(Value base, Value rowBase, Value k0,
         arith::CmpIOp::create(b, arith::CmpIPredicate::slt, key, seqK);
     // Past the keys: read a valid row with a source size of 0 (zero fill).
     Value safeKey = a.min(key, a.sub(seqK, idx(1)));
-    Value element = a.add(
-        rowBase, a.add(arith::MulIOp::create(b, safeKey, idx(width)),
-                       arith::MulIOp::create(b, col, idx(8))));
-    Value src = LLVM::AddrSpaceCastOp::create(b, globalPtr,
-                                              gep(base, element, i16));
+    Value element =
+        a.add(rowBase, a.add(arith::MulIOp::create(b, safeKey, idx(width)),
+                             arith::MulIOp::create(b, col, idx(8))));
+    Value src =
+        LLVM::AddrSpaceCastOp::create(b, globalPtr, gep(base, element, i16));
     Value at = a.add(dst, arith::MulIOp::create(
                               b,
                               a.add(arith::MulIOp::create(b, row, idx(pitch)),
@@ -294,9 +290,8 @@ void KernelBuilder::build() {
   // A lane holds two rows of each of the warp's mt 16-row m-tiles: slot
   // 2 m + h is row warp * 16 mt + 16 m + g + 8 h.
   const int64_t mt = config.mTiles, slots = 2 * mt;
-  Value warpRow = a.add(q0, a.add(arith::MulIOp::create(b, warp,
-                                                         idx(16 * mt)),
-                                  g));
+  Value warpRow =
+      a.add(q0, a.add(arith::MulIOp::create(b, warp, idx(16 * mt)), g));
   SmallVector<Value> rows;
   for (int64_t sl = 0; sl < slots; ++sl)
     rows.push_back(a.add(warpRow, idx(16 * (sl / 2) + 8 * (sl % 2))));
@@ -305,14 +300,14 @@ void KernelBuilder::build() {
   // Element offsets of this (batch, head) in each tensor.
   Value bh = a.add(arith::MulIOp::create(b, batch, idx(heads)), head);
   Value bhk = a.add(arith::MulIOp::create(b, batch, idx(kvHeads)), kvHead);
-  Value qBase = arith::MulIOp::create(b, arith::MulIOp::create(b, bh, seqQ),
-                                      idx(d));
-  Value kBase = arith::MulIOp::create(b, arith::MulIOp::create(b, bhk, seqK),
-                                      idx(d));
-  Value vBase = arith::MulIOp::create(b, arith::MulIOp::create(b, bhk, seqK),
-                                      idx(dv));
-  Value oBase = arith::MulIOp::create(b, arith::MulIOp::create(b, bh, seqQ),
-                                      idx(dv));
+  Value qBase =
+      arith::MulIOp::create(b, arith::MulIOp::create(b, bh, seqQ), idx(d));
+  Value kBase =
+      arith::MulIOp::create(b, arith::MulIOp::create(b, bhk, seqK), idx(d));
+  Value vBase =
+      arith::MulIOp::create(b, arith::MulIOp::create(b, bhk, seqK), idx(dv));
+  Value oBase =
+      arith::MulIOp::create(b, arith::MulIOp::create(b, bh, seqQ), idx(dv));
   Value lseBase = arith::MulIOp::create(b, bh, seqQ);
 
   // Rows past Sq are computed at row Sq - 1 and never stored.
@@ -327,17 +322,16 @@ void KernelBuilder::build() {
       mt, SmallVector<SmallVector<Value, 4>>(kSteps));
   if (!config.qInSharedMemory) {
     for (int64_t m = 0; m < mt; ++m) {
-      Value rowLo = a.add(qBase, arith::MulIOp::create(b, safeRows[2 * m],
-                                                       idx(d)));
-      Value rowHi = a.add(qBase, arith::MulIOp::create(
-                                     b, safeRows[2 * m + 1], idx(d)));
+      Value rowLo =
+          a.add(qBase, arith::MulIOp::create(b, safeRows[2 * m], idx(d)));
+      Value rowHi =
+          a.add(qBase, arith::MulIOp::create(b, safeRows[2 * m + 1], idx(d)));
       for (int64_t ks = 0; ks < kSteps; ++ks) {
         Value col = a.add(idx(16 * ks), t2);
         Value col8 = a.add(col, idx(8));
-        qFrag[m][ks] = {loadPair(q, a.add(rowLo, col)),
-                        loadPair(q, a.add(rowHi, col)),
-                        loadPair(q, a.add(rowLo, col8)),
-                        loadPair(q, a.add(rowHi, col8))};
+        qFrag[m][ks] = {
+            loadPair(q, a.add(rowLo, col)), loadPair(q, a.add(rowHi, col)),
+            loadPair(q, a.add(rowLo, col8)), loadPair(q, a.add(rowHi, col8))};
       }
     }
   }
@@ -369,16 +363,16 @@ void KernelBuilder::build() {
                                                Value col) {
       Value i = a.add(
           arith::MulIOp::create(
-              lb, a.add(arith::MulIOp::create(
-                            lb, a.add(arith::MulIOp::create(lb, bb,
-                                                            c.blockMaskH),
-                                      hh),
-                            nq),
-                        r),
+              lb,
+              a.add(arith::MulIOp::create(
+                        lb,
+                        a.add(arith::MulIOp::create(lb, bb, c.blockMaskH), hh),
+                        nq),
+                    r),
               nk),
           col);
-      return LLVM::LoadOp::create(lb, b.getI8Type(),
-                                  gep(bm, i, b.getI8Type()), 1)
+      return LLVM::LoadOp::create(lb, b.getI8Type(), gep(bm, i, b.getI8Type()),
+                                  1)
           .getResult();
     };
   }
@@ -441,13 +435,13 @@ void KernelBuilder::build() {
     Value empty = tileFlags(kt).empty;
     return arith::AndIOp::create(
                b, cond,
-               arith::XOrIOp::create(b, empty, arith::ConstantIntOp::create(
-                                                   b, 1, 1)))
+               arith::XOrIOp::create(b, empty,
+                                     arith::ConstantIntOp::create(b, 1, 1)))
         .getResult();
   };
   {
-    Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, range.lo,
-                                      range.hi);
+    Value any =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::slt, range.lo, range.hi);
     any = notEmpty(a.min(range.lo, a.sub(numTiles, idx(1))), any);
     auto ifAny = scf::IfOp::create(b, any, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
@@ -468,18 +462,15 @@ void KernelBuilder::build() {
   Value mHigh = arith::DivUIOp::create(b, mIdx, idx(2));
   Value kLane = a.add(
       arith::MulIOp::create(
-          b, a.add(arith::MulIOp::create(b, mHigh, idx(8)), rIdx),
-          idx(kPitch)),
+          b, a.add(arith::MulIOp::create(b, mHigh, idx(8)), rIdx), idx(kPitch)),
       arith::MulIOp::create(b, mLow, idx(8)));
   Value qLane = a.add(
       arith::MulIOp::create(
-          b, a.add(arith::MulIOp::create(b, mLow, idx(8)), rIdx),
-          idx(qPitch)),
+          b, a.add(arith::MulIOp::create(b, mLow, idx(8)), rIdx), idx(qPitch)),
       arith::MulIOp::create(b, mHigh, idx(8)));
   Value vLane = a.add(
       arith::MulIOp::create(
-          b, a.add(arith::MulIOp::create(b, mLow, idx(8)), rIdx),
-          idx(vPitch)),
+          b, a.add(arith::MulIOp::create(b, mLow, idx(8)), rIdx), idx(vPitch)),
       arith::MulIOp::create(b, mHigh, idx(8)));
 
   auto loop = scf::ForOp::create(b, range.lo, range.hi, idx(1), inits);
@@ -498,8 +489,8 @@ void KernelBuilder::build() {
     // Prefetch the next tile into the other stage, then wait for this one.
     Value next = a.add(kt, idx(1));
     {
-      Value more = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, next,
-                                         range.hi);
+      Value more =
+          arith::CmpIOp::create(b, arith::CmpIPredicate::slt, next, range.hi);
       more = notEmpty(a.min(next, a.sub(numTiles, idx(1))), more);
       auto ifMore = scf::IfOp::create(b, more, /*withElseRegion=*/false);
       OpBuilder::InsertionGuard g2(b);
@@ -527,15 +518,14 @@ void KernelBuilder::build() {
     // Q fragments from shared memory (ldmatrix x4: matrices rows 0-7 /
     // 8-15 by columns 0-7 / 8-15 of the 16x16 block).
     if (config.qInSharedMemory) {
-      Value qLaneBytes = a.add(idx(qOffset),
-                               arith::MulIOp::create(b, qLane, idx(2)));
+      Value qLaneBytes =
+          a.add(idx(qOffset), arith::MulIOp::create(b, qLane, idx(2)));
       for (int64_t m = 0; m < mt; ++m)
         for (int64_t ks = 0; ks < kSteps; ++ks)
           qFrag[m][ks] = ldmatrix(
-              a.add(qLaneBytes,
-                    a.add(arith::MulIOp::create(
-                              b, warp, idx(16 * mt * qPitch * 2)),
-                          idx((16 * m * qPitch + 16 * ks) * 2))),
+              a.add(qLaneBytes, a.add(arith::MulIOp::create(
+                                          b, warp, idx(16 * mt * qPitch * 2)),
+                                      idx((16 * m * qPitch + 16 * ks) * 2))),
               false);
     }
 
@@ -543,8 +533,8 @@ void KernelBuilder::build() {
     // m-tile, nTiles C fragments. Each K fragment serves every m-tile.
     const int64_t sPerTile = nTiles * 4;
     SmallVector<Value> s(mt * sPerTile, zero);
-    Value kLaneBytes = a.add(stageBase, arith::MulIOp::create(b, kLane,
-                                                              idx(2)));
+    Value kLaneBytes =
+        a.add(stageBase, arith::MulIOp::create(b, kLane, idx(2)));
     for (int64_t n = 0; n < nTiles; n += 2) {
       SmallVector<SmallVector<Value, 4>> c0(mt, {zero, zero, zero, zero}),
           c1 = c0;
@@ -557,8 +547,7 @@ void KernelBuilder::build() {
         }
       }
       for (int64_t m = 0; m < mt; ++m) {
-        std::copy(c0[m].begin(), c0[m].end(),
-                  s.begin() + m * sPerTile + 4 * n);
+        std::copy(c0[m].begin(), c0[m].end(), s.begin() + m * sPerTile + 4 * n);
         std::copy(c1[m].begin(), c1[m].end(),
                   s.begin() + m * sPerTile + 4 * (n + 1));
       }
@@ -620,9 +609,9 @@ void KernelBuilder::build() {
         for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i) {
           Value vis = arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
                                             colOf(i), seqK);
-          if (Value m = buildVisible(b, c, rowMasks[slotOf(i)],
-                                     safeRows[slotOf(i)],
-                                     a.min(colOf(i), lastKey)))
+          if (Value m =
+                  buildVisible(b, c, rowMasks[slotOf(i)], safeRows[slotOf(i)],
+                               a.min(colOf(i), lastKey)))
             vis = arith::AndIOp::create(b, vis, m);
           masked.push_back(arith::SelectOp::create(b, vis, s[i], negInf));
         }
@@ -635,8 +624,7 @@ void KernelBuilder::build() {
     // ref) with ref = 0 while a row has seen no key (so nothing is NaN).
     SmallVector<Value> rowMax(slots, negInf), rowSum(slots, zero);
     for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i)
-      rowMax[slotOf(i)] =
-          arith::MaximumFOp::create(b, rowMax[slotOf(i)], s[i]);
+      rowMax[slotOf(i)] = arith::MaximumFOp::create(b, rowMax[slotOf(i)], s[i]);
     auto reference = [&](Value m) {
       Value none =
           arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, m, negInf);
@@ -644,11 +632,11 @@ void KernelBuilder::build() {
     };
     SmallVector<Value> mNew, ref, alpha;
     for (int64_t sl = 0; sl < slots; ++sl) {
-      mNew.push_back(arith::MaximumFOp::create(
-          b, mOld[sl], rowReduce(rowMax[sl], true)));
+      mNew.push_back(
+          arith::MaximumFOp::create(b, mOld[sl], rowReduce(rowMax[sl], true)));
       ref.push_back(reference(mNew[sl]));
-      alpha.push_back(math::Exp2Op::create(
-          b, arith::SubFOp::create(b, mOld[sl], ref[sl])));
+      alpha.push_back(
+          math::Exp2Op::create(b, arith::SubFOp::create(b, mOld[sl], ref[sl])));
     }
     for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i) {
       s[i] = math::Exp2Op::create(
@@ -667,9 +655,9 @@ void KernelBuilder::build() {
 
     // O += P V: P's C fragments of key n-tiles 2kk and 2kk + 1 are the A
     // fragment of key step kk; V's B fragments come from ldmatrix.trans.
-    Value vLaneBytes = a.add(
-        stageBase, a.add(idx(vOffset), arith::MulIOp::create(b, vLane,
-                                                             idx(2))));
+    Value vLaneBytes =
+        a.add(stageBase,
+              a.add(idx(vOffset), arith::MulIOp::create(b, vLane, idx(2))));
     for (int64_t kk = 0; kk < bk / 16; ++kk) {
       SmallVector<SmallVector<Value, 4>> pFrag;
       for (int64_t m = 0; m < mt; ++m) {
@@ -767,11 +755,11 @@ attnc::buildAttentionKernel(ModuleOp module, AttentionOp op,
   Type ptr = LLVM::LLVMPointerType::get(ctx);
   SmallVector<Type> args(9, ptr);
   args.append(6, b.getI64Type());
-  auto func = gpu::GPUFuncOp::create(b, config.kernelName,
-                                     b.getFunctionType(args, {}));
+  auto func =
+      gpu::GPUFuncOp::create(b, config.kernelName, b.getFunctionType(args, {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
-      {static_cast<int32_t>(config.threads()), 1, 1}));
+  func.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({static_cast<int32_t>(config.threads()), 1, 1}));
   b.setInsertionPointToStart(&func.getBody().front());
   KernelBuilder(b, op, config, func).build();
   return gpuModule;

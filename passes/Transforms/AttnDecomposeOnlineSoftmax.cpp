@@ -94,90 +94,97 @@ LogicalResult attnc::decomposeTileStep(RewriterBase &rewriter, TileStepOp op) {
   auto scope = memref::AllocaScopeOp::create(b, TypeRange());
   b.setInsertionPointToStart(b.createBlock(&scope.getBodyRegion()));
   // Scores (then probabilities) of one row of the tile, base-2 units.
-  Value scores =
-      memref::AllocaOp::create(b, MemRefType::get({op.getBlockK()}, b.getF32Type()));
+  Value scores = memref::AllocaOp::create(
+      b, MemRefType::get({op.getBlockK()}, b.getF32Type()));
 
-  forLoop(b, c0, rows, {}, [&](ImplicitLocOpBuilder &rb, Value r, ValueRange,
-                               SmallVectorImpl<Value> &) {
-    IndexArith ra{rb};
-    Value row = ra.add(op.getQBegin(), r);
-    RowMask rowMask;
-    if (masked)
-      rowMask = buildRowMask(rb, ctx, row);
+  forLoop(
+      b, c0, rows, {},
+      [&](ImplicitLocOpBuilder &rb, Value r, ValueRange,
+          SmallVectorImpl<Value> &) {
+        IndexArith ra{rb};
+        Value row = ra.add(op.getQBegin(), r);
+        RowMask rowMask;
+        if (masked)
+          rowMask = buildRowMask(rb, ctx, row);
 
-    // S = scale * Q K^T (+ modifications), log2(e) folded in; rowmax(S).
-    Value rowMax = forLoop(
-        rb, c0, cols, ValueRange{negInf},
-        [&](ImplicitLocOpBuilder &cb, Value c, ValueRange it,
-            SmallVectorImpl<Value> &y) {
-          Value col = arith::AddIOp::create(cb, op.getKBegin(), c);
-          Value dot = forLoop(
-              cb, c0, dHead, ValueRange{zero},
-              [&](ImplicitLocOpBuilder &db, Value d, ValueRange acc,
-                  SmallVectorImpl<Value> &dy) {
-                Value q = loadF32(db, op.getQuery(),
-                                  ValueRange{batch, head, row, d});
-                Value k = loadF32(db, op.getKey(),
-                                  ValueRange{batch, kvHead, col, d});
-                dy.push_back(arith::AddFOp::create(
-                    db, acc[0], arith::MulFOp::create(db, q, k)));
-              })[0];
-          Value s = buildScore(cb, ctx, dot, row, col);
-          s = arith::MulFOp::create(cb, s, log2e);
-          if (masked)
-            if (Value visible = buildVisible(cb, ctx, rowMask, row, col))
-              s = arith::SelectOp::create(cb, visible, s, negInf);
-          memref::StoreOp::create(cb, s, scores, ValueRange{c});
-          y.push_back(arith::MaximumFOp::create(cb, it[0], s));
-        })[0];
+        // S = scale * Q K^T (+ modifications), log2(e) folded in; rowmax(S).
+        Value rowMax = forLoop(
+            rb, c0, cols, ValueRange{negInf},
+            [&](ImplicitLocOpBuilder &cb, Value c, ValueRange it,
+                SmallVectorImpl<Value> &y) {
+              Value col = arith::AddIOp::create(cb, op.getKBegin(), c);
+              Value dot =
+                  forLoop(cb, c0, dHead, ValueRange{zero},
+                          [&](ImplicitLocOpBuilder &db, Value d, ValueRange acc,
+                              SmallVectorImpl<Value> &dy) {
+                            Value q = loadF32(db, op.getQuery(),
+                                              ValueRange{batch, head, row, d});
+                            Value k =
+                                loadF32(db, op.getKey(),
+                                        ValueRange{batch, kvHead, col, d});
+                            dy.push_back(arith::AddFOp::create(
+                                db, acc[0], arith::MulFOp::create(db, q, k)));
+                          })[0];
+              Value s = buildScore(cb, ctx, dot, row, col);
+              s = arith::MulFOp::create(cb, s, log2e);
+              if (masked)
+                if (Value visible = buildVisible(cb, ctx, rowMask, row, col))
+                  s = arith::SelectOp::create(cb, visible, s, negInf);
+              memref::StoreOp::create(cb, s, scores, ValueRange{c});
+              y.push_back(arith::MaximumFOp::create(cb, it[0], s));
+            })[0];
 
-    // m' = max(m, rowmax); a = exp2(m - m'); a row with no visible key so
-    // far keeps m' = -inf and uses 0 as the reference, so nothing is NaN.
-    Value mOld = memref::LoadOp::create(rb, op.getRowMax(), ValueRange{r});
-    Value mNew = arith::MaximumFOp::create(rb, mOld, rowMax);
-    Value noKey = arith::CmpFOp::create(rb, arith::CmpFPredicate::OEQ, mNew,
-                                        negInf);
-    Value mRef = arith::SelectOp::create(rb, noKey, zero, mNew);
-    Value alpha =
-        math::Exp2Op::create(rb, arith::SubFOp::create(rb, mOld, mRef));
+        // m' = max(m, rowmax); a = exp2(m - m'); a row with no visible key so
+        // far keeps m' = -inf and uses 0 as the reference, so nothing is NaN.
+        Value mOld = memref::LoadOp::create(rb, op.getRowMax(), ValueRange{r});
+        Value mNew = arith::MaximumFOp::create(rb, mOld, rowMax);
+        Value noKey =
+            arith::CmpFOp::create(rb, arith::CmpFPredicate::OEQ, mNew, negInf);
+        Value mRef = arith::SelectOp::create(rb, noKey, zero, mNew);
+        Value alpha =
+            math::Exp2Op::create(rb, arith::SubFOp::create(rb, mOld, mRef));
 
-    // P = exp2(S - m'), rowsum(P) in f32; P is kept rounded for PV.
-    Value rowSum = forLoop(
-        rb, c0, cols, ValueRange{zero},
-        [&](ImplicitLocOpBuilder &cb, Value c, ValueRange it,
-            SmallVectorImpl<Value> &y) {
-          Value s = memref::LoadOp::create(cb, scores, ValueRange{c});
-          Value p = math::Exp2Op::create(cb, arith::SubFOp::create(cb, s, mRef));
-          memref::StoreOp::create(cb, roundTo(cb, p, elementType), scores,
-                                  ValueRange{c});
-          y.push_back(arith::AddFOp::create(cb, it[0], p));
-        })[0];
-    Value lOld = memref::LoadOp::create(rb, op.getRowSum(), ValueRange{r});
-    Value lNew = arith::AddFOp::create(
-        rb, arith::MulFOp::create(rb, alpha, lOld), rowSum);
-    memref::StoreOp::create(rb, lNew, op.getRowSum(), ValueRange{r});
-    memref::StoreOp::create(rb, mNew, op.getRowMax(), ValueRange{r});
+        // P = exp2(S - m'), rowsum(P) in f32; P is kept rounded for PV.
+        Value rowSum = forLoop(
+            rb, c0, cols, ValueRange{zero},
+            [&](ImplicitLocOpBuilder &cb, Value c, ValueRange it,
+                SmallVectorImpl<Value> &y) {
+              Value s = memref::LoadOp::create(cb, scores, ValueRange{c});
+              Value p =
+                  math::Exp2Op::create(cb, arith::SubFOp::create(cb, s, mRef));
+              memref::StoreOp::create(cb, roundTo(cb, p, elementType), scores,
+                                      ValueRange{c});
+              y.push_back(arith::AddFOp::create(cb, it[0], p));
+            })[0];
+        Value lOld = memref::LoadOp::create(rb, op.getRowSum(), ValueRange{r});
+        Value lNew = arith::AddFOp::create(
+            rb, arith::MulFOp::create(rb, alpha, lOld), rowSum);
+        memref::StoreOp::create(rb, lNew, op.getRowSum(), ValueRange{r});
+        memref::StoreOp::create(rb, mNew, op.getRowMax(), ValueRange{r});
 
-    // O' = a * O + P V.
-    forLoop(rb, c0, dValue, {}, [&](ImplicitLocOpBuilder &vb, Value dv,
-                                     ValueRange, SmallVectorImpl<Value> &) {
-      Value pv = forLoop(
-          vb, c0, cols, ValueRange{zero},
-          [&](ImplicitLocOpBuilder &cb, Value c, ValueRange it,
-              SmallVectorImpl<Value> &y) {
-            Value col = arith::AddIOp::create(cb, op.getKBegin(), c);
-            Value p = memref::LoadOp::create(cb, scores, ValueRange{c});
-            Value v = loadF32(cb, op.getValue(),
-                              ValueRange{batch, kvHead, col, dv});
-            y.push_back(arith::AddFOp::create(
-                cb, it[0], arith::MulFOp::create(cb, p, v)));
-          })[0];
-      Value o = memref::LoadOp::create(vb, op.getAcc(), ValueRange{r, dv});
-      Value oNew = arith::AddFOp::create(
-          vb, arith::MulFOp::create(vb, alpha, o), pv);
-      memref::StoreOp::create(vb, oNew, op.getAcc(), ValueRange{r, dv});
-    });
-  });
+        // O' = a * O + P V.
+        forLoop(
+            rb, c0, dValue, {},
+            [&](ImplicitLocOpBuilder &vb, Value dv, ValueRange,
+                SmallVectorImpl<Value> &) {
+              Value pv = forLoop(
+                  vb, c0, cols, ValueRange{zero},
+                  [&](ImplicitLocOpBuilder &cb, Value c, ValueRange it,
+                      SmallVectorImpl<Value> &y) {
+                    Value col = arith::AddIOp::create(cb, op.getKBegin(), c);
+                    Value p = memref::LoadOp::create(cb, scores, ValueRange{c});
+                    Value v = loadF32(cb, op.getValue(),
+                                      ValueRange{batch, kvHead, col, dv});
+                    y.push_back(arith::AddFOp::create(
+                        cb, it[0], arith::MulFOp::create(cb, p, v)));
+                  })[0];
+              Value o =
+                  memref::LoadOp::create(vb, op.getAcc(), ValueRange{r, dv});
+              Value oNew = arith::AddFOp::create(
+                  vb, arith::MulFOp::create(vb, alpha, o), pv);
+              memref::StoreOp::create(vb, oNew, op.getAcc(), ValueRange{r, dv});
+            });
+      });
   memref::AllocaScopeReturnOp::create(b);
   rewriter.eraseOp(op);
   return success();
@@ -197,45 +204,51 @@ LogicalResult attnc::decomposeTileFinalize(RewriterBase &rewriter,
   Value dValue = a.constant(accType.getDimSize(1));
   Value zero = f32Const(b, 0.0), one = f32Const(b, 1.0);
 
-  forLoop(b, c0, rows, {}, [&](ImplicitLocOpBuilder &rb, Value r, ValueRange,
-                               SmallVectorImpl<Value> &) {
-    Value row = arith::AddIOp::create(rb, op.getQBegin(), r);
-    Value l = memref::LoadOp::create(rb, op.getRowSum(), ValueRange{r});
-    Value empty =
-        arith::CmpFOp::create(rb, arith::CmpFPredicate::OEQ, l, zero);
-    Value inv = arith::SelectOp::create(rb, empty, zero,
-                                        arith::DivFOp::create(rb, one, l));
-    forLoop(rb, c0, dValue, {}, [&](ImplicitLocOpBuilder &vb, Value dv,
-                                     ValueRange, SmallVectorImpl<Value> &) {
-      Value o = memref::LoadOp::create(vb, op.getAcc(), ValueRange{r, dv});
-      Value out = arith::MulFOp::create(vb, o, inv);
-      if (!outType.getElementType().isF32())
-        out = arith::TruncFOp::create(vb, outType.getElementType(), out);
-      memref::StoreOp::create(
-          vb, out, op.getOutput(),
-          ValueRange{op.getBatch(), op.getHead(), row, dv});
-    });
-    if (Value lse = op.getLse()) {
-      // LSE = ln(sum exp(s)) = (m + log2 l) * ln 2; -inf for an empty row.
-      Value m = memref::LoadOp::create(rb, op.getRowMax(), ValueRange{r});
-      Value safeL = arith::SelectOp::create(rb, empty, one, l);
-      Value value = arith::MulFOp::create(
-          rb, arith::AddFOp::create(rb, m, math::Log2Op::create(rb, safeL)),
-          f32Const(rb, M_LN2));
-      value = arith::SelectOp::create(
-          rb, empty, f32Const(rb, -std::numeric_limits<double>::infinity()),
-          value);
-      memref::StoreOp::create(rb, value, lse,
-                              ValueRange{op.getBatch(), op.getHead(), row});
-    }
-  });
+  forLoop(
+      b, c0, rows, {},
+      [&](ImplicitLocOpBuilder &rb, Value r, ValueRange,
+          SmallVectorImpl<Value> &) {
+        Value row = arith::AddIOp::create(rb, op.getQBegin(), r);
+        Value l = memref::LoadOp::create(rb, op.getRowSum(), ValueRange{r});
+        Value empty =
+            arith::CmpFOp::create(rb, arith::CmpFPredicate::OEQ, l, zero);
+        Value inv = arith::SelectOp::create(rb, empty, zero,
+                                            arith::DivFOp::create(rb, one, l));
+        forLoop(rb, c0, dValue, {},
+                [&](ImplicitLocOpBuilder &vb, Value dv, ValueRange,
+                    SmallVectorImpl<Value> &) {
+                  Value o = memref::LoadOp::create(vb, op.getAcc(),
+                                                   ValueRange{r, dv});
+                  Value out = arith::MulFOp::create(vb, o, inv);
+                  if (!outType.getElementType().isF32())
+                    out = arith::TruncFOp::create(vb, outType.getElementType(),
+                                                  out);
+                  memref::StoreOp::create(
+                      vb, out, op.getOutput(),
+                      ValueRange{op.getBatch(), op.getHead(), row, dv});
+                });
+        if (Value lse = op.getLse()) {
+          // LSE = ln(sum exp(s)) = (m + log2 l) * ln 2; -inf for an empty row.
+          Value m = memref::LoadOp::create(rb, op.getRowMax(), ValueRange{r});
+          Value safeL = arith::SelectOp::create(rb, empty, one, l);
+          Value value = arith::MulFOp::create(
+              rb, arith::AddFOp::create(rb, m, math::Log2Op::create(rb, safeL)),
+              f32Const(rb, M_LN2));
+          value = arith::SelectOp::create(
+              rb, empty, f32Const(rb, -std::numeric_limits<double>::infinity()),
+              value);
+          memref::StoreOp::create(rb, value, lse,
+                                  ValueRange{op.getBatch(), op.getHead(), row});
+        }
+      });
   rewriter.eraseOp(op);
   return success();
 }
 
 namespace {
 struct AttnDecomposeOnlineSoftmaxPass final
-    : attnc::impl::AttnDecomposeOnlineSoftmaxBase<AttnDecomposeOnlineSoftmaxPass> {
+    : attnc::impl::AttnDecomposeOnlineSoftmaxBase<
+          AttnDecomposeOnlineSoftmaxPass> {
   using AttnDecomposeOnlineSoftmaxBase::AttnDecomposeOnlineSoftmaxBase;
 
   void runOnOperation() override {

@@ -143,9 +143,8 @@ FailureOr<SkipStrategy> attnc::skipMaskedTiles(RewriterBase &rewriter,
   Value qLast =
       a.sub(a.min(a.add(qFirst, a.constant(step.getBlockQ())), ctx.seqQ),
             a.constant(1));
-  KeyTileRange range = buildKeyTileRange(b, ctx, qFirst, qLast,
-                                         loop.getUpperBound(),
-                                         step.getBlockK());
+  KeyTileRange range = buildKeyTileRange(
+      b, ctx, qFirst, qLast, loop.getUpperBound(), step.getBlockK());
   splitLoop(rewriter, loop, range);
   return mask::hasIntervalForm(ctx.spec.kind) ? SkipStrategy::ClosedForm
                                               : SkipStrategy::RuntimeDocument;

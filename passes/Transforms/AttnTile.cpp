@@ -72,8 +72,8 @@ static void fill(ImplicitLocOpBuilder &b, Value buffer, Value value) {
       memref::StoreOp::create(ob, b.getLoc(), value, buffer, ivs);
       return;
     }
-    Value ub = arith::ConstantIndexOp::create(ob, b.getLoc(),
-                                              type.getDimSize(dim));
+    Value ub =
+        arith::ConstantIndexOp::create(ob, b.getLoc(), type.getDimSize(dim));
     scf::ForOp::create(ob, b.getLoc(), c0, ub, c1, ValueRange(),
                        [&](OpBuilder &ib, Location, Value iv, ValueRange) {
                          ivs.push_back(iv);
@@ -93,12 +93,11 @@ static bufferization::MaterializeInDestinationOp destinationOf(Value result) {
   auto store = dyn_cast<bufferization::MaterializeInDestinationOp>(
       *result.getUsers().begin());
   if (!store || !isa<MemRefType>(store.getDest().getType()) ||
-      !store.getWritable() || store.getDest().getType() !=
-                                  MemRefType::get(
-                                      cast<RankedTensorType>(result.getType())
-                                          .getShape(),
-                                      cast<RankedTensorType>(result.getType())
-                                          .getElementType()))
+      !store.getWritable() ||
+      store.getDest().getType() !=
+          MemRefType::get(
+              cast<RankedTensorType>(result.getType()).getShape(),
+              cast<RankedTensorType>(result.getType()).getElementType()))
     return {};
   return store;
 }
@@ -124,9 +123,8 @@ LogicalResult attnc::tileAttention(RewriterBase &rewriter, AttentionOp op,
   auto rowDim = [&](unsigned i) { return i == 0 ? batch : seqQ; };
   auto outputStore = destinationOf(op.getOutput());
   auto lseStore = destinationOf(op.getLse());
-  Value output = outputStore
-                     ? outputStore.getDest()
-                     : allocLike(b, op.getOutput().getType(), rowDim);
+  Value output = outputStore ? outputStore.getDest()
+                             : allocLike(b, op.getOutput().getType(), rowDim);
   Value lse;
   if (Value lseResult = op.getLse())
     lse = lseStore ? lseStore.getDest()
@@ -148,8 +146,7 @@ LogicalResult attnc::tileAttention(RewriterBase &rewriter, AttentionOp op,
 
   scf::ParallelOp::create(
       b, ValueRange{c0, c0, c0}, ValueRange{batch, heads, numQueryTiles},
-      ValueRange{c1, c1, c1},
-      [&](OpBuilder &pb, Location loc, ValueRange ivs) {
+      ValueRange{c1, c1, c1}, [&](OpBuilder &pb, Location loc, ValueRange ivs) {
         ImplicitLocOpBuilder ib(loc, pb);
         auto scope = memref::AllocaScopeOp::create(ib, TypeRange());
         Block *body = ib.createBlock(&scope.getBodyRegion());
@@ -160,8 +157,8 @@ LogicalResult attnc::tileAttention(RewriterBase &rewriter, AttentionOp op,
         Value acc = memref::AllocaOp::create(ib, accType);
         fill(ib, rowMax,
              arith::ConstantOp::create(
-                 ib, ib.getF32FloatAttr(
-                         -std::numeric_limits<float>::infinity())));
+                 ib,
+                 ib.getF32FloatAttr(-std::numeric_limits<float>::infinity())));
         Value zero = arith::ConstantOp::create(ib, ib.getF32FloatAttr(0.0f));
         fill(ib, rowSum, zero);
         fill(ib, acc, zero);
@@ -218,8 +215,7 @@ struct AttnTilePass final : attnc::impl::AttnTileBase<AttnTilePass> {
     getOperation().walk([&](AttentionOp op) { ops.push_back(op); });
     IRRewriter rewriter(&getContext());
     for (AttentionOp op : ops) {
-      FailureOr<TileSizes> sizes =
-          getTileSizes(op, TileSizes{blockQ, blockK});
+      FailureOr<TileSizes> sizes = getTileSizes(op, TileSizes{blockQ, blockK});
       if (failed(sizes) || failed(tileAttention(rewriter, op, *sizes)))
         return signalPassFailure();
       ++numTiled;

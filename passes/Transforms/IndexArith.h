@@ -20,7 +20,9 @@ struct IndexArith {
   using Value = mlir::Value;
   mlir::ImplicitLocOpBuilder &b;
 
-  Value constant(int64_t v) { return mlir::arith::ConstantIndexOp::create(b, v); }
+  Value constant(int64_t v) {
+    return mlir::arith::ConstantIndexOp::create(b, v);
+  }
   Value add(Value x, Value y) { return mlir::arith::AddIOp::create(b, x, y); }
   Value sub(Value x, Value y) { return mlir::arith::SubIOp::create(b, x, y); }
   Value max(Value x, Value y) { return mlir::arith::MaxSIOp::create(b, x, y); }

@@ -110,9 +110,8 @@ Value attnc::buildVisible(ImplicitLocOpBuilder &b, const MaskScoreContext &c,
       // Negative ids mark positions outside every document.
       Value inDoc = cmp(b, arith::CmpIPredicate::sge, m.docId,
                         arith::ConstantIntOp::create(b, 0, 32));
-      return andI(andI(v, inDoc),
-                  cmp(b, arith::CmpIPredicate::eq,
-                      c.loadSeqId(b, c.batch, col), m.docId));
+      return andI(andI(v, inDoc), cmp(b, arith::CmpIPredicate::eq,
+                                      c.loadSeqId(b, c.batch, col), m.docId));
     }
     v = andI(v, cmp(b, arith::CmpIPredicate::sge, col, m.docStart));
     return andI(v, cmp(b, arith::CmpIPredicate::slt, col, m.docEnd));
@@ -165,8 +164,7 @@ Value attnc::buildAlibiSlope(ImplicitLocOpBuilder &b,
     auto vecType = VectorType::get({c.alibi.size()}, b.getF32Type());
     Value table = arith::ConstantOp::create(
         b, DenseElementsAttr::get(vecType, c.alibi.asArrayRef()));
-    return vector::ExtractOp::create(b, table,
-                                     ArrayRef<OpFoldResult>{c.head});
+    return vector::ExtractOp::create(b, table, ArrayRef<OpFoldResult>{c.head});
   }
   if (c.loadSlope)
     return c.loadSlope(b, c.head);
@@ -220,14 +218,16 @@ KeyTileRange attnc::buildKeyTileRange(ImplicitLocOpBuilder &b,
   auto select = [&](Value cond, Value t, Value f) {
     return arith::SelectOp::create(b, cond, t, f).getResult();
   };
-  auto clamp = [&](Value v, Value lo, Value hi) { return a.min(a.max(v, lo), hi); };
+  auto clamp = [&](Value v, Value lo, Value hi) {
+    return a.min(a.max(v, lo), hi);
+  };
   KeyTileRange r;
   // Tiles holding any visible key.
   Value anyNonEmpty = cmp(b, arith::CmpIPredicate::slt, anyBegin, anyEnd);
   r.lo = arith::DivUIOp::create(b, anyBegin, bk);
-  r.hi = clamp(select(anyNonEmpty, arith::CeilDivUIOp::create(b, anyEnd, bk),
-                      r.lo),
-               r.lo, numTiles);
+  r.hi = clamp(
+      select(anyNonEmpty, arith::CeilDivUIOp::create(b, anyEnd, bk), r.lo),
+      r.lo, numTiles);
   // Tiles whose every key every row sees; the last, shorter tile is full
   // when the full range reaches the end of the keys.
   Value allNonEmpty = cmp(b, arith::CmpIPredicate::slt, allBegin, allEnd);
@@ -242,7 +242,7 @@ KeyTileRange attnc::buildKeyTileRange(ImplicitLocOpBuilder &b,
 MaskScoreContext attnc::makeTileStepContext(ImplicitLocOpBuilder &b,
                                             attn::TileStepOp op) {
   MaskScoreContext c;
-  c.spec = op.hasMaskFn() ? mask::MaskSpec{MaskKind::Custom}
+  c.spec = op.hasMaskFn()     ? mask::MaskSpec{MaskKind::Custom}
            : op.getMaskAttr() ? op.getMaskAttr().getMaskSpec()
                               : mask::MaskSpec::none();
   c.batch = op.getBatch();
@@ -300,8 +300,8 @@ struct Formula {
 bool isAffine(Value v, Block &block, bool &nonNegative) {
   if (auto arg = dyn_cast<BlockArgument>(v)) {
     nonNegative = true;
-    return arg.getOwner() == &block && (arg.getArgNumber() == 2 ||
-                                        arg.getArgNumber() == 3);
+    return arg.getOwner() == &block &&
+           (arg.getArgNumber() == 2 || arg.getArgNumber() == 3);
   }
   Operation *op = v.getDefiningOp();
   if (auto cst = dyn_cast_or_null<arith::ConstantOp>(op)) {
@@ -325,8 +325,7 @@ bool isAffine(Value v, Block &block, bool &nonNegative) {
     // Linear only when one side is a constant.
     nonNegative = false;
     for (int i = 0; i < 2; ++i)
-      if (isa_and_nonnull<arith::ConstantOp>(
-              op->getOperand(i).getDefiningOp()))
+      if (isa_and_nonnull<arith::ConstantOp>(op->getOperand(i).getDefiningOp()))
         return isAffine(op->getOperand(1 - i), block, l);
     return false;
   }
@@ -392,9 +391,8 @@ std::unique_ptr<Formula> parseMaskFn(Region &region) {
 
 /// (all true, all false) of `f` over the corners, from the leaves' corner
 /// values.
-std::pair<Value, Value>
-combine(ImplicitLocOpBuilder &b, const Formula &f,
-        const SmallVector<IRMapping, 4> &corners) {
+std::pair<Value, Value> combine(ImplicitLocOpBuilder &b, const Formula &f,
+                                const SmallVector<IRMapping, 4> &corners) {
   auto andI = [&](Value x, Value y) {
     return arith::AndIOp::create(b, x, y).getResult();
   };
@@ -402,8 +400,7 @@ combine(ImplicitLocOpBuilder &b, const Formula &f,
     return arith::OrIOp::create(b, x, y).getResult();
   };
   auto notI = [&](Value x) {
-    return arith::XOrIOp::create(b, x,
-                                 arith::ConstantIntOp::create(b, 1, 1))
+    return arith::XOrIOp::create(b, x, arith::ConstantIntOp::create(b, 1, 1))
         .getResult();
   };
   switch (f.kind) {
@@ -535,10 +532,9 @@ TileFlags attnc::buildTileTest(ImplicitLocOpBuilder &b,
           b, empty, cmp(b, arith::CmpIPredicate::sgt, kFirst, pLast));
     Value oneId = arith::AndIOp::create(
         b,
-        arith::AndIOp::create(b, cmp(b, arith::CmpIPredicate::eq, rowMin,
-                                     rowMax),
-                              cmp(b, arith::CmpIPredicate::eq, keyMin,
-                                  keyMax)),
+        arith::AndIOp::create(b,
+                              cmp(b, arith::CmpIPredicate::eq, rowMin, rowMax),
+                              cmp(b, arith::CmpIPredicate::eq, keyMin, keyMax)),
         cmp(b, arith::CmpIPredicate::eq, rowMin, keyMin));
     Value full = arith::AndIOp::create(
         b,
@@ -586,8 +582,8 @@ TileFlags attnc::buildTileTest(ImplicitLocOpBuilder &b,
           scf::YieldOp::create(ob, loc, cols.getResults());
         });
     Value count = rows.getResult(0);
-    Value total = arith::MulIOp::create(b, a.sub(rowHi, rowLo),
-                                        a.sub(colHi, colLo));
+    Value total =
+        arith::MulIOp::create(b, a.sub(rowHi, rowLo), a.sub(colHi, colLo));
     flags.empty = cmp(b, arith::CmpIPredicate::eq, count, c0);
     flags.full = cmp(b, arith::CmpIPredicate::eq, count, total);
     return flags;

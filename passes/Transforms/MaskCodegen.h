@@ -52,10 +52,10 @@ struct MaskScoreContext {
 
 /// Per query row state of the mask, computed once before the row's keys.
 struct RowMask {
-  mlir::Value lo, hi;             // interval masks: visible keys [lo, hi)
-  mlir::Value pos, posValid;      // documents: the row's key position
-  mlir::Value docId;              // seq_ids documents: the row's document id
-  mlir::Value docStart, docEnd;   // cu_seqlens documents: the row's document
+  mlir::Value lo, hi;           // interval masks: visible keys [lo, hi)
+  mlir::Value pos, posValid;    // documents: the row's key position
+  mlir::Value docId;            // seq_ids documents: the row's document id
+  mlir::Value docStart, docEnd; // cu_seqlens documents: the row's document
   mlir::Value blockRow, maskB, maskH; // block-sparse: block row, batch, head
 };
 
@@ -71,9 +71,8 @@ mlir::Value buildVisible(mlir::ImplicitLocOpBuilder &b,
 
 /// Emits the score pipeline after the dot product (f32): scale, soft-cap,
 /// ALiBi, score region.
-mlir::Value buildScore(mlir::ImplicitLocOpBuilder &b,
-                       const MaskScoreContext &c, mlir::Value dot,
-                       mlir::Value row, mlir::Value col);
+mlir::Value buildScore(mlir::ImplicitLocOpBuilder &b, const MaskScoreContext &c,
+                       mlir::Value dot, mlir::Value row, mlir::Value col);
 
 /// Emits the ALiBi slope of the context's head (attribute table or slopes
 /// operand), or null without ALiBi.
@@ -130,8 +129,9 @@ struct TileFlags {
 
 /// Emits `test` for the rows [qFirst, qLast] and keys [kFirst, kLast] (all
 /// valid indices).
-TileFlags buildTileTest(mlir::ImplicitLocOpBuilder &b, const MaskScoreContext &c,
-                        TileTest test, mlir::Value qFirst, mlir::Value qLast,
+TileFlags buildTileTest(mlir::ImplicitLocOpBuilder &b,
+                        const MaskScoreContext &c, TileTest test,
+                        mlir::Value qFirst, mlir::Value qLast,
                         mlir::Value kFirst, mlir::Value kLast);
 
 namespace attn {

@@ -49,9 +49,15 @@ mlir::LogicalResult tileAttention(mlir::RewriterBase &rewriter,
                                   attn::AttentionOp op, TileSizes sizes);
 
 /// How a key-tile loop was split.
-enum class SkipStrategy { ClosedForm, RuntimeDocument, RuntimeDocumentIds,
-                          RuntimeBlockTable, AffineCorners, RegionScan,
-                          Elementwise };
+enum class SkipStrategy {
+  ClosedForm,
+  RuntimeDocument,
+  RuntimeDocumentIds,
+  RuntimeBlockTable,
+  AffineCorners,
+  RegionScan,
+  Elementwise
+};
 /// Name of a strategy as remarks print it.
 llvm::StringRef stringifySkipStrategy(SkipStrategy s);
 

@@ -177,16 +177,26 @@ TEST(DeviceRunTest, TimeLine) {
 std::unique_ptr<attnrt_artifact, void (*)(attnrt_artifact *)>
 loadArtifact(std::initializer_list<const char *> reads) {
   Artifact a;
-  for (auto [key, value] : std::initializer_list<std::pair<const char *,
-                                                           const char *>>{
-           {"format", "attnc-artifact-1"}, {"kernel", "attn_fwd"},
-           {"target", "sm_90a"}, {"dtype", "bf16"}, {"num_q_heads", "8"},
-           {"num_kv_heads", "2"}, {"head_dim", "64"},
-           {"value_head_dim", "64"}, {"block_q", "64"}, {"block_k", "64"},
-           {"threads", "128"}, {"dynamic_shared_memory", "0"},
-           {"reads_lse", "1"}, {"reads_seq_ids", "0"},
-           {"reads_cu_seqlens", "0"}, {"reads_block_mask", "0"},
-           {"reads_alibi_slopes", "0"}, {"mask_block_q", "16"},
+  for (auto [key, value] :
+       std::initializer_list<std::pair<const char *, const char *>>{
+           {"format", "attnc-artifact-1"},
+           {"kernel", "attn_fwd"},
+           {"target", "sm_90a"},
+           {"dtype", "bf16"},
+           {"num_q_heads", "8"},
+           {"num_kv_heads", "2"},
+           {"head_dim", "64"},
+           {"value_head_dim", "64"},
+           {"block_q", "64"},
+           {"block_k", "64"},
+           {"threads", "128"},
+           {"dynamic_shared_memory", "0"},
+           {"reads_lse", "1"},
+           {"reads_seq_ids", "0"},
+           {"reads_cu_seqlens", "0"},
+           {"reads_block_mask", "0"},
+           {"reads_alibi_slopes", "0"},
+           {"mask_block_q", "16"},
            {"mask_block_k", "32"}})
     a.set(key, value);
   for (const char *key : reads)
@@ -209,25 +219,25 @@ TEST(DeviceRunTest, RejectsAProblemWithoutTheDataTheKernelReads) {
   DeviceRunReport report;
   std::string error;
   AttentionProblem p = seeded("b=2 hq=8 hkv=2 sq=40 sk=50 d=64");
-  EXPECT_FALSE(runOnDevice(nullptr, p, ElementType::BF16, out, lse, {},
-                           report, error));
+  EXPECT_FALSE(
+      runOnDevice(nullptr, p, ElementType::BF16, out, lse, {}, report, error));
   EXPECT_EQ(error, "expected a non-null artifact");
 
   auto plain = loadArtifact({});
   AttentionProblem shortQ = p;
   shortQ.q.pop_back();
-  EXPECT_FALSE(runOnDevice(plain.get(), shortQ, ElementType::BF16, out, lse,
-                           {}, report, error));
+  EXPECT_FALSE(runOnDevice(plain.get(), shortQ, ElementType::BF16, out, lse, {},
+                           report, error));
   EXPECT_EQ(error, "expected q data of 40960 values, got 40959");
 
   auto documents = loadArtifact({"reads_seq_ids"});
-  EXPECT_FALSE(runOnDevice(documents.get(), p, ElementType::BF16, out, lse,
-                           {}, report, error));
+  EXPECT_FALSE(runOnDevice(documents.get(), p, ElementType::BF16, out, lse, {},
+                           report, error));
   EXPECT_EQ(error, "expected seq_ids data of 100 values, got 0");
 
   auto cu = loadArtifact({"reads_cu_seqlens"});
-  EXPECT_FALSE(runOnDevice(cu.get(), p, ElementType::BF16, out, lse, {},
-                           report, error));
+  EXPECT_FALSE(
+      runOnDevice(cu.get(), p, ElementType::BF16, out, lse, {}, report, error));
   EXPECT_EQ(error, "expected cu_seqlens data of 2 values or more");
 
   auto sparse = loadArtifact({"reads_block_mask"});

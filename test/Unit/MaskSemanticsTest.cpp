@@ -59,8 +59,9 @@ bool textbookVisible(const MaskSpec &s, int64_t i, int64_t j, int64_t sq,
 
 std::string describe(const MaskSpec &s) {
   return std::string(stringifyMaskKind(s.kind)) + "/" +
-         stringifyAlignment(s.alignment) + " L=" +
-         std::to_string(s.windowLeft) + " R=" + std::to_string(s.windowRight) +
+         stringifyAlignment(s.alignment) +
+         " L=" + std::to_string(s.windowLeft) +
+         " R=" + std::to_string(s.windowRight) +
          " N=" + std::to_string(s.prefixLength);
 }
 
@@ -96,9 +97,9 @@ void checkTiles(const MaskSpec &spec, int64_t sq, int64_t sk, int64_t bq,
       for (int64_t i = q0; i < q1; ++i)
         for (int64_t j = k0; j < k1; ++j)
           count += visible[i * sk + j];
-      TileClass want = count == 0                          ? TileClass::Empty
+      TileClass want = count == 0                       ? TileClass::Empty
                        : count == (q1 - q0) * (k1 - k0) ? TileClass::Full
-                                                          : TileClass::Partial;
+                                                        : TileClass::Partial;
       // Tiles may run past the sequence end; classification clips them.
       TileClass got =
           classifyTile(spec, q0, q0 + bq, k0, k0 + bk, sq, sk, data);

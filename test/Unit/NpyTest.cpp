@@ -120,8 +120,7 @@ TEST(NpyTest, WriteThenRead) {
   EXPECT_EQ(a.shape, (std::vector<int64_t>{2, 3, 4}));
   ASSERT_EQ(a.data.size(), data.size());
   for (size_t i = 0; i < data.size(); ++i)
-    EXPECT_EQ(a.data[i], static_cast<double>(static_cast<float>(data[i])))
-        << i;
+    EXPECT_EQ(a.data[i], static_cast<double>(static_cast<float>(data[i]))) << i;
   EXPECT_NE(a.data[6], data[6]); // written as float32
   std::remove(path.c_str());
 }
@@ -165,10 +164,10 @@ TEST(NpyTest, WriteErrors) {
 
 TEST(NpyTest, HandMadeInt32V1) {
   std::string path = tempPath("i4.npy");
-  writeBytes(path, npyFile("{'descr': '<i4', 'fortran_order': False, "
-                           "'shape': (2, 3), }",
-                           le<int32_t>({1, -2, 3, 2147483647, -2147483647 - 1,
-                                        0})));
+  writeBytes(path,
+             npyFile("{'descr': '<i4', 'fortran_order': False, "
+                     "'shape': (2, 3), }",
+                     le<int32_t>({1, -2, 3, 2147483647, -2147483647 - 1, 0})));
   NpyArray a;
   std::string error;
   ASSERT_TRUE(readNpy(path, a, error)) << error;
@@ -190,7 +189,8 @@ TEST(NpyTest, EveryDtype) {
       {"<f4", le<float>({1.5f, -0.25f, 1e30f}), {1.5, -0.25, double(1e30f)}},
       {"<f8", le<double>({1.0 / 3, -1e300, 0}), {1.0 / 3, -1e300, 0}},
       {"<i4", le<int32_t>({-7, 0, 7}), {-7, 0, 7}},
-      {"<i8", le<int64_t>({-(int64_t(1) << 40), 5, int64_t(1) << 52}),
+      {"<i8",
+       le<int64_t>({-(int64_t(1) << 40), 5, int64_t(1) << 52}),
        {-1099511627776.0, 5, 4503599627370496.0}},
       {"|u1", le<uint8_t>({0, 200, 255}), {0, 200, 255}},
       {"|i1", le<int8_t>({-128, -1, 127}), {-128, -1, 127}},
@@ -199,10 +199,9 @@ TEST(NpyTest, EveryDtype) {
       {"<b1", le<uint8_t>({0, 0, 1}), {0, 0, 1}},
   };
   for (const Case &c : cases) {
-    writeBytes(path,
-               npyFile(std::string("{'descr': '") + c.descr +
-                           "', 'fortran_order': False, 'shape': (3,), }",
-                       c.data));
+    writeBytes(path, npyFile(std::string("{'descr': '") + c.descr +
+                                 "', 'fortran_order': False, 'shape': (3,), }",
+                             c.data));
     NpyArray a;
     std::string error;
     ASSERT_TRUE(readNpy(path, a, error)) << c.descr << ": " << error;
@@ -238,8 +237,8 @@ TEST(NpyTest, ReadErrors) {
   std::string path = tempPath("err.npy");
   const std::string where = "'" + path + "': ";
 
-  EXPECT_EQ(readError(tempPath("missing.npy")).rfind(
-                "cannot open '" + tempPath("missing.npy") + "': ", 0),
+  EXPECT_EQ(readError(tempPath("missing.npy"))
+                .rfind("cannot open '" + tempPath("missing.npy") + "': ", 0),
             0u);
 
   writeBytes(path, "hello world, not numpy");
@@ -293,8 +292,8 @@ TEST(NpyTest, ReadErrors) {
   writeBytes(path, truncated.substr(0, 30));
   EXPECT_EQ(readError(path), where + "truncated header");
 
-  writeBytes(path, npyFile("{'descr': '<i4', 'shape': (1,), }",
-                           le<int32_t>({1})));
+  writeBytes(path,
+             npyFile("{'descr': '<i4', 'shape': (1,), }", le<int32_t>({1})));
   EXPECT_EQ(readError(path),
             where + "bad header: the header lacks 'descr', 'fortran_order' or "
                     "'shape'");

@@ -70,8 +70,7 @@ TEST(RoundingTest, KnownBF16Values) {
   // Just above the tie rounds up, also when float could not hold the excess
   // (no double rounding through float).
   EXPECT_EQ(floatToBF16Bits(1.0f + 0x1p-8f + 0x1p-20f), 0x3f81);
-  EXPECT_EQ(roundTo(1.0 + 0x1p-8 + 0x1p-30, ElementType::BF16),
-            1.0 + 0x1p-7);
+  EXPECT_EQ(roundTo(1.0 + 0x1p-8 + 0x1p-30, ElementType::BF16), 1.0 + 0x1p-7);
   // Largest finite bf16 and overflow.
   EXPECT_EQ(bf16BitsToFloat(0x7f7f), 0x1.fep127f);
   EXPECT_EQ(floatToBF16Bits(0x1.fep127f), 0x7f7f);
@@ -125,8 +124,8 @@ TEST(RoundingTest, KnownF16Values) {
   // Subnormals: 2^-24 is the smallest, 2^-14 the smallest normal.
   EXPECT_EQ(floatToF16Bits(0x1p-24f), 0x0001);
   EXPECT_EQ(f16BitsToFloat(0x0001), 0x1p-24f);
-  EXPECT_EQ(floatToF16Bits(0x1p-25f), 0x0000);     // tie to even (0)
-  EXPECT_EQ(floatToF16Bits(-0x1p-25f), 0x8000);    // keeps its sign
+  EXPECT_EQ(floatToF16Bits(0x1p-25f), 0x0000);  // tie to even (0)
+  EXPECT_EQ(floatToF16Bits(-0x1p-25f), 0x8000); // keeps its sign
   EXPECT_EQ(floatToF16Bits(0x1.000002p-25f), 0x0001);
   EXPECT_EQ(floatToF16Bits(3 * 0x1p-25f), 0x0002); // tie to even (2)
   EXPECT_EQ(floatToF16Bits(1023 * 0x1p-24f), 0x03ff);
@@ -137,8 +136,8 @@ TEST(RoundingTest, KnownF16Values) {
   EXPECT_EQ(roundTo(0x1p-25, ElementType::F16), 0.0);
   EXPECT_EQ(roundTo(5 * 0x1p-26, ElementType::F16), 0x1p-24);
   // NaN stays NaN.
-  EXPECT_TRUE(std::isnan(f16BitsToFloat(
-      floatToF16Bits(std::numeric_limits<float>::quiet_NaN()))));
+  EXPECT_TRUE(std::isnan(
+      f16BitsToFloat(floatToF16Bits(std::numeric_limits<float>::quiet_NaN()))));
   EXPECT_TRUE(
       std::isnan(f16BitsToFloat(floatToF16Bits(floatFromBits(0x7f800001u)))));
   EXPECT_TRUE(std::isnan(f16BitsToFloat(0x7e00)));
@@ -146,7 +145,8 @@ TEST(RoundingTest, KnownF16Values) {
 }
 
 TEST(RoundingTest, InfinityAndZeroPassThrough) {
-  for (ElementType t : {ElementType::BF16, ElementType::F16, ElementType::F32}) {
+  for (ElementType t :
+       {ElementType::BF16, ElementType::F16, ElementType::F32}) {
     EXPECT_EQ(roundTo(kInf, t), kInf);
     EXPECT_EQ(roundTo(-kInf, t), -kInf);
     EXPECT_EQ(roundTo(0.0, t), 0.0);
@@ -201,8 +201,7 @@ TEST(RoundingTest, BF16ExhaustiveAndMidpoints) {
                      : bf16BitsToFloat(static_cast<uint16_t>(sign | (n + 1)));
       double mid = a + (b - a) / 2;
       uint32_t even = (n % 2 == 0) ? n : n + 1;
-      double wantEven =
-          bf16BitsToFloat(static_cast<uint16_t>(sign | even));
+      double wantEven = bf16BitsToFloat(static_cast<uint16_t>(sign | even));
       ASSERT_EQ(roundTo(mid, ElementType::BF16), wantEven) << std::hex << n;
       ASSERT_EQ(roundTo(std::nextafter(mid, 0.0), ElementType::BF16), a) << n;
       if (n + 1 < 0x7f80) {
@@ -359,17 +358,17 @@ TEST(ReferenceTest, GQAEqualsMHAWithRepeatedKV) {
 TEST(ReferenceTest, ScoreModificationsMatchFormula) {
   const int64_t sq = 2, sk = 3, hq = 2;
   AttentionProblem p = emptyProblem(1, hq, 1, sq, sk, 1, 1);
-  p.q = {2.0, -1.0, 0.5, 3.0};      // [h][i]
-  p.k = {1.5, -0.5, 2.0};           // [j]
-  p.v = {1.0, 10.0, 100.0};         // [j]
+  p.q = {2.0, -1.0, 0.5, 3.0}; // [h][i]
+  p.k = {1.5, -0.5, 2.0};      // [j]
+  p.v = {1.0, 10.0, 100.0};    // [j]
   p.scale = 0.75;
   p.softcap = 1.5;
   p.alibiSlopes = {0.5, 0.25};
   std::vector<double> out, lse;
   referenceAttention(p, out, lse);
 
-  auto expected = [&](bool capped, bool alibi, int64_t h, int64_t i,
-                      double &o, double &l) {
+  auto expected = [&](bool capped, bool alibi, int64_t h, int64_t i, double &o,
+                      double &l) {
     double w[sk], sum = 0, acc = 0;
     for (int64_t j = 0; j < sk; ++j) {
       double s = 0.75 * p.q[h * sq + i] * p.k[j];
@@ -545,8 +544,8 @@ TEST(ReferenceTest, DocumentMaskFromSpec) {
 TEST(ReferenceTest, BlockSparseFromSpec) {
   AttentionSpec spec;
   std::string error;
-  ASSERT_TRUE(parseSpec("sq=200 sk=150 d=4 mask=blocksparse:4,3,0.5", spec,
-                        error))
+  ASSERT_TRUE(
+      parseSpec("sq=200 sk=150 d=4 mask=blocksparse:4,3,0.5", spec, error))
       << error;
   AttentionProblem p;
   makeProblem(spec, 5, p);

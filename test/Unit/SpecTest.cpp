@@ -202,8 +202,7 @@ TEST(SpecTest, Errors) {
             "missing key 'sq' (required unless mask=document:... gives it)");
   EXPECT_EQ(parseError("sk=4"),
             "missing key 'sq' (required unless mask=document:... gives it)");
-  EXPECT_EQ(parseError("sq=4 hq=6 hkv=4"),
-            "hq=6 is not a multiple of hkv=4");
+  EXPECT_EQ(parseError("sq=4 hq=6 hkv=4"), "hq=6 is not a multiple of hkv=4");
   EXPECT_EQ(parseError("sq=4 hkv=2"), "hq=1 is not a multiple of hkv=2");
   EXPECT_EQ(parseError("sq=4 mask=document:3,5"),
             "sq=4 does not match the document lengths, which sum to 8");
@@ -213,26 +212,39 @@ TEST(SpecTest, Errors) {
 
 TEST(SpecTest, MaskErrorsNameTheValue) {
   const char *bad[] = {
-      "mask=diagonal",          "mask=none:top_left",
-      "mask=causal:left",       "mask=causal:top_left:x",
-      "mask=window",            "mask=window:3",
-      "mask=window:3,x",        "mask=window:-1,0",
-      "mask=window:1,2:middle", "mask=prefix",
-      "mask=prefix:-2",         "mask=prefix:2:up",
-      "mask=document",          "mask=document:",
-      "mask=document:3,,4",     "mask=document:3,-1",
-      "mask=document:0,0",      "mask=document:3:noncausal",
-      "mask=blocksparse:64,64", "mask=blocksparse:0,64,0.5",
-      "mask=blocksparse:64,64,1.5", "mask=blocksparse:64,64,-0.1",
-      "mask=blocksparse:64,64,x",   "mask=blocksparse:64,64,nan",
+      "mask=diagonal",
+      "mask=none:top_left",
+      "mask=causal:left",
+      "mask=causal:top_left:x",
+      "mask=window",
+      "mask=window:3",
+      "mask=window:3,x",
+      "mask=window:-1,0",
+      "mask=window:1,2:middle",
+      "mask=prefix",
+      "mask=prefix:-2",
+      "mask=prefix:2:up",
+      "mask=document",
+      "mask=document:",
+      "mask=document:3,,4",
+      "mask=document:3,-1",
+      "mask=document:0,0",
+      "mask=document:3:noncausal",
+      "mask=blocksparse:64,64",
+      "mask=blocksparse:0,64,0.5",
+      "mask=blocksparse:64,64,1.5",
+      "mask=blocksparse:64,64,-0.1",
+      "mask=blocksparse:64,64,x",
+      "mask=blocksparse:64,64,nan",
       "mask=",
   };
   for (const char *b : bad) {
     std::string text = std::string("sq=4 ") + b;
     std::string value = std::string(b).substr(5);
     std::string error = parseError(text);
-    EXPECT_EQ(error.rfind("invalid value '" + value + "' for key 'mask': "
-                          "expected ",
+    EXPECT_EQ(error.rfind("invalid value '" + value +
+                              "' for key 'mask': "
+                              "expected ",
                           0),
               0u)
         << text << " -> " << error;
@@ -267,7 +279,8 @@ TEST(SpecTest, RoundTrip) {
   const char *texts[] = {
       "sq=10",
       "b=2 hq=8 hkv=2 sq=1000 sk=1000 d=64 dtype=bf16 mask=causal softcap=30",
-      "b=3 hq=4 hkv=1 sq=17 sk=33 d=32 dv=48 dtype=f16 scale=0.3333333333333333 "
+      "b=3 hq=4 hkv=1 sq=17 sk=33 d=32 dv=48 dtype=f16 "
+      "scale=0.3333333333333333 "
       "mask=causal:top_left softcap=12.5 alibi lse=0",
       "sq=5 sk=9 mask=window:3,0",
       "sq=5 sk=9 mask=window:1,2:top_left",

@@ -29,10 +29,10 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
@@ -42,12 +42,12 @@
 using namespace attnc;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> inputFile(cl::Positional,
-                                      cl::desc("[attention.mlir]"),
-                                      cl::init(""));
 static cl::opt<std::string>
-    specText("spec", cl::desc("Attention spec, e.g. \"b=2 hq=8 sq=1000 "
-                              "d=64 mask=causal\" (see docs/attnc-run.md)"),
+    inputFile(cl::Positional, cl::desc("[attention.mlir]"), cl::init(""));
+static cl::opt<std::string>
+    specText("spec",
+             cl::desc("Attention spec, e.g. \"b=2 hq=8 sq=1000 "
+                      "d=64 mask=causal\" (see docs/attnc-run.md)"),
              cl::init(""));
 static cl::opt<std::string>
     sizesText("sizes",
@@ -73,13 +73,11 @@ static cl::opt<std::string>
                cl::desc("q.npy,k.npy,v.npy[,mask operand.npy][,alibi "
                         "slopes.npy]: inputs instead of random ones"),
                cl::init(""));
-static cl::opt<std::string> outputPath("output",
-                                       cl::desc("Write the output as .npy"),
-                                       cl::init(""));
+static cl::opt<std::string>
+    outputPath("output", cl::desc("Write the output as .npy"), cl::init(""));
 static cl::opt<std::string> lsePath("lse", cl::desc("Write the LSE as .npy"),
                                     cl::init(""));
-static cl::opt<int64_t> blockQ("block-q",
-                               cl::desc("Query rows per tile (CPU)"),
+static cl::opt<int64_t> blockQ("block-q", cl::desc("Query rows per tile (CPU)"),
                                cl::init(64));
 static cl::opt<int64_t> blockK("block-k", cl::desc("Keys per tile (CPU)"),
                                cl::init(64));
@@ -266,8 +264,8 @@ int main(int argc, char **argv) {
     // The GPU kernel as an artifact in memory, loaded and run as attnrt-run
     // runs an artifact file.
     GpuCompileResult compiled;
-    if (!compileForGpu(*op, spec, *gpuTarget, GpuEmitLevel::Artifact,
-                       compiled, error))
+    if (!compileForGpu(*op, spec, *gpuTarget, GpuEmitLevel::Artifact, compiled,
+                       error))
       return badInput(error);
     std::string bytes;
     if (!serializeArtifact(makeArtifact(compiled), bytes, error))
@@ -290,8 +288,7 @@ int main(int argc, char **argv) {
       checkResult(problem, spec.dtype, out, lse, hasLse, tolerance);
   std::printf("%s", formatCheck("attnc-run", spec, where, seed, check).c_str());
   if (!outputPath.empty() &&
-      !writeNpyF32(outputPath, {spec.b, spec.hq, spec.sq, spec.dv}, out,
-                   error))
+      !writeNpyF32(outputPath, {spec.b, spec.hq, spec.sq, spec.dv}, out, error))
     return badInput(error);
   if (!lsePath.empty()) {
     if (!hasLse)

@@ -20,12 +20,12 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
-#include "llvm/Support/SourceMgr.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -34,9 +34,8 @@
 using namespace attnc;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> inputFile(cl::Positional,
-                                      cl::desc("[attention.mlir]"),
-                                      cl::init(""));
+static cl::opt<std::string>
+    inputFile(cl::Positional, cl::desc("[attention.mlir]"), cl::init(""));
 static cl::opt<std::string> specText("spec", cl::desc("Attention spec"),
                                      cl::init(""));
 static cl::opt<std::string> target("target", cl::desc("cpu, sm_80 or sm_90a"),
@@ -53,8 +52,9 @@ static cl::opt<std::string> gpuName("gpu",
                                              "h100, a100)"),
                                     cl::init("h200"));
 static cl::opt<std::string>
-    sizesText("sizes", cl::desc("Sizes of dynamic dims for --report, e.g. "
-                                "\"b=2 sq=1024 sk=1024\""),
+    sizesText("sizes",
+              cl::desc("Sizes of dynamic dims for --report, e.g. "
+                       "\"b=2 sq=1024 sk=1024\""),
               cl::init(""));
 static cl::opt<int64_t> blockQ("block-q", cl::desc("Query rows per tile"),
                                cl::init(64));
@@ -94,7 +94,8 @@ int main(int argc, char **argv) {
   std::optional<EmitLevel> level;
   std::optional<GpuEmitLevel> gpuLevel;
   if (!gpu) {
-    level = parseEmitLevel(emit.empty() ? std::string("llvm") : emit.getValue());
+    level =
+        parseEmitLevel(emit.empty() ? std::string("llvm") : emit.getValue());
     if (!level)
       return fail("expected --emit=attn|tiled|loops|llvm, got " + emit);
   } else {
