@@ -372,3 +372,82 @@ LogicalResult AttentionOp::verifyRegions() {
     return failure();
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Tiled level
+//===----------------------------------------------------------------------===//
+
+/// Checks the online-softmax state of a tile of `blockQ` rows: row max and
+/// row sum memref<blockQ x f32>, accumulator memref<blockQ x valueDim x f32>.
+static LogicalResult verifyTileState(Operation *op, Value rowMax, Value acc,
+                                     int64_t blockQ, int64_t valueDim) {
+  auto rowType = cast<MemRefType>(rowMax.getType());
+  auto accType = cast<MemRefType>(acc.getType());
+  Type f32 = Float32Type::get(op->getContext());
+  if (rowType.getRank() != 1 || rowType.getDimSize(0) != blockQ ||
+      rowType.getElementType() != f32)
+    return op->emitOpError("expected row_max and row_sum of type memref<")
+           << blockQ << "xf32>, got " << rowType;
+  if (accType.getRank() != 2 || accType.getDimSize(0) != blockQ ||
+      accType.getDimSize(1) != valueDim || accType.getElementType() != f32)
+    return op->emitOpError("expected acc of type memref<")
+           << blockQ << "x" << valueDim << "xf32>, got " << accType;
+  return success();
+}
+
+LogicalResult TileStepOp::verify() {
+  auto q = cast<MemRefType>(getQuery().getType());
+  auto k = cast<MemRefType>(getKey().getType());
+  auto v = cast<MemRefType>(getValue().getType());
+  for (auto [name, type] : {std::pair<StringRef, MemRefType>{"query", q},
+                            {"key", k},
+                            {"value", v}})
+    if (type.getRank() != 4 || type.isDynamicDim(1) || type.isDynamicDim(3))
+      return emitOpError("expected ")
+             << name << " of rank 4 with static head count and head dim, got "
+             << type;
+  if (k.getElementType() != q.getElementType() ||
+      v.getElementType() != q.getElementType())
+    return emitOpError("expected query, key and value of one element type");
+  if (k.getDimSize(3) != q.getDimSize(3) || k.getDimSize(1) <= 0 ||
+      q.getDimSize(1) % k.getDimSize(1) != 0 ||
+      v.getDimSize(1) != k.getDimSize(1))
+    return emitOpError("expected key head dim ")
+           << k.getDimSize(3) << " to match query head dim "
+           << q.getDimSize(3) << " and query heads " << q.getDimSize(1)
+           << " to be a multiple of key/value heads " << k.getDimSize(1);
+  if (getBlockQ() <= 0 || getBlockK() <= 0)
+    return emitOpError("expected positive block sizes, got block_q = ")
+           << getBlockQ() << ", block_k = " << getBlockK();
+  if (getMaskAttr() && hasMaskFn())
+    return emitOpError("expected either a mask attribute or a mask_fn "
+                       "region, not both");
+  StringRef needed = getMaskAttr() ? getMaskAttr().getOperandName() : "";
+  for (auto [name, value] :
+       {std::pair<StringRef, Value>{"seq_ids", getSeqIds()},
+        {"cu_seqlens", getCuSeqlens()},
+        {"block_mask", getBlockMask()}})
+    if ((name == needed) != static_cast<bool>(value))
+      return emitOpError(value ? "expected no " : "expected a ")
+             << name << " operand for this mask";
+  return verifyTileState(*this, getRowMax(), getAcc(), getBlockQ(),
+                         v.getDimSize(3));
+}
+
+LogicalResult TileFinalizeOp::verify() {
+  auto accType = cast<MemRefType>(getAcc().getType());
+  auto out = cast<MemRefType>(getOutput().getType());
+  if (accType.getRank() != 2)
+    return emitOpError("expected acc of rank 2, got ") << accType;
+  if (out.getRank() != 4 || out.getDimSize(3) != accType.getDimSize(1))
+    return emitOpError("expected output of rank 4 with head dim ")
+           << accType.getDimSize(1) << ", got " << out;
+  if (Value lse = getLse()) {
+    auto lseType = cast<MemRefType>(lse.getType());
+    if (lseType.getRank() != 3 || !lseType.getElementType().isF32())
+      return emitOpError("expected lse of rank 3 and element type f32, got ")
+             << lseType;
+  }
+  return verifyTileState(*this, getRowMax(), getAcc(), accType.getDimSize(0),
+                         accType.getDimSize(1));
+}

@@ -170,6 +170,7 @@ def Attn_TileStepOp : Attn_Op<"tile_step", [
     bool hasMaskFn() { return !getMaskFn().empty(); }
     bool hasScoreFn() { return !getScoreFn().empty(); }
   }];
+  let hasVerifier = 1;
 }
 
 def Attn_TileFinalizeOp : Attn_Op<"tile_finalize", [
@@ -189,6 +190,7 @@ def Attn_TileFinalizeOp : Attn_Op<"tile_finalize", [
     `at` `(` $batch `,` $head `,` $q_begin `)`
     attr-dict `:` type($row_max) `,` type($acc) `,` type($output)
   }];
+  let hasVerifier = 1;
 }
 
 def Attn_YieldOp : Attn_Op<"yield", [

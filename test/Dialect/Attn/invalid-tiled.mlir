@@ -1,0 +1,108 @@
+// Verifier messages of the tiled-level ops, one case each.
+// RUN: attnc-opt %s -split-input-file -verify-diagnostics
+
+func.func @rank(%q: memref<4x?x16xf32>, %k: memref<1x2x?x16xf32>, %v: memref<1x2x?x16xf32>, %m: memref<8xf32>, %acc: memref<8x16xf32>, %i: index) {
+  // expected-error @+1 {{expected query of rank 4 with static head count and head dim, got 'memref<4x?x16xf32>'}}
+  attn.tile_step %q, %k, %v state(%m, %m, %acc) at(%i, %i, %i, %i) {block_k = 4 : i64, block_q = 8 : i64, scale = 1.0 : f32} : memref<4x?x16xf32>, memref<1x2x?x16xf32>, memref<1x2x?x16xf32>, memref<8xf32>, memref<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @element_types(%q: memref<1x2x?x16xf16>, %k: memref<1x2x?x16xf32>, %v: memref<1x2x?x16xf32>, %m: memref<8xf32>, %acc: memref<8x16xf32>, %i: index) {
+  // expected-error @+1 {{expected query, key and value of one element type}}
+  attn.tile_step %q, %k, %v state(%m, %m, %acc) at(%i, %i, %i, %i) {block_k = 4 : i64, block_q = 8 : i64, scale = 1.0 : f32} : memref<1x2x?x16xf16>, memref<1x2x?x16xf32>, memref<1x2x?x16xf32>, memref<8xf32>, memref<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @heads(%q: memref<1x3x?x16xf32>, %k: memref<1x2x?x16xf32>, %v: memref<1x2x?x16xf32>, %m: memref<8xf32>, %acc: memref<8x16xf32>, %i: index) {
+  // expected-error @+1 {{expected key head dim 16 to match query head dim 16 and query heads 3 to be a multiple of key/value heads 2}}
+  attn.tile_step %q, %k, %v state(%m, %m, %acc) at(%i, %i, %i, %i) {block_k = 4 : i64, block_q = 8 : i64, scale = 1.0 : f32} : memref<1x3x?x16xf32>, memref<1x2x?x16xf32>, memref<1x2x?x16xf32>, memref<8xf32>, memref<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @block_sizes(%q: memref<1x2x?x16xf32>, %m: memref<8xf32>, %acc: memref<8x16xf32>, %i: index) {
+  // expected-error @+1 {{expected positive block sizes, got block_q = 8, block_k = 0}}
+  attn.tile_step %q, %q, %q state(%m, %m, %acc) at(%i, %i, %i, %i) {block_k = 0 : i64, block_q = 8 : i64, scale = 1.0 : f32} : memref<1x2x?x16xf32>, memref<1x2x?x16xf32>, memref<1x2x?x16xf32>, memref<8xf32>, memref<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @mask_and_region(%q: memref<1x2x?x16xf32>, %m: memref<8xf32>, %acc: memref<8x16xf32>, %i: index) {
+  // expected-error @+1 {{expected either a mask attribute or a mask_fn region, not both}}
+  attn.tile_step %q, %q, %q state(%m, %m, %acc) at(%i, %i, %i, %i) mask(#attn.causal) mask_fn {
+  ^bb0(%b: index, %h: index, %x: index, %y: index):
+    %c = arith.cmpi sge, %x, %y : index
+    attn.yield %c : i1
+  } {block_k = 4 : i64, block_q = 8 : i64, scale = 1.0 : f32} : memref<1x2x?x16xf32>, memref<1x2x?x16xf32>, memref<1x2x?x16xf32>, memref<8xf32>, memref<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @missing_operand(%q: memref<1x2x?x16xf32>, %m: memref<8xf32>, %acc: memref<8x16xf32>, %i: index) {
+  // expected-error @+1 {{expected a cu_seqlens operand for this mask}}
+  attn.tile_step %q, %q, %q state(%m, %m, %acc) at(%i, %i, %i, %i) mask(#attn.document<cu_seqlens>) {block_k = 4 : i64, block_q = 8 : i64, scale = 1.0 : f32} : memref<1x2x?x16xf32>, memref<1x2x?x16xf32>, memref<1x2x?x16xf32>, memref<8xf32>, memref<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @extra_operand(%q: memref<1x2x?x16xf32>, %m: memref<8xf32>, %acc: memref<8x16xf32>, %i: index, %ids: memref<1x?xi32>) {
+  // expected-error @+1 {{expected no seq_ids operand for this mask}}
+  attn.tile_step %q, %q, %q state(%m, %m, %acc) at(%i, %i, %i, %i) seq_ids(%ids : memref<1x?xi32>) mask(#attn.causal) {block_k = 4 : i64, block_q = 8 : i64, scale = 1.0 : f32} : memref<1x2x?x16xf32>, memref<1x2x?x16xf32>, memref<1x2x?x16xf32>, memref<8xf32>, memref<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @row_state(%q: memref<1x2x?x16xf32>, %m: memref<4xf32>, %acc: memref<8x16xf32>, %i: index) {
+  // expected-error @+1 {{expected row_max and row_sum of type memref<8xf32>, got 'memref<4xf32>'}}
+  attn.tile_step %q, %q, %q state(%m, %m, %acc) at(%i, %i, %i, %i) {block_k = 4 : i64, block_q = 8 : i64, scale = 1.0 : f32} : memref<1x2x?x16xf32>, memref<1x2x?x16xf32>, memref<1x2x?x16xf32>, memref<4xf32>, memref<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @acc_state(%q: memref<1x2x?x16xf32>, %m: memref<8xf32>, %acc: memref<8x32xf32>, %i: index) {
+  // expected-error @+1 {{expected acc of type memref<8x16xf32>, got 'memref<8x32xf32>'}}
+  attn.tile_step %q, %q, %q state(%m, %m, %acc) at(%i, %i, %i, %i) {block_k = 4 : i64, block_q = 8 : i64, scale = 1.0 : f32} : memref<1x2x?x16xf32>, memref<1x2x?x16xf32>, memref<1x2x?x16xf32>, memref<8xf32>, memref<8x32xf32>
+  return
+}
+
+// -----
+
+func.func @finalize_acc_rank(%m: memref<8xf32>, %acc: memref<8xf32>, %o: memref<1x2x?x16xf32>, %i: index) {
+  // expected-error @+1 {{expected acc of rank 2, got 'memref<8xf32>'}}
+  attn.tile_finalize state(%m, %m, %acc) into %o at(%i, %i, %i) : memref<8xf32>, memref<8xf32>, memref<1x2x?x16xf32>
+  return
+}
+
+// -----
+
+func.func @finalize_output(%m: memref<8xf32>, %acc: memref<8x16xf32>, %o: memref<1x2x?x32xf32>, %i: index) {
+  // expected-error @+1 {{expected output of rank 4 with head dim 16, got 'memref<1x2x?x32xf32>'}}
+  attn.tile_finalize state(%m, %m, %acc) into %o at(%i, %i, %i) : memref<8xf32>, memref<8x16xf32>, memref<1x2x?x32xf32>
+  return
+}
+
+// -----
+
+func.func @finalize_lse(%m: memref<8xf32>, %acc: memref<8x16xf32>, %o: memref<1x2x?x16xf32>, %lse: memref<1x2x?xf16>, %i: index) {
+  // expected-error @+1 {{expected lse of rank 3 and element type f32, got 'memref<1x2x?xf16>'}}
+  attn.tile_finalize state(%m, %m, %acc) into %o lse %lse : memref<1x2x?xf16> at(%i, %i, %i) : memref<8xf32>, memref<8x16xf32>, memref<1x2x?x16xf32>
+  return
+}
+
+// -----
+
+func.func @finalize_state(%m: memref<4xf32>, %acc: memref<8x16xf32>, %o: memref<1x2x?x16xf32>, %i: index) {
+  // expected-error @+1 {{expected row_max and row_sum of type memref<8xf32>, got 'memref<4xf32>'}}
+  attn.tile_finalize state(%m, %m, %acc) into %o at(%i, %i, %i) : memref<4xf32>, memref<8x16xf32>, memref<1x2x?x16xf32>
+  return
+}
