@@ -364,7 +364,8 @@ int main(int argc, char **argv) {
     operands.cuSeqlens = manifest.readsCuSeqlens;
     operands.blockMask = manifest.readsBlockMask;
     operands.alibiSlopes = manifest.readsAlibiSlopes;
-    if (!loadInputs(inputs, spec, operands, problem, error, qkv))
+    if (!loadInputs(inputs, spec, operands, problem, error, qkv,
+                    &spec.documentLengths))
       return badInput(error);
   }
 
