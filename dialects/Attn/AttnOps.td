@@ -27,7 +27,7 @@ def Attn_AttentionOp : Attn_Op<"attention", [
     For query row i and visible key j the score is built in this order:
     1. s = scale * dot(q_i, k_j), scale defaulting to 1/sqrt(D);
     2. `softcap = c`: s = c * tanh(s / c);
-    3. ALiBi (`alibi = array<f32: ...>` or the `alibi_slopes` operand, one
+    3. ALiBi (`alibi = [s0, s1, ...]` or the `alibi_slopes` operand, one
        slope per query head): s = s - slope[h] * |i + Sk - Sq - j|;
     4. `score_fn`: s = score_fn(s, b, h, i, j).
     Keys hidden by the mask (`mask(#attn...)` or the `mask_fn` region) are
