@@ -227,3 +227,65 @@ MaskSpec BlockSparseMaskAttr::getMaskSpec() const {
 }
 
 StringRef BlockSparseMaskAttr::getOperandName() const { return "block_mask"; }
+
+//===----------------------------------------------------------------------===//
+// GpuKernelAttr
+//===----------------------------------------------------------------------===//
+
+Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
+  std::string chip;
+  int64_t blockQ, blockK, warps, mTiles, stages;
+  StringRef smem;
+  llvm::SMLoc smemLoc;
+  if (p.parseLess() || p.parseKeyword("chip") || p.parseEqual() ||
+      p.parseString(&chip) || p.parseComma() ||
+      parseNamedInt(p, "block_q", blockQ) || p.parseComma() ||
+      parseNamedInt(p, "block_k", blockK) || p.parseComma() ||
+      parseNamedInt(p, "warps", warps) || p.parseComma() ||
+      parseNamedInt(p, "m_tiles", mTiles) || p.parseComma() ||
+      parseNamedInt(p, "stages", stages) || p.parseComma() ||
+      p.parseKeyword("q_in_smem") || p.parseEqual())
+    return {};
+  smemLoc = p.getCurrentLocation();
+  if (p.parseKeyword(&smem))
+    return {};
+  if (smem != "true" && smem != "false") {
+    p.emitError(smemLoc, "expected q_in_smem = true or false, got ") << smem;
+    return {};
+  }
+  if (p.parseGreater())
+    return {};
+  return getChecked([&] { return p.emitError(p.getNameLoc()); }, p.getContext(),
+                    chip, blockQ, blockK, warps, mTiles, stages,
+                    smem == "true");
+}
+
+void GpuKernelAttr::print(AsmPrinter &p) const {
+  p << "<chip = \"" << getChip() << "\", block_q = " << getBlockQ()
+    << ", block_k = " << getBlockK() << ", warps = " << getWarps()
+    << ", m_tiles = " << getMTiles() << ", stages = " << getStages()
+    << ", q_in_smem = " << (getQInSmem() ? "true" : "false") << ">";
+}
+
+LogicalResult GpuKernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                    StringRef chip, int64_t blockQ,
+                                    int64_t blockK, int64_t warps,
+                                    int64_t mTiles, int64_t stages, bool) {
+  if (chip.empty())
+    return emitError() << "expected a non-empty chip";
+  if (warps < 1 || warps > 32)
+    return emitError() << "expected warps in [1, 32], got " << warps;
+  if (mTiles < 1 || mTiles > 4)
+    return emitError() << "expected m_tiles in [1, 4], got " << mTiles;
+  if (blockQ != 16 * mTiles * warps)
+    return emitError() << "expected block_q " << blockQ
+                       << " to equal 16 * m_tiles * warps = "
+                       << 16 * mTiles * warps;
+  if (blockK < 16 || blockK > 256 || blockK % 16 != 0)
+    return emitError()
+           << "expected block_k to be a multiple of 16 in [16, 256], got "
+           << blockK;
+  if (stages < 1 || stages > 8)
+    return emitError() << "expected stages in [1, 8], got " << stages;
+  return success();
+}

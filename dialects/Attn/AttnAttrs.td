@@ -83,4 +83,36 @@ def Attn_BlockSparseMaskAttr
   let genVerifyDecl = 1;
 }
 
+
+def Attn_GpuKernelAttr : AttrDef<Attn_Dialect, "GpuKernel"> {
+  let mnemonic = "gpu_kernel";
+  let summary = "The GPU kernel configuration of one attention: chip and launch shape.";
+  let description = [{
+    `#attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 32, warps = 4,
+    m_tiles = 2, stages = 2, q_in_smem = true>` names the target chip and the
+    kernel's shape: `block_q` query rows per thread block (16 per m-tile,
+    `m_tiles` m-tiles per warp, so block_q = 16 * m_tiles * warps), `block_k`
+    keys per key tile (a multiple of 16), `stages` shared-memory stages of
+    the K/V tile ring, and whether the Q tile is staged in shared memory
+    (`q_in_smem`) instead of held in registers.
+
+    `attn-choose-gpu-kernel` attaches it to an `attn.attention` (as the
+    `attn.gpu_kernel` attribute) from the target's hooks; lit tests and
+    users may set it by hand. `convert-attn-to-gpu` reads it, and the
+    artifact manifest is written from it. Structural rules are checked here;
+    what a chip supports is checked by the target (a compile error naming
+    the chip and the parameter).
+  }];
+  let parameters = (ins StringRefParameter<"the target chip">:$chip,
+                        "int64_t":$blockQ, "int64_t":$blockK,
+                        "int64_t":$warps, "int64_t":$mTiles,
+                        "int64_t":$stages, "bool":$qInSmem);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Threads per block (32 per warp).
+    int64_t getThreads() const { return 32 * getWarps(); }
+  }];
+}
+
 #endif // ATTN_ATTRS

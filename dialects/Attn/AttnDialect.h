@@ -27,4 +27,12 @@
 #define GET_OP_CLASSES
 #include "dialects/Attn/AttnOps.h.inc"
 
+namespace attnc::attn {
+/// The op / module attribute that sets tile sizes (array<i64: bq, bk>).
+inline constexpr llvm::StringLiteral kTileSizesAttrName = "attn.tile_sizes";
+/// The attribute holding an attention's #attn.gpu_kernel; attn-tile carries
+/// it over to the query-tile loop.
+inline constexpr llvm::StringLiteral kGpuKernelAttrName = "attn.gpu_kernel";
+} // namespace attnc::attn
+
 #endif // ATTNC_DIALECTS_ATTN_ATTNDIALECT_H

@@ -10,7 +10,7 @@
 #define ATTNC_COMPILER_H
 
 #include "attnc/Reference.h"
-#include "attnc/Runtime/Artifact.h"
+#include "attnc/Artifact/Artifact.h"
 #include "attnc/Spec.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -35,19 +35,31 @@ namespace attn {
 class AttentionOp;
 } // namespace attn
 
-/// The levels `attnc compile --emit` stops at.
-enum class EmitLevel { Attn, Tiled, Loops, LLVM };
+/// The levels `attnc compile --emit` stops at, for every target. The CPU
+/// pipeline goes attn -> tiled -> loops -> llvm; a GPU one goes attn (with
+/// #attn.gpu_kernel) -> tiled -> kernel -> nvvm -> ptx -> artifact.
+enum class EmitLevel { Attn, Tiled, Loops, LLVM, Kernel, NVVM, PTX, Artifact };
 
-/// Parses "attn", "tiled", "loops" or "llvm".
+/// Parses a level's name ("attn", "tiled", ..., "artifact").
 std::optional<EmitLevel> parseEmitLevel(llvm::StringRef name);
+
+/// True when `level` is a stop of the CPU pipeline (`gpu` false) or of a
+/// GPU one (`gpu` true).
+bool isEmitLevelOf(EmitLevel level, bool gpu);
+
+/// The level names of the CPU or GPU pipeline, joined by '|'.
+llvm::StringRef emitLevelNames(bool gpu);
 
 /// Options of every stage.
 struct CompileOptions {
-  /// Tile sizes, unless the op or module sets `attn.tile_sizes`.
+  /// Tile sizes, unless the op or module sets `attn.tile_sizes` (a GPU
+  /// target takes them from its #attn.gpu_kernel instead).
   int64_t blockQ = 64;
   int64_t blockK = 64;
   /// Run attn-skip-masked-tiles (off: every tile gets the element-wise mask).
   bool skipMaskedTiles = true;
+  /// "cpu", or the GPU chip ("sm_80", "sm_90a").
+  std::string target = "cpu";
 };
 
 /// Creates a context with everything attnc parses and produces registered.
@@ -68,11 +80,14 @@ mlir::OwningOpRef<mlir::ModuleOp> parseModule(mlir::MLIRContext &ctx,
 /// or more than one.
 mlir::FailureOr<attn::AttentionOp> findSingleAttention(mlir::ModuleOp module);
 
-/// Adds the passes that take attn IR to `level` (Attn adds none).
+/// Adds the passes that take attn IR to `level` of the CPU pipeline, or to
+/// the attn and tiled levels of a GPU one (Attn adds none on the CPU, and
+/// attn-choose-gpu-kernel on a GPU target).
 void buildPipeline(mlir::OpPassManager &pm, EmitLevel level,
                    const CompileOptions &options);
 
-/// Lowers `module` in place to `level`.
+/// Lowers `module` in place to `level` (CPU levels, and the attn and tiled
+/// levels of a GPU target; the kernel levels go through compileForGpu).
 mlir::LogicalResult lowerTo(mlir::ModuleOp module, EmitLevel level,
                             const CompileOptions &options);
 
@@ -87,19 +102,8 @@ mlir::OwningOpRef<mlir::ModuleOp> buildCpuEntryModule(attn::AttentionOp op);
 bool specFromOp(attn::AttentionOp op, const AttentionSpec &sizes,
                 AttentionSpec &spec, std::string &error);
 
-/// A GPU target attnc emits kernels for.
-struct GpuTarget {
-  /// "sm_80" or "sm_90a".
-  std::string chip;
-  /// PTX ISA features for the NVPTX backend.
-  std::string features = "+ptx80";
-};
-
-/// Parses "sm_80" or "sm_90a".
-std::optional<GpuTarget> parseGpuTarget(llvm::StringRef name);
-
-/// The stages of GPU compilation `attnc compile --emit` can stop at.
-enum class GpuEmitLevel { Kernel, NVVM, PTX, Artifact };
+/// True when attnc has a GPU target for `chip` ("sm_80", "sm_90a").
+bool isGpuChip(llvm::StringRef chip);
 
 /// The result of compiling one attention for a GPU.
 struct GpuCompileResult {
@@ -112,12 +116,15 @@ struct GpuCompileResult {
   std::vector<std::pair<std::string, std::string>> manifest;
 };
 
-/// Compiles `op` into the tensor-core kernel for `target`, up to `level`.
-/// `spec` (with concrete b, sq, sk) goes into the manifest as the default
-/// problem. PTX needs CUDA_ROOT (libdevice); cubins run ptxas from
-/// $CUDA_ROOT/bin. Fails with a message in `error`.
+/// Compiles `op` into the kernel of `chip` up to `level` (Kernel, NVVM, PTX
+/// or Artifact). Chooses the #attn.gpu_kernel configuration unless `op`
+/// carries one; when ptxas reports spills for a chosen configuration, it
+/// retries with the target's fallback configuration, and warns when the
+/// kept one still spills. `spec` (with concrete b, sq, sk) goes into the
+/// manifest as the default problem. PTX needs CUDA_ROOT (libdevice); cubins
+/// run ptxas from $CUDA_ROOT/bin. Fails with a message in `error`.
 bool compileForGpu(attn::AttentionOp op, const AttentionSpec &spec,
-                   const GpuTarget &target, GpuEmitLevel level,
+                   llvm::StringRef chip, EmitLevel level,
                    GpuCompileResult &result, std::string &error);
 
 /// The artifact of an Artifact-level result: its manifest, and its `ptx` and

@@ -7,6 +7,7 @@
 
 #include "attnc/Compiler.h"
 #include "attnc/InitAll.h"
+#include "attnc/Pipelines.h"
 
 #include "dialects/Attn/AttnDialect.h"
 #include "passes/Transforms/Passes.h"
@@ -19,6 +20,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -34,15 +36,38 @@ using attnc::mask::DocumentSource;
 using attnc::mask::MaskKind;
 
 std::optional<EmitLevel> attnc::parseEmitLevel(StringRef name) {
-  if (name == "attn")
-    return EmitLevel::Attn;
-  if (name == "tiled")
-    return EmitLevel::Tiled;
-  if (name == "loops")
-    return EmitLevel::Loops;
-  if (name == "llvm")
-    return EmitLevel::LLVM;
-  return std::nullopt;
+  return llvm::StringSwitch<std::optional<EmitLevel>>(name)
+      .Case("attn", EmitLevel::Attn)
+      .Case("tiled", EmitLevel::Tiled)
+      .Case("loops", EmitLevel::Loops)
+      .Case("llvm", EmitLevel::LLVM)
+      .Case("kernel", EmitLevel::Kernel)
+      .Case("nvvm", EmitLevel::NVVM)
+      .Case("ptx", EmitLevel::PTX)
+      .Case("artifact", EmitLevel::Artifact)
+      .Default(std::nullopt);
+}
+
+bool attnc::isEmitLevelOf(EmitLevel level, bool gpu) {
+  switch (level) {
+  case EmitLevel::Attn:
+  case EmitLevel::Tiled:
+    return true;
+  case EmitLevel::Loops:
+  case EmitLevel::LLVM:
+    return !gpu;
+  case EmitLevel::Kernel:
+  case EmitLevel::NVVM:
+  case EmitLevel::PTX:
+  case EmitLevel::Artifact:
+    return gpu;
+  }
+  return false;
+}
+
+StringRef attnc::emitLevelNames(bool gpu) {
+  return gpu ? "attn|tiled|kernel|nvvm|ptx|artifact"
+             : "attn|tiled|loops|llvm";
 }
 
 std::unique_ptr<MLIRContext> attnc::createContext() {
@@ -164,38 +189,23 @@ FailureOr<AttentionOp> attnc::findSingleAttention(ModuleOp module) {
 // Pipelines
 //===----------------------------------------------------------------------===//
 
-/// Upstream passes from the tiled loops to the LLVM dialect on the host.
-static const char kCpuLoweringPipeline[] =
-    "one-shot-bufferize{bufferize-function-boundaries},"
-    "canonicalize,cse,"
-    "convert-vector-to-llvm,expand-strided-metadata,lower-affine,"
-    "convert-scf-to-cf,convert-math-to-llvm,convert-math-to-libm,"
-    "arith-expand{include-bf16=true},convert-arith-to-llvm,"
-    "convert-index-to-llvm,finalize-memref-to-llvm,convert-func-to-llvm,"
-    "convert-cf-to-llvm,reconcile-unrealized-casts";
-
 void attnc::buildPipeline(OpPassManager &pm, EmitLevel level,
                           const CompileOptions &options) {
+  bool gpu = options.target != "cpu";
+  if (gpu)
+    buildChooseGpuKernelPipeline(pm, options.target);
   if (level == EmitLevel::Attn)
     return;
-  AttnTileOptions tile;
-  tile.blockQ = options.blockQ;
-  tile.blockK = options.blockK;
-  pm.addPass(createAttnTile(tile));
-  if (options.skipMaskedTiles)
-    pm.addPass(createAttnSkipMaskedTiles());
-  pm.addPass(createCSEPass());
-  if (level == EmitLevel::Tiled)
+  // A GPU target tiles with its kernel's block sizes (attn.tile_sizes set
+  // by attn-choose-gpu-kernel).
+  buildAttnTilePipeline(pm, {options.blockQ, options.blockK,
+                             options.skipMaskedTiles});
+  if (level == EmitLevel::Tiled || gpu)
     return;
-  pm.addPass(createAttnDecomposeOnlineSoftmax());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  buildTiledToLoopsPipeline(pm);
   if (level == EmitLevel::Loops)
     return;
-  // The registry holds the upstream passes (registerAllPasses); the string
-  // is a constant, so a failure here is a bug in attnc.
-  if (failed(parsePassPipeline(kCpuLoweringPipeline, pm, llvm::errs())))
-    llvm::report_fatal_error("attnc: malformed CPU lowering pipeline");
+  buildLoopsToLLVMPipeline(pm);
 }
 
 LogicalResult attnc::lowerTo(ModuleOp module, EmitLevel level,

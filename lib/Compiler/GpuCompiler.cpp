@@ -1,16 +1,20 @@
 //===- GpuCompiler.cpp - attention to PTX, cubin and an artifact ----------===//
 //
-// Generates the kernel (convert-attn-to-gpu), lowers it to NVVM and PTX
+// Chooses the kernel configuration and builds the kernel through the target
+// hooks (convert-attn-to-gpu), lowers it to NVVM and PTX
 // (gpu-module-to-binary), assembles a cubin with ptxas, and describes the
 // launch in the artifact manifest the runtime reads.
 //
 //===----------------------------------------------------------------------===//
 
+#include "attnc/Artifact/Artifact.h"
+#include "attnc/Artifact/KernelAbi.h"
 #include "attnc/Compiler.h"
-#include "attnc/Runtime/Artifact.h"
+#include "attnc/Pipelines.h"
 
 #include "dialects/Attn/AttnDialect.h"
 #include "passes/Conversion/AttnToGPU.h"
+#include "passes/Conversion/Sm80Kernel.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/MLIRContext.h"
@@ -29,25 +33,15 @@ using namespace attnc;
 using attnc::mask::DocumentSource;
 using attnc::mask::MaskKind;
 
-std::optional<GpuTarget> attnc::parseGpuTarget(llvm::StringRef name) {
-  if (name == "sm_80" || name == "sm_90a")
-    return GpuTarget{name.str()};
-  return std::nullopt;
-}
-
-/// The CUDA toolkit: $CUDA_ROOT, $CUDA_HOME, $CUDA_PATH or /usr/local/cuda.
-static std::string cudaRoot() {
-  for (const char *var : {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"})
-    if (const char *v = std::getenv(var); v && *v)
-      return v;
-  return "/usr/local/cuda";
+bool attnc::isGpuChip(llvm::StringRef chip) {
+  return GpuTarget::lookup(chip) != nullptr;
 }
 
 /// Runs ptxas -v on `ptx` for `chip`; returns the cubin bytes and the log.
 static bool assemble(const std::string &ptx, const std::string &chip,
                      std::string &cubin, std::string &ptxasLog,
                      std::string &error) {
-  std::string ptxas = cudaRoot() + "/bin/ptxas";
+  std::string ptxas = cudaToolkitPath() + "/bin/ptxas";
   if (!llvm::sys::fs::can_execute(ptxas)) {
     error =
         "ptxas not found at " + ptxas + " (set CUDA_ROOT to the CUDA toolkit)";
@@ -102,43 +96,33 @@ static bool spills(const std::string &log) {
   return false;
 }
 
-/// Builds the kernel of `op` with `config` and lowers it to `level` (the
-/// module for Kernel and NVVM, the PTX otherwise).
+/// Builds the kernel of `op` (with its #attn.gpu_kernel) and lowers it to
+/// `level` (the module for Kernel and NVVM, the PTX otherwise).
 static bool lowerKernel(attn::AttentionOp op, const GpuTarget &target,
-                        GpuEmitLevel level, const GpuKernelConfig &config,
-                        GpuCompileResult &result, std::string &error) {
+                        EmitLevel level, GpuCompileResult &result,
+                        std::string &error) {
   MLIRContext *ctx = op.getContext();
   OwningOpRef<ModuleOp> module = ModuleOp::create(op.getLoc());
-  if (failed(buildAttentionKernel(*module, op, config))) {
+  if (failed(convertAttentionToGpu(*module, op))) {
     error = "the attention cannot become a GPU kernel (see the error above)";
     return false;
   }
-  if (level == GpuEmitLevel::Kernel) {
+  if (level == EmitLevel::Kernel) {
     result.module = std::move(module);
     return true;
   }
 
   PassManager pm(ctx);
-  std::string pipeline =
-      "nvvm-attach-target{chip=" + target.chip +
-      " features=" + target.features +
-      " O=3},gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm,canonicalize,"
-      "cse,reconcile-unrealized-casts)";
-  if (level != GpuEmitLevel::NVVM)
-    pipeline += ",gpu-module-to-binary{format=isa toolkit=" + cudaRoot() + "}";
-  std::string pipelineError;
-  llvm::raw_string_ostream errs(pipelineError);
-  if (failed(parsePassPipeline(pipeline, pm, errs))) {
-    error = "bad GPU pipeline: " + pipelineError;
-    return false;
-  }
+  buildKernelToNVVMPipeline(pm, target.chip().str(),
+                            target.ptxFeatures().str());
+  if (level != EmitLevel::NVVM)
+    buildNVVMToPTXPipeline(pm);
   if (failed(pm.run(*module))) {
     error = "lowering the kernel to " +
-            std::string(level == GpuEmitLevel::NVVM ? "NVVM" : "PTX") +
-            " failed";
+            std::string(level == EmitLevel::NVVM ? "NVVM" : "PTX") + " failed";
     return false;
   }
-  if (level == GpuEmitLevel::NVVM) {
+  if (level == EmitLevel::NVVM) {
     result.module = std::move(module);
     return true;
   }
@@ -154,61 +138,92 @@ static bool lowerKernel(attn::AttentionOp op, const GpuTarget &target,
       result.ptx.find(".extern .func") != std::string::npos) {
     error = "the PTX calls libdevice functions that were not linked; set "
             "CUDA_ROOT to the CUDA toolkit (" +
-            cudaRoot() +
-            " has no "
-            "nvvm/libdevice)";
+            cudaToolkitPath() + " has no nvvm/libdevice)";
     return false;
   }
   return true;
 }
 
 bool attnc::compileForGpu(attn::AttentionOp op, const AttentionSpec &spec,
-                          const GpuTarget &target, GpuEmitLevel level,
+                          llvm::StringRef chip, EmitLevel level,
                           GpuCompileResult &result, std::string &error) {
-  // The preferred configuration first; when ptxas reports spills, the one
-  // with a single m-tile per warp (fewer registers).
-  SmallVector<GpuKernelConfig> configs = {chooseGpuKernelConfig(op)};
-  if (configs.front().mTiles > 1)
-    configs.push_back(singleTileGpuKernelConfig(op));
-  bool canAssemble = llvm::sys::fs::can_execute(cudaRoot() + "/bin/ptxas");
-  GpuKernelConfig config;
-  for (size_t attempt = 0; attempt < configs.size(); ++attempt) {
-    config = configs[attempt];
+  const GpuTarget *target = GpuTarget::lookup(chip);
+  if (!target) {
+    error = "expected a GPU target (" + GpuTarget::supportedChips().str() +
+            "), got '" + chip.str() + "'";
+    return false;
+  }
+  if (!isEmitLevelOf(level, /*gpu=*/true) || level == EmitLevel::Attn ||
+      level == EmitLevel::Tiled) {
+    error = "compileForGpu stops at kernel, nvvm, ptx or artifact";
+    return false;
+  }
+  // A configuration given in the IR is kept as given; a chosen one may be
+  // replaced by the target's fallback when ptxas reports spills.
+  bool pinned = static_cast<bool>(getGpuKernelAttr(op));
+  if (failed(chooseGpuKernel(op, *target))) {
+    error = "the attention cannot run on " + chip.str() +
+            " (see the error above)";
+    return false;
+  }
+  bool canAssemble =
+      llvm::sys::fs::can_execute(cudaToolkitPath() + "/bin/ptxas");
+  while (true) {
     result = GpuCompileResult();
-    if (!lowerKernel(op, target, level, config, result, error))
+    if (!lowerKernel(op, *target, level, result, error))
       return false;
-    if (level == GpuEmitLevel::Kernel || level == GpuEmitLevel::NVVM)
+    if (level == EmitLevel::Kernel || level == EmitLevel::NVVM)
       return true;
-    if (level == GpuEmitLevel::PTX && !canAssemble)
+    if (level == EmitLevel::PTX && !canAssemble)
       return true;
     std::string log;
-    if (!assemble(result.ptx, target.chip, result.cubin, log, error))
+    if (!assemble(result.ptx, target->chip().str(), result.cubin, log, error))
       return false;
-    if (!spills(log) || attempt + 1 == configs.size())
+    if (!spills(log))
       break;
+    std::optional<attn::GpuKernelAttr> fallback =
+        pinned ? std::nullopt
+               : target->fallbackConfig(op, getGpuKernelAttr(op));
+    if (!fallback) {
+      op.emitWarning("the kernel spills registers to local memory with ")
+          << getGpuKernelAttr(op) << " (ptxas -v); it runs, but slowly";
+      break;
+    }
+    op->setAttr(kGpuKernelAttrName, *fallback);
+    if (failed(chooseGpuKernel(op, *target))) {
+      error = "the fallback configuration does not fit " + chip.str();
+      return false;
+    }
   }
-  if (level == GpuEmitLevel::PTX) {
+  if (level == EmitLevel::PTX) {
     result.cubin.clear();
     return true;
   }
 
+  attn::GpuKernelAttr config = getGpuKernelAttr(op);
   mask::MaskSpec m = op.getMaskSpec();
   auto flag = [](bool v) { return std::string(v ? "1" : "0"); };
+  std::string configText;
+  {
+    llvm::raw_string_ostream os(configText);
+    os << config;
+  }
   auto &mf = result.manifest;
   mf = {{"format", "attnc-artifact-1"},
-        {"kernel", config.kernelName},
-        {"target", target.chip},
+        {"kernel", kKernelName.str()},
+        {"target", target->chip().str()},
+        {"gpu_kernel", configText},
         {"spec", printSpec(spec)},
         {"dtype", elementTypeName(spec.dtype)},
         {"num_q_heads", std::to_string(op.getNumQueryHeads())},
         {"num_kv_heads", std::to_string(op.getNumKeyValueHeads())},
         {"head_dim", std::to_string(op.getHeadDim())},
         {"value_head_dim", std::to_string(op.getValueHeadDim())},
-        {"block_q", std::to_string(config.blockQ)},
-        {"block_k", std::to_string(config.blockK)},
-        {"threads", std::to_string(config.threads())},
+        {"block_q", std::to_string(config.getBlockQ())},
+        {"block_k", std::to_string(config.getBlockK())},
+        {"threads", std::to_string(config.getThreads())},
         {"dynamic_shared_memory",
-         std::to_string(gpuSharedMemoryBytes(op, config))},
+         std::to_string(target->sharedMemoryBytes(op, config))},
         {"reads_lse", flag(static_cast<bool>(op.getLse()))},
         {"reads_seq_ids", flag(static_cast<bool>(op.getSeqIds()))},
         {"reads_cu_seqlens", flag(static_cast<bool>(op.getCuSeqlens()))},
@@ -218,8 +233,9 @@ bool attnc::compileForGpu(attn::AttentionOp op, const AttentionSpec &spec,
     mf.push_back({"mask_block_q", std::to_string(m.blockQ)});
     mf.push_back({"mask_block_k", std::to_string(m.blockK)});
   }
-  mf.push_back({"params", kKernelParams});
-  mf.push_back({"grid", kKernelGrid});
+  mf.push_back({"abi_version", std::to_string(abi::kVersion)});
+  mf.push_back({"params", abi::paramList()});
+  mf.push_back({"grid", abi::kGrid});
   return true;
 }
 

@@ -1,6 +1,7 @@
 //===- InitAll.cpp - register everything attnc provides -------------------===//
 
 #include "attnc/InitAll.h"
+#include "attnc/Pipelines.h"
 
 #include "dialects/Attn/AttnDialect.h"
 #include "passes/Conversion/AttnToGPU.h"
@@ -23,4 +24,5 @@ void attnc::registerAllPasses() {
   mlir::registerAllPasses();
   attnc::registerTransformsPasses();
   attnc::registerConversionPasses();
+  attnc::registerAttnPipelines();
 }

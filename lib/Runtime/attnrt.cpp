@@ -7,9 +7,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "attnc/Runtime/attnrt.h"
-#include "attnc/Runtime/Artifact.h"
+#include "attnc/Artifact/Artifact.h"
+#include "attnc/Artifact/KernelAbi.h"
 #include "attnc/Runtime/CudaDriver.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <mutex>
@@ -200,23 +202,60 @@ struct Checker {
     return true;
   }
 
-  /// Dense row-major strides of [B, H, S, D]: {H*S*D, S*D, D, 1}.
-  bool strides(const char *field, const int64_t *got, int64_t h, int64_t s,
-               int64_t d, const char *shape) {
-    int64_t sd = 0, hsd = 0;
-    if (__builtin_mul_overflow(s, d, &sd) ||
-        __builtin_mul_overflow(h, sd, &hsd)) {
-      error = std::string("expected ") + field + " of a tensor " + shape +
-              " with fewer than 2^63 elements per batch entry";
+  /// Strides (in elements) of a [B, H, S, D] view that the kernel can read
+  /// or write in place: the innermost dimension contiguous (stride 1), every
+  /// other stride non-negative and a multiple of 8 elements (16 bytes, the
+  /// kernel's copy width) unless its dimension has size 1, and every address
+  /// within 2^63 elements. With `output`, no two elements may share an
+  /// address. Dense [B, H, S, D], PyTorch's [B, S, H, D].transpose(1, 2) and
+  /// the packed [tokens, H, D] layout all qualify.
+  bool strides(const char *field, const int64_t *got, int64_t b, int64_t h,
+               int64_t s, int64_t d, const char *shape, bool output) {
+    const int64_t extent[4] = {b, h, s, d};
+    if (got[3] != 1) {
+      error = std::string("expected ") + field + " " + listText(got, 4) +
+              " to have an innermost stride of 1 (contiguous rows of " + shape +
+              ")";
       return false;
     }
-    int64_t want[4] = {hsd, sd, d, 1};
-    for (int i = 0; i < 4; ++i)
-      if (got[i] != want[i]) {
-        error = std::string("expected ") + field + " " + listText(want, 4) +
-                " (dense row-major " + shape + "), got " + listText(got, 4);
+    int64_t last = 0;
+    for (int i = 0; i < 4; ++i) {
+      if (extent[i] == 1)
+        continue;
+      if (got[i] < 0 || (i < 3 && got[i] % 8 != 0)) {
+        error = std::string("expected ") + field + " " + listText(got, 4) +
+                " of " + shape +
+                " to be non-negative multiples of 8 elements (16 bytes)";
         return false;
       }
+      int64_t span = 0;
+      if (__builtin_mul_overflow(extent[i] - 1, got[i], &span) ||
+          __builtin_add_overflow(last, span, &last)) {
+        error = std::string("expected ") + field + " " + listText(got, 4) +
+                " of " + shape + " to address fewer than 2^63 elements";
+        return false;
+      }
+    }
+    if (!output)
+      return true;
+    // No overlap: ordered by stride, each dimension starts past the whole
+    // span of the smaller ones.
+    int order[4] = {0, 1, 2, 3};
+    std::sort(order, order + 4, [&](int x, int y) {
+      return got[x] < got[y] || (got[x] == got[y] && x > y);
+    });
+    int64_t covered = 1;
+    for (int i : order) {
+      if (extent[i] == 1)
+        continue;
+      if (got[i] < covered) {
+        error = std::string("expected ") + field + " " + listText(got, 4) +
+                " of " + shape +
+                " not to overlap: an output element would be written twice";
+        return false;
+      }
+      covered = got[i] * extent[i];
+    }
     return true;
   }
 
@@ -268,14 +307,14 @@ struct Checker {
         !tensor("o", a.o))
       return false;
     int64_t hq = a.num_q_heads, hkv = a.num_kv_heads;
-    if (!strides("q_strides", a.q_strides, hq, a.seq_q, a.head_dim,
-                 "[B, Hq, Sq, D]") ||
-        !strides("k_strides", a.k_strides, hkv, a.seq_k, a.head_dim,
-                 "[B, Hkv, Sk, D]") ||
-        !strides("v_strides", a.v_strides, hkv, a.seq_k, a.value_head_dim,
-                 "[B, Hkv, Sk, Dv]") ||
-        !strides("o_strides", a.o_strides, hq, a.seq_q, a.value_head_dim,
-                 "[B, Hq, Sq, Dv]"))
+    if (!strides("q_strides", a.q_strides, a.batch, hq, a.seq_q, a.head_dim,
+                 "[B, Hq, Sq, D]", false) ||
+        !strides("k_strides", a.k_strides, a.batch, hkv, a.seq_k, a.head_dim,
+                 "[B, Hkv, Sk, D]", false) ||
+        !strides("v_strides", a.v_strides, a.batch, hkv, a.seq_k,
+                 a.value_head_dim, "[B, Hkv, Sk, Dv]", false) ||
+        !strides("o_strides", a.o_strides, a.batch, hq, a.seq_q,
+                 a.value_head_dim, "[B, Hq, Sq, Dv]", true))
       return false;
     if (!operand("lse", a.lse, m.readsLse, "write", "the log-sum-exp", 4) ||
         !operand("seq_ids", a.seq_ids, m.readsSeqIds, "read", "document ids",
@@ -473,22 +512,34 @@ extern "C" attnrt_status attnrt_launch(attnrt_artifact *artifact,
   auto ptr = [](const void *p) {
     return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p));
   };
-  // The kernel ABI: 9 device pointers, then 6 x int64.
-  CUdeviceptr pointers[9] = {
-      ptr(a.q),          ptr(a.k),          ptr(a.v),
-      ptr(a.o),          ptr(a.lse),        ptr(a.seq_ids),
-      ptr(a.cu_seqlens), ptr(a.block_mask), ptr(a.alibi_slopes)};
-  int64_t scalars[6] = {a.batch,
-                        a.seq_q,
-                        a.seq_k,
-                        m.readsCuSeqlens ? a.num_cu_seqlens : 0,
-                        m.readsBlockMask ? a.block_mask_b : 0,
-                        m.readsBlockMask ? a.block_mask_h : 0};
-  void *params[15];
-  for (int i = 0; i < 9; ++i)
-    params[i] = &pointers[i];
-  for (int i = 0; i < 6; ++i)
-    params[9 + i] = &scalars[i];
+  // The kernel ABI (KernelAbi.h): one slot per parameter, in table order.
+  CUdeviceptr pointers[abi::NumParams] = {};
+  int64_t scalars[abi::NumParams] = {};
+  pointers[abi::Q] = ptr(a.q);
+  pointers[abi::K] = ptr(a.k);
+  pointers[abi::V] = ptr(a.v);
+  pointers[abi::O] = ptr(a.o);
+  pointers[abi::Lse] = ptr(a.lse);
+  pointers[abi::SeqIds] = ptr(a.seq_ids);
+  pointers[abi::CuSeqlens] = ptr(a.cu_seqlens);
+  pointers[abi::BlockMask] = ptr(a.block_mask);
+  pointers[abi::AlibiSlopes] = ptr(a.alibi_slopes);
+  scalars[abi::Batch] = a.batch;
+  scalars[abi::SeqQ] = a.seq_q;
+  scalars[abi::SeqK] = a.seq_k;
+  scalars[abi::NumCuSeqlens] = m.readsCuSeqlens ? a.num_cu_seqlens : 0;
+  scalars[abi::BlockMaskB] = m.readsBlockMask ? a.block_mask_b : 0;
+  scalars[abi::BlockMaskH] = m.readsBlockMask ? a.block_mask_h : 0;
+  const int64_t *strides[4] = {a.q_strides, a.k_strides, a.v_strides,
+                               a.o_strides};
+  for (unsigned t = 0; t < 4; ++t)
+    for (unsigned dim = 0; dim < 3; ++dim)
+      scalars[abi::QStrideB + 3 * t + dim] = strides[t][dim];
+  void *params[abi::NumParams];
+  for (unsigned i = 0; i < abi::NumParams; ++i)
+    params[i] = abi::kParams[i].kind == abi::ParamKind::Pointer
+                    ? static_cast<void *>(&pointers[i])
+                    : static_cast<void *>(&scalars[i]);
 
   int64_t gridX = (a.seq_q + m.blockQ - 1) / m.blockQ;
   r = d->cuLaunchKernel(function, static_cast<unsigned>(gridX),

@@ -1,18 +1,14 @@
-//===- AttnToGPU.cpp - attn.attention to a tensor-core kernel -------------===//
+//===- AttnToGPU.cpp - attn.attention to GPU kernels ----------------------===//
 //
-// Implements convert-attn-to-gpu. Fragment layouts follow the PTX ISA,
-// "Matrix Fragments for mma.m16n8k16 with floating point type": with
-// lane = 4 g + t, A (16x16, row) registers hold (g, 2t..2t+1), (g+8, 2t..),
-// (g, 2t+8..), (g+8, 2t+8..); B (16x8, col) registers hold (k = 2t..2t+1,
-// n = g) and (k = 2t+8.., n = g); C holds (g, 2t..2t+1) and (g+8, 2t..).
+// Implements attn-choose-gpu-kernel and convert-attn-to-gpu: thin passes over
+// the target hooks of GpuTarget.h.
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Conversion/AttnToGPU.h"
 
-#include "dialects/Attn/AttnDialect.h"
-#include "passes/Transforms/IndexArith.h"
-#include "passes/Transforms/MaskCodegen.h"
+#include "passes/Conversion/Sm80Kernel.h"
+#include "passes/Codegen/MaskCodegen.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -22,13 +18,11 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/IR/ImplicitLocOpBuilder.h"
-
-#include <cmath>
 
 #define DEBUG_TYPE "convert-attn-to-gpu"
 
 namespace attnc {
+#define GEN_PASS_DEF_ATTNCHOOSEGPUKERNEL
 #define GEN_PASS_DEF_CONVERTATTNTOGPU
 #include "passes/Conversion/Passes.h.inc"
 } // namespace attnc
@@ -36,736 +30,77 @@ namespace attnc {
 using namespace mlir;
 using namespace attnc;
 using namespace attnc::attn;
-using attnc::mask::MaskKind;
 
-GpuKernelConfig attnc::singleTileGpuKernelConfig(AttentionOp op) {
-  GpuKernelConfig config;
-  if (op.getHeadDim() + op.getValueHeadDim() > 256)
-    config.blockK = 32;
-  return config;
-}
-
-GpuKernelConfig attnc::chooseGpuKernelConfig(AttentionOp op) {
-  GpuKernelConfig config;
-  int64_t width = op.getHeadDim() + op.getValueHeadDim();
-  if (width > 256) {
-    config.blockK = 32;
-    return config;
-  }
-  // Two m-tiles per warp halve the shared-memory reads per mma; Q moves to
-  // shared memory when its fragments would not fit beside the state.
-  config.warps = 4;
-  config.mTiles = 2;
-  config.qInSharedMemory = op.getHeadDim() > 64;
-  // Above D = 64 the accumulators take half the registers: halve the key
-  // tile (and the scores held per thread) to stay clear of spills.
-  if (op.getHeadDim() > 64)
-    config.blockK = 32;
-  config.blockQ = 16 * config.mTiles * config.warps;
-  return config;
-}
-
-int64_t attnc::gpuSharedMemoryBytes(AttentionOp op,
-                                    const GpuKernelConfig &config) {
-  int64_t stages = 2 * config.blockK *
-                   ((op.getHeadDim() + 8) + (op.getValueHeadDim() + 8)) * 2;
-  int64_t q =
-      config.qInSharedMemory ? config.blockQ * (op.getHeadDim() + 8) * 2 : 0;
-  return stages + q;
-}
-
-LogicalResult attnc::checkGpuSupport(AttentionOp op) {
-  Type elt = op.getQuery().getType().getElementType();
-  if (!elt.isBF16() && !elt.isF16())
-    return op.emitError("expected bf16 or f16 inputs for a GPU target, got ")
-           << elt;
-  for (auto [name, d] :
-       {std::pair<StringRef, int64_t>{"head dim", op.getHeadDim()},
-        {"value head dim", op.getValueHeadDim()}})
-    if (d % 16 != 0 || d > 256)
+LogicalResult attnc::chooseGpuKernel(AttentionOp op, const GpuTarget &target) {
+  if (failed(target.checkSupport(op)))
+    return failure();
+  GpuKernelAttr config = getGpuKernelAttr(op);
+  if (!config) {
+    if (Attribute other = op->getAttr(kGpuKernelAttrName))
       return op.emitError("expected ")
-             << name << " to be a multiple of 16 up to 256 for a GPU target, "
-             << "got " << d;
+             << kGpuKernelAttrName << " to be an #attn.gpu_kernel, got "
+             << other;
+    config = target.chooseConfig(op);
+    op->setAttr(kGpuKernelAttrName, config);
+  }
+  if (failed(target.checkConfig(op, config)))
+    return failure();
+  // Tiling for this target uses the kernel's tile sizes.
+  op->setAttr(attn::kTileSizesAttrName,
+              DenseI64ArrayAttr::get(op.getContext(),
+                                     {config.getBlockQ(), config.getBlockK()}));
   return success();
 }
 
+FailureOr<gpu::GPUModuleOp> attnc::convertAttentionToGpu(ModuleOp module,
+                                                         AttentionOp op) {
+  GpuKernelAttr config = getGpuKernelAttr(op);
+  if (!config)
+    return op.emitError("expected an ")
+           << kGpuKernelAttrName
+           << " attribute (run attn-choose-gpu-kernel, or set it by hand)";
+  const GpuTarget *target = GpuTarget::lookup(config.getChip());
+  if (!target)
+    return op.emitError("expected a supported chip (")
+           << GpuTarget::supportedChips() << "), got \"" << config.getChip()
+           << "\"";
+  if (failed(target->checkSupport(op)) ||
+      failed(target->checkConfig(op, config)))
+    return failure();
+  op.emitRemark("convert-attn-to-gpu: ")
+      << target->chip() << " kernel (" << target->kernelFamily()
+      << "), block_q = " << config.getBlockQ()
+      << ", block_k = " << config.getBlockK() << ", " << config.getWarps()
+      << " warps x " << config.getMTiles() << " m-tiles; "
+      << mmaSyncTileStrategy(op);
+  return target->buildKernel(module, op, config);
+}
+
 namespace {
-/// Builds the kernel body. Values named *A / *B belong to the thread's two
-/// query rows g and g + 8 of its warp's 16.
-class KernelBuilder {
-public:
-  KernelBuilder(ImplicitLocOpBuilder &b, AttentionOp op,
-                const GpuKernelConfig &config, gpu::GPUFuncOp func)
-      : b(b), a{b}, op(op), config(config), func(func) {}
+struct AttnChooseGpuKernelPass final
+    : attnc::impl::AttnChooseGpuKernelBase<AttnChooseGpuKernelPass> {
+  using AttnChooseGpuKernelBase::AttnChooseGpuKernelBase;
 
-  void build();
-
-private:
-  ImplicitLocOpBuilder &b;
-  IndexArith a;
-  AttentionOp op;
-  const GpuKernelConfig &config;
-  gpu::GPUFuncOp func;
-
-  Type i16, i32, i64, f32, eltType;
-  int64_t d = 0, dv = 0, heads = 0, kvHeads = 0;
-  /// The dynamic shared memory: two stages of a K tile then a V tile, rows
-  /// padded by 8 elements (16 bytes) so ldmatrix rows hit distinct banks.
-  Value smem;
-  int64_t kPitch = 0, vPitch = 0, stageBytes = 0, vOffset = 0;
-  /// Q tile (config.qInSharedMemory): after the two stages.
-  int64_t qPitch = 0, qOffset = 0;
-
-  Value arg(unsigned i) { return func.getArgument(i); }
-  Value idx(int64_t v) { return a.constant(v); }
-  Value toI64(Value index) { return arith::IndexCastOp::create(b, i64, index); }
-  Value f32c(double v) {
-    return arith::ConstantOp::create(b, b.getF32FloatAttr(v));
-  }
-  Value i32c(int64_t v) { return arith::ConstantIntOp::create(b, v, 32); }
-
-  /// Address of element `index` (in elements of `elementType`) of `base`.
-  Value gep(Value base, Value index, Type elementType) {
-    return LLVM::GEPOp::create(b, LLVM::LLVMPointerType::get(b.getContext()),
-                               elementType, base, ValueRange{toI64(index)});
-  }
-  /// Loads the 32-bit word holding the 16-bit elements `index`, `index + 1`.
-  Value loadPair(Value base, Value index) {
-    return LLVM::LoadOp::create(b, i32, gep(base, index, i16), /*align=*/4);
-  }
-  /// Packs two f32 into the input type's 16-bit pair (low half first).
-  Value packPair(Value lo, Value hi) {
-    auto half = [&](Value x) {
-      Value narrow = arith::TruncFOp::create(b, eltType, x);
-      Value bits = arith::BitcastOp::create(b, i16, narrow);
-      return arith::ExtUIOp::create(b, i32, bits).getResult();
-    };
-    Value h = arith::ShLIOp::create(b, half(hi), i32c(16));
-    return arith::OrIOp::create(b, half(lo), h);
-  }
-  /// One mma.sync m16n8k16 with f32 accumulation.
-  SmallVector<Value, 4> mma(ArrayRef<Value> aFrag, ArrayRef<Value> bFrag,
-                            ArrayRef<Value> c) {
-    auto resultType =
-        LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
-    NVVM::MMATypes t =
-        eltType.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
-    // bf16 operands travel as i32 pairs, f16 ones as vector<2xf16>.
-    auto operands = [&](ArrayRef<Value> words) {
-      SmallVector<Value, 4> out(words.begin(), words.end());
-      if (eltType.isF16())
-        for (Value &w : out)
-          w = LLVM::BitcastOp::create(b, VectorType::get({2}, eltType), w);
-      return out;
-    };
-    auto mmaOp =
-        NVVM::MmaOp::create(b, resultType, operands(aFrag), operands(bFrag), c,
-                            ArrayRef<int64_t>{16, 8, 16}, std::nullopt,
-                            std::nullopt, std::array<NVVM::MMATypes, 2>{t, t},
-                            std::array<NVVM::MMALayout, 2>{
-                                NVVM::MMALayout::row, NVVM::MMALayout::col});
-    SmallVector<Value, 4> out;
-    for (int64_t i = 0; i < 4; ++i)
-      out.push_back(LLVM::ExtractValueOp::create(b, mmaOp, i));
-    return out;
-  }
-  /// Butterfly reduction over the 4 lanes that share a row.
-  Value rowReduce(Value v, bool isMax) {
-    for (int32_t offset : {1, 2}) {
-      Value other =
-          gpu::ShuffleOp::create(b, v, offset, 32, gpu::ShuffleMode::XOR)
-              .getShuffleResult();
-      v = isMax ? arith::MaximumFOp::create(b, v, other).getResult()
-                : arith::AddFOp::create(b, v, other).getResult();
+  void runOnOperation() override {
+    const GpuTarget *target = GpuTarget::lookup(chip);
+    if (!target) {
+      getOperation().emitError("expected chip to be one of ")
+          << GpuTarget::supportedChips() << ", got \"" << chip << "\"";
+      return signalPassFailure();
     }
-    return v;
-  }
-  /// Address of byte `offset` of the shared memory.
-  Value smemAt(Value offset) {
-    return LLVM::GEPOp::create(
-        b, sharedPtrType(), b.getI8Type(), smem,
-        ValueRange{arith::IndexCastOp::create(b, i32, offset)});
-  }
-  Type sharedPtrType() { return LLVM::LLVMPointerType::get(b.getContext(), 3); }
-  /// Issues cp.async copies of rows [k0, k0 + blockK) of a [.., S, width]
-  /// tensor into the shared tile at byte `dst` (row pitch `pitch`
-  /// elements); rows past `seqK` are zero-filled.
-  void copyTileAsync(Value base, Value rowBase, Value k0, Value seqK,
-                     int64_t width, int64_t pitch, Value dst, Value tid,
-                     int64_t rows);
-  /// ldmatrix x4 at byte `offset` of the shared memory.
-  SmallVector<Value, 4> ldmatrix(Value offset, bool transpose) {
-    auto type =
-        LLVM::LLVMStructType::getLiteral(b.getContext(), {i32, i32, i32, i32});
-    Value m = NVVM::LdMatrixOp::create(
-        b, type, smemAt(offset), 4,
-        transpose ? NVVM::MMALayout::col : NVVM::MMALayout::row,
-        NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
-        NVVM::LdStMatrixEltType::B16);
-    SmallVector<Value, 4> out;
-    for (int64_t i = 0; i < 4; ++i)
-      out.push_back(LLVM::ExtractValueOp::create(b, m, i));
-    return out;
+    WalkResult result = getOperation().walk([&](AttentionOp op) {
+      bool had = static_cast<bool>(getGpuKernelAttr(op));
+      if (failed(chooseGpuKernel(op, *target)))
+        return WalkResult::interrupt();
+      if (!had)
+        ++numChosen;
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
   }
 };
-} // namespace
 
-void KernelBuilder::copyTileAsync(Value base, Value rowBase, Value k0,
-                                  Value seqK, int64_t width, int64_t pitch,
-                                  Value dst, Value tid, int64_t rows) {
-  // 16-byte chunks: `rows` rows of width / 8 chunks.
-  int64_t chunksPerRow = width / 8;
-  int64_t chunks = rows * chunksPerRow;
-  Type globalPtr = LLVM::LLVMPointerType::get(b.getContext(), 1);
-  for (int64_t first = 0; first < chunks; first += config.threads()) {
-    Value chunk = a.add(tid, idx(first));
-    std::optional<OpBuilder::InsertionGuard> guard;
-    if (first + config.threads() > chunks) {
-      Value inRange = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, chunk,
-                                            idx(chunks));
-      auto ifIn = scf::IfOp::create(b, inRange, /*withElseRegion=*/false);
-      guard.emplace(b);
-      b.setInsertionPointToStart(&ifIn.getThenRegion().front());
-    }
-    Value row = arith::DivUIOp::create(b, chunk, idx(chunksPerRow));
-    Value col = arith::RemUIOp::create(b, chunk, idx(chunksPerRow));
-    Value key = a.add(k0, row);
-    Value valid =
-        arith::CmpIOp::create(b, arith::CmpIPredicate::slt, key, seqK);
-    // Past the keys: read a valid row with a source size of 0 (zero fill).
-    Value safeKey = a.min(key, a.sub(seqK, idx(1)));
-    Value element =
-        a.add(rowBase, a.add(arith::MulIOp::create(b, safeKey, idx(width)),
-                             arith::MulIOp::create(b, col, idx(8))));
-    Value src =
-        LLVM::AddrSpaceCastOp::create(b, globalPtr, gep(base, element, i16));
-    Value at = a.add(dst, arith::MulIOp::create(
-                              b,
-                              a.add(arith::MulIOp::create(b, row, idx(pitch)),
-                                    arith::MulIOp::create(b, col, idx(8))),
-                              idx(2)));
-    Value size = arith::SelectOp::create(b, valid, i32c(16), i32c(0));
-    NVVM::CpAsyncOp::create(b, smemAt(at), src, 16,
-                            NVVM::LoadCacheModifierKind::CG, size);
-  }
-}
-
-void KernelBuilder::build() {
-  MLIRContext *ctx = b.getContext();
-  i16 = b.getI16Type();
-  i32 = b.getI32Type();
-  i64 = b.getI64Type();
-  f32 = b.getF32Type();
-  eltType = op.getQuery().getType().getElementType();
-  d = op.getHeadDim();
-  dv = op.getValueHeadDim();
-  heads = op.getNumQueryHeads();
-  kvHeads = op.getNumKeyValueHeads();
-  smem = LLVM::AddressOfOp::create(b, sharedPtrType(), kSharedMemoryName);
-  kPitch = d + 8;
-  vPitch = dv + 8;
-  vOffset = config.blockK * kPitch * 2;
-  stageBytes = vOffset + config.blockK * vPitch * 2;
-  qPitch = d + 8;
-  qOffset = 2 * stageBytes;
-  const int64_t bq = config.blockQ, bk = config.blockK;
-  const int64_t nTiles = bk / 8, vTiles = dv / 8, kSteps = d / 16;
-
-  Value q = arg(0), k = arg(1), v = arg(2), o = arg(3), lse = arg(4);
-  auto indexOf = [&](Value x) {
-    return arith::IndexCastOp::create(b, b.getIndexType(), x).getResult();
-  };
-  Value seqQ = indexOf(arg(10)), seqK = indexOf(arg(11));
-
-  Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
-  Value warp = arith::DivUIOp::create(b, tid, idx(32));
-  Value lane = arith::RemUIOp::create(b, tid, idx(32));
-  Value g = arith::DivUIOp::create(b, lane, idx(4));
-  Value t = arith::RemUIOp::create(b, lane, idx(4));
-  Value tile = gpu::BlockIdOp::create(b, gpu::Dimension::x);
-  Value head = gpu::BlockIdOp::create(b, gpu::Dimension::y);
-  Value batch = gpu::BlockIdOp::create(b, gpu::Dimension::z);
-  Value kvHead = arith::DivUIOp::create(b, head, idx(heads / kvHeads));
-  Value q0 = arith::MulIOp::create(b, tile, idx(bq));
-  // A lane holds two rows of each of the warp's mt 16-row m-tiles: slot
-  // 2 m + h is row warp * 16 mt + 16 m + g + 8 h.
-  const int64_t mt = config.mTiles, slots = 2 * mt;
-  Value warpRow =
-      a.add(q0, a.add(arith::MulIOp::create(b, warp, idx(16 * mt)), g));
-  SmallVector<Value> rows;
-  for (int64_t sl = 0; sl < slots; ++sl)
-    rows.push_back(a.add(warpRow, idx(16 * (sl / 2) + 8 * (sl % 2))));
-  Value t2 = arith::MulIOp::create(b, t, idx(2));
-
-  // Element offsets of this (batch, head) in each tensor.
-  Value bh = a.add(arith::MulIOp::create(b, batch, idx(heads)), head);
-  Value bhk = a.add(arith::MulIOp::create(b, batch, idx(kvHeads)), kvHead);
-  Value qBase =
-      arith::MulIOp::create(b, arith::MulIOp::create(b, bh, seqQ), idx(d));
-  Value kBase =
-      arith::MulIOp::create(b, arith::MulIOp::create(b, bhk, seqK), idx(d));
-  Value vBase =
-      arith::MulIOp::create(b, arith::MulIOp::create(b, bhk, seqK), idx(dv));
-  Value oBase =
-      arith::MulIOp::create(b, arith::MulIOp::create(b, bh, seqQ), idx(dv));
-  Value lseBase = arith::MulIOp::create(b, bh, seqQ);
-
-  // Rows past Sq are computed at row Sq - 1 and never stored.
-  Value lastRow = a.sub(seqQ, idx(1));
-  SmallVector<Value> safeRows;
-  for (Value row : rows)
-    safeRows.push_back(a.min(row, lastRow));
-  // Q fragments [m-tile][k-step]: loaded once from global memory into
-  // registers, or (config.qInSharedMemory) staged in shared memory and
-  // read with ldmatrix in every tile to spare registers.
-  SmallVector<SmallVector<SmallVector<Value, 4>>> qFrag(
-      mt, SmallVector<SmallVector<Value, 4>>(kSteps));
-  if (!config.qInSharedMemory) {
-    for (int64_t m = 0; m < mt; ++m) {
-      Value rowLo =
-          a.add(qBase, arith::MulIOp::create(b, safeRows[2 * m], idx(d)));
-      Value rowHi =
-          a.add(qBase, arith::MulIOp::create(b, safeRows[2 * m + 1], idx(d)));
-      for (int64_t ks = 0; ks < kSteps; ++ks) {
-        Value col = a.add(idx(16 * ks), t2);
-        Value col8 = a.add(col, idx(8));
-        qFrag[m][ks] = {
-            loadPair(q, a.add(rowLo, col)), loadPair(q, a.add(rowHi, col)),
-            loadPair(q, a.add(rowLo, col8)), loadPair(q, a.add(rowHi, col8))};
-      }
-    }
-  }
-
-  // The mask and score context, reading operands through the pointers.
-  MaskScoreContext c;
-  c.spec = op.getMaskSpec();
-  c.batch = batch;
-  c.head = head;
-  c.seqQ = seqQ;
-  c.seqK = seqK;
-  c.loadSeqId = [&, ids = arg(5)](ImplicitLocOpBuilder &lb, Value bi,
-                                  Value pos) {
-    Value i = a.add(arith::MulIOp::create(lb, bi, seqK), pos);
-    return LLVM::LoadOp::create(lb, i32, gep(ids, i, i32), 4).getResult();
-  };
-  c.loadCuSeqlen = [&, cu = arg(6)](ImplicitLocOpBuilder &lb, Value i) {
-    return LLVM::LoadOp::create(lb, i32, gep(cu, i, i32), 4).getResult();
-  };
-  c.numCuSeqlens = indexOf(arg(12));
-  c.blockMaskB = indexOf(arg(13));
-  c.blockMaskH = indexOf(arg(14));
-  if (c.spec.kind == MaskKind::BlockSparse) {
-    int64_t mbq = c.spec.blockQ, mbk = c.spec.blockK;
-    Value nq = arith::CeilDivUIOp::create(b, seqQ, idx(mbq));
-    Value nk = arith::CeilDivUIOp::create(b, seqK, idx(mbk));
-    c.loadBlockMask = [&, bm = arg(7), nq, nk](ImplicitLocOpBuilder &lb,
-                                               Value bb, Value hh, Value r,
-                                               Value col) {
-      Value i = a.add(
-          arith::MulIOp::create(
-              lb,
-              a.add(arith::MulIOp::create(
-                        lb,
-                        a.add(arith::MulIOp::create(lb, bb, c.blockMaskH), hh),
-                        nq),
-                    r),
-              nk),
-          col);
-      return LLVM::LoadOp::create(lb, b.getI8Type(), gep(bm, i, b.getI8Type()),
-                                  1)
-          .getResult();
-    };
-  }
-  if (op.getAlibiSlopes())
-    c.loadSlope = [&, slopes = arg(8)](ImplicitLocOpBuilder &lb, Value h) {
-      return LLVM::LoadOp::create(lb, f32, gep(slopes, h, f32), 4).getResult();
-    };
-  c.scale = op.getEffectiveScale();
-  c.softcap = op.getSoftcapAttr();
-  c.alibi = op.getAlibiAttr();
-  if (op.hasMaskFn())
-    c.maskFn = &op.getMaskFn();
-  if (op.hasScoreFn())
-    c.scoreFn = &op.getScoreFn();
-  // The head is fixed per block: look its ALiBi slope up once.
-  c.slope = buildAlibiSlope(b, c);
-
-  // Key tiles to visit, and the full ones among them.
-  Value numTiles = arith::CeilDivUIOp::create(b, seqK, idx(bk));
-  KeyTileRange range;
-  if (canBoundKeyTiles(c.spec)) {
-    Value qLast = a.sub(a.min(a.add(q0, idx(bq)), seqQ), idx(1));
-    range = buildKeyTileRange(b, c, q0, qLast, numTiles, bk);
-  } else {
-    range = {idx(0), idx(0), idx(0), numTiles};
-  }
-
-  Value negInf = f32c(-INFINITY), zero = f32c(0.0), log2e = f32c(M_LOG2E);
-  // Loop state: m per slot, l per slot, then the accumulators of each
-  // m-tile (vTiles C fragments).
-  const int64_t accPerTile = vTiles * 4;
-  SmallVector<Value> inits(slots, negInf);
-  inits.append(slots, zero);
-  inits.append(mt * accPerTile, zero);
-
-  // Two-stage pipeline: tile kt + 1 streams in with cp.async while tile kt
-  // is computed. One cp.async group per tile (possibly empty).
-  auto issueTile = [&](Value kt, Value stage) {
-    Value k0 = arith::MulIOp::create(b, kt, idx(bk));
-    Value base = arith::MulIOp::create(b, stage, idx(stageBytes));
-    copyTileAsync(k, kBase, k0, seqK, d, kPitch, base, tid, bk);
-    copyTileAsync(v, vBase, k0, seqK, dv, vPitch, a.add(base, idx(vOffset)),
-                  tid, bk);
-  };
-  // Masks with no key-tile bounds are classified per tile at run time (an
-  // affine mask_fn at the tile's corners, seq_ids id ranges, the block
-  // table); empty tiles are neither loaded nor computed. A mask_fn of any
-  // other form stays element-wise on every tile.
-  TileTest test = chooseTileTest(c);
-  bool tileTest = test != TileTest::None && test != TileTest::RegionScan;
-  Value blockLast = a.sub(a.min(a.add(q0, idx(bq)), seqQ), idx(1));
-  auto tileFlags = [&](Value kt) {
-    Value k0 = arith::MulIOp::create(b, kt, idx(bk));
-    Value kLast = a.sub(a.min(a.add(k0, idx(bk)), seqK), idx(1));
-    return buildTileTest(b, c, test, q0, blockLast, k0, kLast);
-  };
-  auto notEmpty = [&](Value kt, Value cond) {
-    if (!tileTest)
-      return cond;
-    Value empty = tileFlags(kt).empty;
-    return arith::AndIOp::create(
-               b, cond,
-               arith::XOrIOp::create(b, empty,
-                                     arith::ConstantIntOp::create(b, 1, 1)))
-        .getResult();
-  };
-  {
-    Value any =
-        arith::CmpIOp::create(b, arith::CmpIPredicate::slt, range.lo, range.hi);
-    any = notEmpty(a.min(range.lo, a.sub(numTiles, idx(1))), any);
-    auto ifAny = scf::IfOp::create(b, any, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&ifAny.getThenRegion().front());
-    issueTile(range.lo, idx(0));
-  }
-  if (config.qInSharedMemory)
-    copyTileAsync(q, qBase, q0, seqQ, d, qPitch, idx(qOffset), tid, bq);
-  NVVM::CpAsyncCommitGroupOp::create(b);
-
-  // Lane parts of the ldmatrix addresses (elements): lane = 8 m + r
-  // supplies row r of matrix m. K (x4): matrices (keys 8n.., d lo/hi),
-  // (keys 8n + 8.., d lo/hi). V (x4, transposed): (keys lo/hi, dv 8j..),
-  // (keys lo/hi, dv 8j + 8..).
-  Value mIdx = arith::DivUIOp::create(b, lane, idx(8));
-  Value rIdx = arith::RemUIOp::create(b, lane, idx(8));
-  Value mLow = arith::RemUIOp::create(b, mIdx, idx(2));
-  Value mHigh = arith::DivUIOp::create(b, mIdx, idx(2));
-  Value kLane = a.add(
-      arith::MulIOp::create(
-          b, a.add(arith::MulIOp::create(b, mHigh, idx(8)), rIdx), idx(kPitch)),
-      arith::MulIOp::create(b, mLow, idx(8)));
-  Value qLane = a.add(
-      arith::MulIOp::create(
-          b, a.add(arith::MulIOp::create(b, mLow, idx(8)), rIdx), idx(qPitch)),
-      arith::MulIOp::create(b, mHigh, idx(8)));
-  Value vLane = a.add(
-      arith::MulIOp::create(
-          b, a.add(arith::MulIOp::create(b, mLow, idx(8)), rIdx), idx(vPitch)),
-      arith::MulIOp::create(b, mHigh, idx(8)));
-
-  auto loop = scf::ForOp::create(b, range.lo, range.hi, idx(1), inits);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value kt = loop.getInductionVar();
-    ValueRange it = loop.getRegionIterArgs();
-    SmallVector<Value> mOld(it.begin(), it.begin() + slots);
-    SmallVector<Value> lOld(it.begin() + slots, it.begin() + 2 * slots);
-    SmallVector<Value> acc(it.begin() + 2 * slots, it.end());
-    Value k0 = arith::MulIOp::create(b, kt, idx(bk));
-    Value stage = arith::RemUIOp::create(b, a.sub(kt, range.lo), idx(2));
-    Value stageBase = arith::MulIOp::create(b, stage, idx(stageBytes));
-
-    // Prefetch the next tile into the other stage, then wait for this one.
-    Value next = a.add(kt, idx(1));
-    {
-      Value more =
-          arith::CmpIOp::create(b, arith::CmpIPredicate::slt, next, range.hi);
-      more = notEmpty(a.min(next, a.sub(numTiles, idx(1))), more);
-      auto ifMore = scf::IfOp::create(b, more, /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(&ifMore.getThenRegion().front());
-      issueTile(next, a.sub(idx(1), stage));
-    }
-    NVVM::CpAsyncCommitGroupOp::create(b);
-    NVVM::CpAsyncWaitGroupOp::create(b, 1);
-    gpu::BarrierOp::create(b);
-
-    // The tile's work, skipped for a tile proven empty (block-uniform).
-    TileFlags flags;
-    Value work = arith::ConstantIntOp::create(b, 1, 1);
-    if (tileTest) {
-      flags = tileFlags(kt);
-      work = arith::XOrIOp::create(b, flags.empty, work);
-    }
-    SmallVector<Type> stateTypes(it.getTypes().begin(), it.getTypes().end());
-    auto ifWork = scf::IfOp::create(b, stateTypes, work,
-                                    /*withElseRegion=*/true);
-    b.setInsertionPointToStart(&ifWork.getElseRegion().front());
-    scf::YieldOp::create(b, it);
-    b.setInsertionPointToStart(&ifWork.getThenRegion().front());
-
-    // Q fragments from shared memory (ldmatrix x4: matrices rows 0-7 /
-    // 8-15 by columns 0-7 / 8-15 of the 16x16 block).
-    if (config.qInSharedMemory) {
-      Value qLaneBytes =
-          a.add(idx(qOffset), arith::MulIOp::create(b, qLane, idx(2)));
-      for (int64_t m = 0; m < mt; ++m)
-        for (int64_t ks = 0; ks < kSteps; ++ks)
-          qFrag[m][ks] = ldmatrix(
-              a.add(qLaneBytes, a.add(arith::MulIOp::create(
-                                          b, warp, idx(16 * mt * qPitch * 2)),
-                                      idx((16 * m * qPitch + 16 * ks) * 2))),
-              false);
-    }
-
-    // S = Q K^T for the warp's rows and the tile's keys; s holds, per
-    // m-tile, nTiles C fragments. Each K fragment serves every m-tile.
-    const int64_t sPerTile = nTiles * 4;
-    SmallVector<Value> s(mt * sPerTile, zero);
-    Value kLaneBytes =
-        a.add(stageBase, arith::MulIOp::create(b, kLane, idx(2)));
-    for (int64_t n = 0; n < nTiles; n += 2) {
-      SmallVector<SmallVector<Value, 4>> c0(mt, {zero, zero, zero, zero}),
-          c1 = c0;
-      for (int64_t ks = 0; ks < kSteps; ++ks) {
-        SmallVector<Value, 4> frag = ldmatrix(
-            a.add(kLaneBytes, idx((8 * n * kPitch + 16 * ks) * 2)), false);
-        for (int64_t m = 0; m < mt; ++m) {
-          c0[m] = mma(qFrag[m][ks], {frag[0], frag[1]}, c0[m]);
-          c1[m] = mma(qFrag[m][ks], {frag[2], frag[3]}, c1[m]);
-        }
-      }
-      for (int64_t m = 0; m < mt; ++m) {
-        std::copy(c0[m].begin(), c0[m].end(), s.begin() + m * sPerTile + 4 * n);
-        std::copy(c1[m].begin(), c1[m].end(),
-                  s.begin() + m * sPerTile + 4 * (n + 1));
-      }
-    }
-    // Scores: the score pipeline, log2(e) folded in, -inf past Sk.
-    auto slotOf = [&](int64_t i) {
-      return 2 * (i / sPerTile) + ((i % sPerTile) % 4) / 2;
-    };
-    auto rowOf = [&](int64_t i) { return rows[slotOf(i)]; };
-    auto colOf = [&](int64_t i) {
-      int64_t w = i % sPerTile;
-      return a.add(k0, a.add(idx(8 * (w / 4) + (w % 2)), t2));
-    };
-    bool plainScores = !c.softcap && !c.alibi && !c.loadSlope && !c.scoreFn;
-    Value scaleLog2e = f32c(c.scale * M_LOG2E);
-    for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i) {
-      Value x;
-      if (plainScores) {
-        x = arith::MulFOp::create(b, s[i], scaleLog2e);
-      } else {
-        x = buildScore(b, c, s[i], rowOf(i), colOf(i));
-        x = arith::MulFOp::create(b, x, log2e);
-      }
-      s[i] = x;
-    }
-    // The element-wise mask and the key bound, on boundary tiles only: a
-    // full tile that also lies inside the keys takes no mask arithmetic.
-    {
-      Value inside = arith::CmpIOp::create(b, arith::CmpIPredicate::sle,
-                                           a.add(k0, idx(bk)), seqK);
-      Value full = arith::AndIOp::create(
-          b,
-          arith::AndIOp::create(
-              b,
-              arith::CmpIOp::create(b, arith::CmpIPredicate::sge, kt,
-                                    range.fullLo),
-              arith::CmpIOp::create(b, arith::CmpIPredicate::slt, kt,
-                                    range.fullHi)),
-          inside);
-      if (tileTest)
-        full = arith::OrIOp::create(
-            b, full, arith::AndIOp::create(b, flags.full, inside));
-      SmallVector<Type> types(s.size(), f32);
-      auto ifPartial = scf::IfOp::create(b, types, full,
-                                         /*withElseRegion=*/true);
-      {
-        OpBuilder::InsertionGuard g2(b);
-        b.setInsertionPointToStart(&ifPartial.getThenRegion().front());
-        scf::YieldOp::create(b, s);
-        b.setInsertionPointToStart(&ifPartial.getElseRegion().front());
-        // Rows past Sq and keys past Sk are evaluated at the last row /
-        // key so that mask operands are read in bounds; their results are
-        // never stored (rows) or are -inf (keys).
-        SmallVector<RowMask> rowMasks;
-        for (Value row : safeRows)
-          rowMasks.push_back(buildRowMask(b, c, row));
-        Value lastKey = a.sub(seqK, idx(1));
-        SmallVector<Value> masked;
-        for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i) {
-          Value vis = arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
-                                            colOf(i), seqK);
-          if (Value m =
-                  buildVisible(b, c, rowMasks[slotOf(i)], safeRows[slotOf(i)],
-                               a.min(colOf(i), lastKey)))
-            vis = arith::AndIOp::create(b, vis, m);
-          masked.push_back(arith::SelectOp::create(b, vis, s[i], negInf));
-        }
-        scf::YieldOp::create(b, masked);
-      }
-      s.assign(ifPartial.getResults().begin(), ifPartial.getResults().end());
-    }
-
-    // Online softmax. m' = max(m, rowmax S); a = exp2(m - ref); P = exp2(S -
-    // ref) with ref = 0 while a row has seen no key (so nothing is NaN).
-    SmallVector<Value> rowMax(slots, negInf), rowSum(slots, zero);
-    for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i)
-      rowMax[slotOf(i)] = arith::MaximumFOp::create(b, rowMax[slotOf(i)], s[i]);
-    auto reference = [&](Value m) {
-      Value none =
-          arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, m, negInf);
-      return arith::SelectOp::create(b, none, zero, m).getResult();
-    };
-    SmallVector<Value> mNew, ref, alpha;
-    for (int64_t sl = 0; sl < slots; ++sl) {
-      mNew.push_back(
-          arith::MaximumFOp::create(b, mOld[sl], rowReduce(rowMax[sl], true)));
-      ref.push_back(reference(mNew[sl]));
-      alpha.push_back(
-          math::Exp2Op::create(b, arith::SubFOp::create(b, mOld[sl], ref[sl])));
-    }
-    for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i) {
-      s[i] = math::Exp2Op::create(
-          b, arith::SubFOp::create(b, s[i], ref[slotOf(i)]));
-      rowSum[slotOf(i)] = arith::AddFOp::create(b, rowSum[slotOf(i)], s[i]);
-    }
-    SmallVector<Value> lNew;
-    for (int64_t sl = 0; sl < slots; ++sl)
-      lNew.push_back(arith::AddFOp::create(
-          b, arith::MulFOp::create(b, alpha[sl], lOld[sl]), rowSum[sl]));
-    auto accSlot = [&](int64_t i) {
-      return 2 * (i / accPerTile) + ((i % accPerTile) % 4) / 2;
-    };
-    for (int64_t i = 0; i < static_cast<int64_t>(acc.size()); ++i)
-      acc[i] = arith::MulFOp::create(b, acc[i], alpha[accSlot(i)]);
-
-    // O += P V: P's C fragments of key n-tiles 2kk and 2kk + 1 are the A
-    // fragment of key step kk; V's B fragments come from ldmatrix.trans.
-    Value vLaneBytes =
-        a.add(stageBase,
-              a.add(idx(vOffset), arith::MulIOp::create(b, vLane, idx(2))));
-    for (int64_t kk = 0; kk < bk / 16; ++kk) {
-      SmallVector<SmallVector<Value, 4>> pFrag;
-      for (int64_t m = 0; m < mt; ++m) {
-        const Value *p = s.begin() + m * sPerTile + 8 * kk;
-        pFrag.push_back({packPair(p[0], p[1]), packPair(p[2], p[3]),
-                         packPair(p[4], p[5]), packPair(p[6], p[7])});
-      }
-      for (int64_t j = 0; j < vTiles; j += 2) {
-        SmallVector<Value, 4> frag = ldmatrix(
-            a.add(vLaneBytes, idx((16 * kk * vPitch + 8 * j) * 2)), true);
-        for (int64_t m = 0; m < mt; ++m)
-          for (int64_t h = 0; h < 2; ++h) {
-            auto at = acc.begin() + m * accPerTile + 4 * (j + h);
-            SmallVector<Value, 4> cfrag(at, at + 4);
-            cfrag = mma(pFrag[m], {frag[2 * h], frag[2 * h + 1]}, cfrag);
-            std::copy(cfrag.begin(), cfrag.end(), at);
-          }
-      }
-    }
-    SmallVector<Value> yields(mNew.begin(), mNew.end());
-    yields.append(lNew.begin(), lNew.end());
-    yields.append(acc.begin(), acc.end());
-    scf::YieldOp::create(b, yields);
-    b.setInsertionPointAfter(ifWork);
-    // Every warp is done with this stage before the next prefetch reuses it.
-    gpu::BarrierOp::create(b);
-    scf::YieldOp::create(b, ifWork.getResults());
-  }
-
-  // O = acc / l (0 for a row with no key), LSE = (m + log2 l) ln 2.
-  ValueRange res = loop.getResults();
-  auto inverse = [&](Value l) {
-    Value empty = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, l, zero);
-    return arith::SelectOp::create(b, empty, zero,
-                                   arith::DivFOp::create(b, f32c(1.0), l))
-        .getResult();
-  };
-  auto storeRow = [&](int64_t sl) {
-    Value row = rows[sl], m = res[sl];
-    Value l = rowReduce(res[slots + sl], false);
-    Value inv = inverse(l);
-    int64_t first = 2 * slots + (sl / 2) * accPerTile + 2 * (sl % 2);
-    Value valid =
-        arith::CmpIOp::create(b, arith::CmpIPredicate::slt, row, seqQ);
-    auto ifValid = scf::IfOp::create(b, valid, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&ifValid.getThenRegion().front());
-    Value rowOff = a.add(oBase, arith::MulIOp::create(b, row, idx(dv)));
-    for (int64_t j = 0; j < vTiles; ++j) {
-      Value x = arith::MulFOp::create(b, res[first + 4 * j], inv);
-      Value y = arith::MulFOp::create(b, res[first + 4 * j + 1], inv);
-      Value at = a.add(rowOff, a.add(idx(8 * j), t2));
-      LLVM::StoreOp::create(b, packPair(x, y), gep(o, at, i16), 4);
-    }
-    if (op.getLse()) {
-      Value first4 =
-          arith::CmpIOp::create(b, arith::CmpIPredicate::eq, t, idx(0));
-      auto ifLane = scf::IfOp::create(b, first4, /*withElseRegion=*/false);
-      b.setInsertionPointToStart(&ifLane.getThenRegion().front());
-      Value empty =
-          arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, l, zero);
-      Value safeL = arith::SelectOp::create(b, empty, f32c(1.0), l);
-      Value value = arith::MulFOp::create(
-          b, arith::AddFOp::create(b, m, math::Log2Op::create(b, safeL)),
-          f32c(M_LN2));
-      value = arith::SelectOp::create(b, empty, f32c(-INFINITY), value);
-      LLVM::StoreOp::create(b, value, gep(lse, a.add(lseBase, row), f32), 4);
-    }
-  };
-  for (int64_t sl = 0; sl < slots; ++sl)
-    storeRow(sl);
-  (void)ctx;
-  gpu::ReturnOp::create(b);
-}
-
-FailureOr<gpu::GPUModuleOp>
-attnc::buildAttentionKernel(ModuleOp module, AttentionOp op,
-                            const GpuKernelConfig &config) {
-  if (failed(checkGpuSupport(op)))
-    return failure();
-  MLIRContext *ctx = module.getContext();
-  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
-                  UnitAttr::get(ctx));
-  ImplicitLocOpBuilder b(op.getLoc(), ctx);
-  b.setInsertionPointToEnd(module.getBody());
-  auto gpuModule = gpu::GPUModuleOp::create(b, "attnc_kernels");
-  b.setInsertionPointToStart(gpuModule.getBody());
-
-  // The dynamic shared memory, as an external array (a static one could
-  // overlap other shared allocations).
-  LLVM::GlobalOp::create(b, LLVM::LLVMArrayType::get(b.getI8Type(), 0),
-                         /*isConstant=*/false, LLVM::Linkage::External,
-                         kSharedMemoryName, Attribute(), /*alignment=*/16,
-                         /*addrSpace=*/3);
-  Type ptr = LLVM::LLVMPointerType::get(ctx);
-  SmallVector<Type> args(9, ptr);
-  args.append(6, b.getI64Type());
-  auto func =
-      gpu::GPUFuncOp::create(b, config.kernelName, b.getFunctionType(args, {}));
-  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  func.setKnownBlockSizeAttr(
-      b.getDenseI32ArrayAttr({static_cast<int32_t>(config.threads()), 1, 1}));
-  b.setInsertionPointToStart(&func.getBody().front());
-  KernelBuilder(b, op, config, func).build();
-  return gpuModule;
-}
-
-namespace {
 struct ConvertAttnToGPUPass final
     : attnc::impl::ConvertAttnToGPUBase<ConvertAttnToGPUPass> {
   using ConvertAttnToGPUBase::ConvertAttnToGPUBase;
@@ -779,8 +114,7 @@ struct ConvertAttnToGPUPass final
       return signalPassFailure();
     }
     AttentionOp op = ops.front();
-    if (failed(buildAttentionKernel(getOperation(), op,
-                                    chooseGpuKernelConfig(op))))
+    if (failed(convertAttentionToGpu(getOperation(), op)))
       return signalPassFailure();
     ++numKernels;
     if (canBoundKeyTiles(op.getMaskSpec()))

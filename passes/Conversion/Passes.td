@@ -5,39 +5,70 @@
 
 include "mlir/Pass/PassBase.td"
 
-def ConvertAttnToGPU : Pass<"convert-attn-to-gpu", "::mlir::ModuleOp"> {
-  let summary = "Generate a tensor-core flash-attention kernel per attn.attention";
+def AttnChooseGpuKernel : Pass<"attn-choose-gpu-kernel", "::mlir::ModuleOp"> {
+  let summary = "Attach the target's GPU kernel configuration to each attn.attention";
   let description = [{
-    Input: a module with exactly one `attn.attention` (bf16 or f16, head dims
-    multiples of 16 up to 256). Output: the module gains `gpu.module
-    @attnc_kernels` with `gpu.func @attnc_attention`, the sm_80-class kernel
-    (runs on sm_80 and later, Hopper included); the attention op is left in
-    place for the host side.
-
-    The kernel: one thread block per (query tile of 128 rows, query head,
-    batch) of 4 warps with two 16-row m-tiles each (or 8 warps of one, see
-    GpuKernelConfig); Q fragments in registers or, above D = 64, read from
-    shared memory; K and V tiles are staged in shared memory; S = Q K^T and
-    O += P V use `mma.sync.aligned.m16n8k16` with f32 accumulation; row max
-    and row sum are reduced with warp shuffles; exp2 with log2(e) folded into
-    the scale. The key-tile loop covers only the tiles the mask leaves
-    non-empty (closed-form bounds, or cu_seqlens document ranges), and the
-    element-wise mask runs only on boundary tiles. Query head h reads key /
-    value head h / (Hq / Hkv).
-
-    Kernel parameters (docs/runtime.md): q, k, v, o, lse, seq_ids,
-    cu_seqlens, block_mask, alibi_slopes as pointers, then batch, seq_q,
-    seq_k, num_cu_seqlens, block_mask_b, block_mask_h as i64. Grid
-    (ceil(seq_q / 128), Hq, batch), 128 threads (256 with one m-tile per
-    warp); K and V tiles double-buffered in dynamic shared memory with
-    cp.async, B fragments with ldmatrix.
+    Input: `attn.attention` ops. Output: each op carries `attn.gpu_kernel =
+    #attn.gpu_kernel<chip = ..., block_q, block_k, warps, m_tiles, stages,
+    q_in_smem>`, chosen by the target of `chip` (GpuTarget.h) from the op's
+    head dims. An op that already has one keeps it (lit tests and users pin
+    configurations that way); either way the configuration is checked
+    against the target (stages, m-tiles, shared memory), and an op the
+    target cannot run is an error naming the chip and the feature.
 
     ```mlir
     // before
     %o = attn.attention %q, %k, %v mask(#attn.causal) : ...
+    // after --attn-choose-gpu-kernel=chip=sm_90a (D = 128)
+    %o = attn.attention %q, %k, %v mask(#attn.causal)
+        {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128,
+         block_k = 32, warps = 4, m_tiles = 2, stages = 2, q_in_smem = true>}
+    ```
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
+           "The target chip: sm_80 or sm_90a">,
+  ];
+  let statistics = [
+    Statistic<"numChosen", "num-chosen", "configurations chosen">,
+  ];
+}
+
+def ConvertAttnToGPU : Pass<"convert-attn-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Generate the flash-attention kernel an attn.attention's #attn.gpu_kernel describes";
+  let description = [{
+    Input: a module with exactly one `attn.attention` carrying
+    `attn.gpu_kernel` (see attn-choose-gpu-kernel). Output: the module gains
+    `gpu.module @attnc_kernels` with `gpu.func @attnc_attention`, built by the
+    target of the attribute's chip (GpuTarget.h); the attention op is left
+    in place for the host side. A remark names the kernel family, the
+    configuration and the key-tile strategy (including the element-wise
+    slow path of a non-affine `mask_fn`).
+
+    sm_80 and sm_90a both build the sm_80-class kernel today: one thread
+    block per (query tile of block_q rows, query head, batch) of `warps`
+    warps with `m_tiles` 16-row m-tiles each; Q fragments in registers or
+    (q_in_smem) read from shared memory; K and V tiles of block_k keys
+    double-buffered in dynamic shared memory with cp.async; S = Q K^T and
+    O += P V with `mma.sync.aligned.m16n8k16` (f32 accumulation) on
+    ldmatrix fragments; row max and sum reduced with warp shuffles; exp2
+    with log2(e) folded into the scale. The key-tile loop covers only the
+    tiles the mask leaves non-empty (closed-form bounds, cu_seqlens
+    document ranges, or a run-time tile test for seq_ids documents,
+    block-sparse masks and affine `mask_fn`s), and the element-wise mask
+    runs only on boundary tiles. Query head h reads key / value head
+    h / (Hq / Hkv).
+
+    Kernel parameters: the table of include/attnc/Artifact/KernelAbi.h
+    (pointers, sizes, then the [B, H, S] element strides of q, k, v, o).
+    Grid (ceil(seq_q / block_q), Hq, batch).
+
+    ```mlir
+    // before
+    %o = attn.attention %q, %k, %v mask(#attn.causal) {attn.gpu_kernel = ...}
     // after (added)
     gpu.module @attnc_kernels {
-      gpu.func @attnc_attention(%q: !llvm.ptr, ...) workgroup(...) kernel {
+      gpu.func @attnc_attention(%q: !llvm.ptr, ...) kernel {
         ... nvvm.mma.sync ... gpu.shuffle xor ... math.exp2 ...
       }
     }

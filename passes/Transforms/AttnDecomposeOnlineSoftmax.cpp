@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Transforms/IndexArith.h"
-#include "passes/Transforms/MaskCodegen.h"
+#include "passes/Codegen/IndexArith.h"
+#include "passes/Codegen/MaskCodegen.h"
 #include "passes/Transforms/Passes.h"
 
 #include "mlir/Dialect/Vector/IR/VectorOps.h"

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Transforms/IndexArith.h"
-#include "passes/Transforms/MaskCodegen.h"
+#include "passes/Codegen/IndexArith.h"
+#include "passes/Codegen/MaskCodegen.h"
 #include "passes/Transforms/Passes.h"
 
 #define DEBUG_TYPE "attn-skip-masked-tiles"

@@ -144,7 +144,7 @@ LogicalResult attnc::tileAttention(RewriterBase &rewriter, AttentionOp op,
   auto accType = MemRefType::get({sizes.blockQ, op.getValueHeadDim()}, f32);
   FloatAttr scale = b.getF32FloatAttr(op.getEffectiveScale());
 
-  scf::ParallelOp::create(
+  auto queryTiles = scf::ParallelOp::create(
       b, ValueRange{c0, c0, c0}, ValueRange{batch, heads, numQueryTiles},
       ValueRange{c1, c1, c1}, [&](OpBuilder &pb, Location loc, ValueRange ivs) {
         ImplicitLocOpBuilder ib(loc, pb);
@@ -185,6 +185,9 @@ LogicalResult attnc::tileAttention(RewriterBase &rewriter, AttentionOp op,
                                ivs[1], qBegin);
         memref::AllocaScopeReturnOp::create(ib);
       });
+  // A GPU kernel configuration travels with the query tiles it describes.
+  if (Attribute kernel = op->getAttr(kGpuKernelAttrName))
+    queryTiles->setAttr(kGpuKernelAttrName, kernel);
 
   if (outputStore)
     rewriter.eraseOp(outputStore);

@@ -36,8 +36,7 @@ struct TileSizes {
 
 /// Name of the attribute that marks the key-tile loop built by tiling.
 inline constexpr llvm::StringLiteral kKeyTilesAttrName = "attn.key_tiles";
-/// Name of the op / module attribute that sets tile sizes.
-inline constexpr llvm::StringLiteral kTileSizesAttrName = "attn.tile_sizes";
+using attn::kTileSizesAttrName;
 
 /// Tile sizes for `op`: its `attn.tile_sizes`, the enclosing module's, or
 /// `fallback`. Fails with a diagnostic on a malformed attribute.

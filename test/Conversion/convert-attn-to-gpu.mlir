@@ -1,12 +1,23 @@
-// RUN: attnc-opt %s --convert-attn-to-gpu --split-input-file --verify-diagnostics | FileCheck %s
+// RUN: attnc-opt %s --attn-choose-gpu-kernel=chip=sm_80 --convert-attn-to-gpu --split-input-file 2>/dev/null | FileCheck %s
+// RUN: attnc-opt %s --attn-choose-gpu-kernel=chip=sm_80 --convert-attn-to-gpu --split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
 
 // The kernel of a causal GQA attention (8 query heads over 2 key/value heads,
 // bf16, head dim 64) with the log-sum-exp: the module becomes a GPU container
 // and gains gpu.module @attnc_kernels with the dynamic shared memory and the
-// kernel, whose parameters are the runtime's ABI (docs/runtime.md): q, k, v,
+// kernel, whose parameters are the kernel ABI table (KernelAbi.h): q, k, v,
 // o, lse, seq_ids, cu_seqlens, block_mask, alibi_slopes as pointers, then
-// batch, seq_q, seq_k, num_cu_seqlens, block_mask_b, block_mask_h as i64.
+// batch, seq_q, seq_k, num_cu_seqlens, block_mask_b, block_mask_h and the
+// [B, H, S] element strides of q, k, v and o as i64.
 // The attention op stays in place for the host side.
+// Every op gets a remark naming the kernel, its configuration and how key
+// tiles are chosen.
+// REMARK: remark: convert-attn-to-gpu: sm_80 kernel (mma.sync m16n8k16, cp.async double buffering), block_q = 128, block_k = 64, 4 warps x 2 m-tiles; key tiles bounded in closed form, mask arithmetic on boundary tiles only
+// REMARK: block_q = 128, block_k = 32, 4 warps x 2 m-tiles; no mask: every key tile full, no mask arithmetic
+// REMARK: key tiles bounded by run-time cu_seqlens document ranges
+// REMARK: run-time tile test on seq_ids id ranges: empty tiles skipped
+// REMARK: run-time tile test on the block table: empty tiles skipped
+// REMARK: run-time tile test at the tile corners of the affine mask_fn: empty tiles skipped
+// REMARK: element-wise mask on every key tile (slow path): the mask_fn is not affine in (q, k)
 // CHECK: module attributes {gpu.container_module}
 // CHECK-LABEL: func.func @causal_bf16(
 // CHECK: attn.attention {{.*}} mask(#attn.causal)
@@ -17,11 +28,20 @@
 // CHECK-SAME: %[[O:[a-z0-9_]+]]: !llvm.ptr, %[[LSE:[a-z0-9_]+]]: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr,
 // CHECK-SAME: %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr,
 // CHECK-SAME: %{{[a-z0-9_]+}}: i64, %[[SEQ_Q:[a-z0-9_]+]]: i64, %[[SEQ_K:[a-z0-9_]+]]: i64,
-// CHECK-SAME: %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64)
+// CHECK-SAME: %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64,
+// CHECK-SAME: %[[QSB:[a-z0-9_]+]]: i64, %[[QSH:[a-z0-9_]+]]: i64, %[[QSS:[a-z0-9_]+]]: i64,
+// CHECK-SAME: %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %[[KSS:[a-z0-9_]+]]: i64,
+// CHECK-SAME: %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64,
+// CHECK-SAME: %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %[[OSS:[a-z0-9_]+]]: i64)
 // CHECK-SAME: kernel attributes {known_block_size = array<i32: {{[0-9]+}}, 1, 1>}
 // CHECK: llvm.mlir.addressof @attnc_smem : !llvm.ptr<3>
 // CHECK: %[[SQ:.*]] = arith.index_cast %[[SEQ_Q]] : i64 to index
 // CHECK-NEXT: %[[SK:.*]] = arith.index_cast %[[SEQ_K]] : i64 to index
+// Rows are addressed through the strides the runtime passes, so strided
+// views (e.g. [B, S, H, D].transpose(1, 2)) run in place.
+// CHECK-NEXT: %[[QB:.*]] = arith.index_cast %[[QSB]] : i64 to index
+// CHECK-NEXT: %[[QH:.*]] = arith.index_cast %[[QSH]] : i64 to index
+// CHECK-NEXT: %[[QS:.*]] = arith.index_cast %[[QSS]] : i64 to index
 // CHECK: gpu.thread_id x
 // CHECK: %[[TILE:.*]] = gpu.block_id x
 // CHECK-NEXT: %[[HEAD:.*]] = gpu.block_id y
@@ -30,7 +50,11 @@
 // CHECK: %[[C4:.*]] = arith.constant 4 : index
 // CHECK-NEXT: arith.divui %[[HEAD]], %[[C4]] : index
 // CHECK: %[[Q0:.*]] = arith.muli %[[TILE]], %{{.*}} : index
-// The Q fragments are loaded once, as 32-bit pairs.
+// The (batch, head) base of Q is batch * stride_b + head * stride_h.
+// CHECK: arith.muli %{{.*}}, %[[QB]] : index
+// CHECK-NEXT: arith.muli %[[HEAD]], %[[QH]] : index
+// The Q fragments are loaded once, as 32-bit pairs, row r at r * stride_s.
+// CHECK: arith.muli %{{.*}}, %[[QS]] : index
 // CHECK: llvm.getelementptr %[[Q]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i16
 // CHECK-NEXT: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> i32
 // The key tiles to visit, before the loop, with the causal interval formula
@@ -59,11 +83,14 @@
 // CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // Plain scores: scale and log2(e) folded into one constant (0.125 log2 e).
 // CHECK: %[[SCALE:.*]] = arith.constant 0.180336878 : f32
-// CHECK-NEXT: arith.mulf %{{.*}}, %[[SCALE]] : f32
+// CHECK-NEXT: %[[S0:.*]] = arith.mulf %{{.*}}, %[[SCALE]] : f32
 // Full tiles skip the mask; boundary tiles take it (-inf where hidden).
 // CHECK: arith.cmpi sge, %[[KT]], %{{.*}} : index
+// Proves the full-tile branch has no mask arithmetic: it only yields the
+// scaled scores, starting with the first one.
 // CHECK: scf.if %{{.*}} -> (f32,
-// CHECK: } else {
+// CHECK-NEXT: scf.yield %[[S0]],
+// CHECK-NEXT: } else {
 // CHECK: arith.select %{{.*}}, %{{.*}}, %[[NEG_INF]] : f32
 // Online softmax: row max over the 4 lanes of a row by xor shuffles, exp2.
 // CHECK: arith.maximumf
@@ -243,6 +270,26 @@ func.func @custom_mask(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v:
 
 // -----
 
+// A mask_fn that is not affine in (q, k) (a remainder) cannot be classified
+// per tile: every tile takes the element-wise mask, and the remark says so.
+// CHECK-LABEL: func.func @custom_mask_modular(
+// CHECK: gpu.func @attnc_attention(
+// CHECK: arith.remui
+// CHECK: gpu.return
+func.func @custom_mask_modular(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>) -> tensor<?x8x?x64xbf16> {
+  %o = attn.attention %q, %k, %v mask_fn {
+  ^bb0(%b: index, %h: index, %i: index, %j: index):
+    %c3 = arith.constant 3 : index
+    %r = arith.remui %j, %c3 : index
+    %c0 = arith.constant 0 : index
+    %c = arith.cmpi eq, %r, %c0 : index
+    attn.yield %c : i1
+  } : tensor<?x8x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x8x?x64xbf16>
+  return %o : tensor<?x8x?x64xbf16>
+}
+
+// -----
+
 // A score_fn region is inlined into the score pipeline of the kernel: scale,
 // the region (tanh here), then log2(e).
 // CHECK-LABEL: func.func @custom_score(
@@ -321,43 +368,4 @@ func.func @alibi_attribute(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>,
 func.func @alibi_operand(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>, %s: tensor<4xf32>) -> tensor<?x4x?x64xbf16> {
   %o = attn.attention %q, %k, %v alibi_slopes(%s : tensor<4xf32>) mask(#attn.causal) : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x4x?x64xbf16>
   return %o : tensor<?x4x?x64xbf16>
-}
-
-// -----
-
-// The tensor cores take bf16 or f16 only.
-func.func @f32_inputs(%q: tensor<?x4x?x64xf32>, %k: tensor<?x2x?x64xf32>, %v: tensor<?x2x?x64xf32>) -> tensor<?x4x?x64xf32> {
-  // expected-error @+1 {{expected bf16 or f16 inputs for a GPU target, got 'f32'}}
-  %o = attn.attention %q, %k, %v : tensor<?x4x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x64xf32> -> tensor<?x4x?x64xf32>
-  return %o : tensor<?x4x?x64xf32>
-}
-
-// -----
-
-// Head dims must be multiples of 16 (the mma k step).
-func.func @head_dim_72(%q: tensor<?x4x?x72xbf16>, %k: tensor<?x2x?x72xbf16>, %v: tensor<?x2x?x72xbf16>) -> tensor<?x4x?x72xbf16> {
-  // expected-error @+1 {{expected head dim to be a multiple of 16 up to 256 for a GPU target, got 72}}
-  %o = attn.attention %q, %k, %v : tensor<?x4x?x72xbf16>, tensor<?x2x?x72xbf16>, tensor<?x2x?x72xbf16> -> tensor<?x4x?x72xbf16>
-  return %o : tensor<?x4x?x72xbf16>
-}
-
-// -----
-
-// The value head dim too.
-func.func @value_head_dim_40(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x40xbf16>) -> tensor<?x4x?x40xbf16> {
-  // expected-error @+1 {{expected value head dim to be a multiple of 16 up to 256 for a GPU target, got 40}}
-  %o = attn.attention %q, %k, %v : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x40xbf16> -> tensor<?x4x?x40xbf16>
-  return %o : tensor<?x4x?x40xbf16>
-}
-
-// -----
-
-// One kernel per module: a second attention is an error on the module.
-// expected-error @+1 {{expected exactly one attn.attention, found 2}}
-module {
-  func.func @two_attentions(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>) -> (tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>) {
-    %a = attn.attention %q, %k, %v : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x4x?x64xbf16>
-    %b = attn.attention %q, %k, %v mask(#attn.causal) : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x4x?x64xbf16>
-    return %a, %b : tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>
-  }
 }

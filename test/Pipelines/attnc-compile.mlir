@@ -13,14 +13,20 @@
 // TILED: scf.parallel
 // TILED: attn.tile_step {{.*}} unmasked
 // TILED: attn.tile_finalize
+// Proves no attn op survives --emit=loops anywhere (tile steps live inside
+// scf.parallel): a LOOPS-NOT guards every gap, up to the end of the output.
 // LOOPS-NOT: attn.
 // LOOPS: scf.parallel
+// LOOPS-NOT: attn.
 // LOOPS: math.exp2
+// LOOPS-NOT: attn.
+// LOOPS: return
+// LOOPS-NOT: attn.
 // LLVM: llvm.func @attention
 // LLVM-NOT: scf.
 // LLVM: llvm.intr.exp2
 // SPEC: attn.attention {{.*}} mask(#attn.sliding_window<left = 3, right = 0>) : tensor<?x2x?x16xbf16>
-// BADEMIT: attnc: error: expected --emit=attn|tiled|loops|llvm, got ptx
+// BADEMIT: attnc: error: expected --emit=attn|tiled|loops|llvm for cpu, got ptx
 // BADTARGET: attnc: error: expected --target=cpu, sm_80 or sm_90a, got sm_70
 // NOOUT: attnc: error: an artifact is binary: give -o out.attnc
 

@@ -56,7 +56,20 @@ func.func @masked_step(%q: !q, %k: !kv, %v: !kv, %m: memref<8xf32>, %l: memref<8
 // -----
 
 // A full tile: the same update with no mask arithmetic at all.
+// Proves full tiles carry no mask compare/and/-inf select: each scaled score
+// is stored as is, and no arith.cmpi/andi appears anywhere in the step.
 // CHECK-LABEL: func @unmasked_step
+// CHECK-NOT: arith.cmpi
+// CHECK-DAG: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK-DAG: %[[LOG2E:.*]] = arith.constant 1.44269502 : f32
+// CHECK-NOT: arith.cmpi
+// CHECK-NOT: arith.andi
+// CHECK-NOT: arith.select {{.*}}, %[[NEGINF]] : f32
+// CHECK: %[[S2:.*]] = arith.mulf %{{.*}}, %[[LOG2E]] : f32
+// CHECK-NEXT: memref.store %[[S2]], %{{.*}} : memref<4xf32>
+// CHECK-NOT: arith.cmpi
+// CHECK-NOT: arith.andi
+// CHECK-NOT: arith.select {{.*}}, %[[NEGINF]] : f32
 // CHECK: math.exp2
 // CHECK-NOT: arith.cmpi
 // CHECK-NOT: arith.andi

@@ -4,18 +4,24 @@
 // step is unmasked, and boundary tiles; the bounds are the mask interface's
 // interval formulas (i' = i + Sk - Sq; row i sees keys [0, i' + 1)).
 // CHECK-LABEL: func @causal
+// CHECK: %[[SQ:.*]] = memref.dim %{{.*}}, %c2 : memref<1x2x?x32xbf16>
+// CHECK-NEXT: %[[SK:.*]] = memref.dim %{{.*}}, %c2 : memref<1x2x?x32xbf16>
 // CHECK: scf.parallel
-// CHECK: %[[SHIFT:.*]] = arith.subi %{{.*}}, %{{.*}} : index
+// CHECK: %[[SHIFT:.*]] = arith.subi %[[SK]], %[[SQ]] : index
+// CHECK-NEXT: arith.addi %{{.*}}, %[[SHIFT]] : index
+// Proves only the middle loop's step is unmasked: each boundary step line is
+// free of `unmasked` up to its end ({{$}}), past the attribute dictionary.
 // CHECK: scf.for %{{.*}} = %[[LO:.*]] to %[[FULL_LO:.*]] step
 // CHECK: attn.tile_step
-// CHECK-NOT: unmasked
 // CHECK-SAME: mask(#attn.causal)
+// CHECK-NOT: unmasked
+// CHECK-SAME: {{$}}
 // CHECK: scf.for %{{.*}} = %[[FULL_LO]] to %[[FULL_HI:.*]] step
 // CHECK: attn.tile_step {{.*}} unmasked}
 // CHECK: scf.for %{{.*}} = %[[FULL_HI]] to %[[HI:.*]] step
 // CHECK: attn.tile_step
 // CHECK-NOT: unmasked
-// CHECK-SAME: : memref
+// CHECK-SAME: {{$}}
 // CHECK-NOT: attn.key_tiles
 // CHECK: attn.tile_finalize
 func.func @causal(%q: tensor<1x2x?x32xbf16>, %k: tensor<1x2x?x32xbf16>, %v: tensor<1x2x?x32xbf16>) -> tensor<1x2x?x32xbf16> {
@@ -81,10 +87,12 @@ func.func @document_cu_seqlens(%q: tensor<1x2x?x32xf32>, %k: tensor<1x2x?x32xf32
 // CHECK: scf.if %[[ANY]] {
 // CHECK-NEXT: scf.if %[[ALL]] {
 // CHECK-NEXT: attn.tile_step {{.*}} unmasked}
+// Proves the partly visible tile's step is not unmasked (whole line checked:
+// `: memref` would stop at block_mask(... : memref), before the attributes).
 // CHECK: } else {
 // CHECK-NEXT: attn.tile_step
 // CHECK-NOT: unmasked
-// CHECK-SAME: : memref
+// CHECK-SAME: {{$}}
 func.func @block_sparse(%q: tensor<1x2x?x32xf32>, %k: tensor<1x2x?x32xf32>, %v: tensor<1x2x?x32xf32>, %bm: tensor<1x1x?x?xi8>) -> tensor<1x2x?x32xf32> {
   // expected-remark @+1 {{mask #attn.block_sparse<block_q = 64, block_k = 64>: run-time block table}}
   %o = attn.attention %q, %k, %v block_mask(%bm : tensor<1x1x?x?xi8>) mask(#attn.block_sparse<block_q = 64, block_k = 64>) : tensor<1x2x?x32xf32>, tensor<1x2x?x32xf32>, tensor<1x2x?x32xf32> -> tensor<1x2x?x32xf32>

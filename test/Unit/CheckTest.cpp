@@ -8,7 +8,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "attnc/Check.h"
-#include "attnc/Runtime/Artifact.h"
+#include "attnc/Artifact/Artifact.h"
+#include "attnc/Artifact/KernelAbi.h"
 #include "attnc/Runtime/DeviceRun.h"
 #include "attnc/Runtime/attnrt.h"
 
@@ -201,8 +202,9 @@ loadArtifact(std::initializer_list<const char *> reads) {
     a.set(key, value);
   for (const char *key : reads)
     a.set(key, "1");
-  a.set("params", kKernelParams);
-  a.set("grid", kKernelGrid);
+  a.set("abi_version", std::to_string(attnc::abi::kVersion));
+  a.set("params", attnc::abi::paramList());
+  a.set("grid", attnc::abi::kGrid);
   a.sections["ptx"] = ".version 8.0\n.target sm_90a\n";
   std::string bytes, error;
   EXPECT_TRUE(serializeArtifact(a, bytes, error)) << error;

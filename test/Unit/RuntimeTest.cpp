@@ -7,7 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "attnc/Runtime/Artifact.h"
+#include "attnc/Artifact/Artifact.h"
+#include "attnc/Artifact/KernelAbi.h"
 #include "attnc/Runtime/attnrt.h"
 #include "attnc/Runtime/attnrt.hpp"
 
@@ -52,8 +53,9 @@ Artifact kernelArtifact() {
   a.set("reads_cu_seqlens", "0");
   a.set("reads_block_mask", "0");
   a.set("reads_alibi_slopes", "0");
-  a.set("params", kKernelParams);
-  a.set("grid", kKernelGrid);
+  a.set("abi_version", std::to_string(attnc::abi::kVersion));
+  a.set("params", attnc::abi::paramList());
+  a.set("grid", attnc::abi::kGrid);
   a.sections["ptx"] = ".version 8.0\n.target sm_90a\n";
   return a;
 }
@@ -314,6 +316,7 @@ TEST(KernelManifestTest, RequiresEveryKey) {
                             "reads_cu_seqlens",
                             "reads_block_mask",
                             "reads_alibi_slopes",
+                            "abi_version",
                             "params",
                             "grid"};
   for (const char *key : required) {
@@ -358,7 +361,16 @@ TEST(KernelManifestTest, RejectsBadValues) {
             "manifest key 'num_q_heads': expected an integer in [1, 65535], "
             "got 0");
   EXPECT_EQ(with("block_k", "-64"),
-            "manifest key 'block_k': expected at least 1, got -64");
+            "manifest key 'block_k': expected an integer in [1, 1024], got "
+            "-64");
+  // A crafted block size must not overflow the launch arithmetic.
+  EXPECT_EQ(with("block_q", "9223372036854775807"),
+            "manifest key 'block_q': expected an integer in [1, 1024], got "
+            "9223372036854775807");
+  EXPECT_EQ(with("abi_version", "1"),
+            "manifest key 'abi_version': the artifact's kernel ABI is version "
+            "1, this runtime launches version " +
+                std::to_string(attnc::abi::kVersion) + " (recompile the artifact)");
   EXPECT_EQ(with("threads", "2048"),
             "manifest key 'threads': expected an integer in [1, 1024], got "
             "2048");
@@ -664,25 +676,60 @@ TEST_F(ValidateTest, RejectsMisalignedTensors) {
   EXPECT_EQ(check(a), "expected o (0x40001) to be 16-byte aligned");
 }
 
-TEST_F(ValidateTest, RejectsStridesThatAreNotDense) {
+TEST_F(ValidateTest, AcceptsStridedViewsInPlace) {
   attnrt_attention_args a = args;
-  a.q_strides[3] = 2;
-  EXPECT_EQ(check(a), "expected q_strides {51200, 6400, 64, 1} (dense "
-                      "row-major [B, Hq, Sq, D]), got {51200, 6400, 64, 2}");
-  a = args;
-  // [B, S, H, D] layout (transposed heads and sequence).
+  // [B, S, H, D].transpose(1, 2): heads inside the sequence.
   a.k_strides[1] = 64;
   a.k_strides[2] = 128;
-  EXPECT_EQ(check(a), "expected k_strides {15360, 7680, 64, 1} (dense "
-                      "row-major [B, Hkv, Sk, D]), got {15360, 64, 128, 1}");
+  a.o_strides[1] = 64;
+  a.o_strides[2] = 512;
+  EXPECT_EQ(check(a), "");
+  // Padded batch entries and padded rows.
   a = args;
   a.v_strides[0] = 2 * 15360;
-  EXPECT_EQ(check(a), "expected v_strides {15360, 7680, 64, 1} (dense "
-                      "row-major [B, Hkv, Sk, Dv]), got {30720, 7680, 64, 1}");
+  a.q_strides[2] = 72;
+  a.q_strides[1] = 7200;
+  a.q_strides[0] = 57600;
+  EXPECT_EQ(check(a), "");
+}
+
+TEST_F(ValidateTest, RejectsStridesTheKernelCannotUse) {
+  attnrt_attention_args a = args;
+  a.q_strides[3] = 2;
+  EXPECT_EQ(check(a), "expected q_strides {51200, 6400, 64, 2} to have an "
+                      "innermost stride of 1 (contiguous rows of [B, Hq, Sq, "
+                      "D])");
   a = args;
+  a.k_strides[2] = 60;
+  EXPECT_EQ(check(a), "expected k_strides {15360, 7680, 60, 1} of [B, Hkv, "
+                      "Sk, D] to be non-negative multiples of 8 elements (16 "
+                      "bytes)");
+  a = args;
+  a.v_strides[1] = -7680;
+  EXPECT_EQ(check(a), "expected v_strides {15360, -7680, 64, 1} of [B, Hkv, "
+                      "Sk, Dv] to be non-negative multiples of 8 elements (16 "
+                      "bytes)");
+  a = args;
+  a.q_strides[0] = INT64_MAX / 8 * 8;
+  EXPECT_EQ(check(a).find("expected q_strides"), 0u);
+  EXPECT_NE(check(a).find("to address fewer than 2^63 elements"),
+            std::string::npos);
+}
+
+TEST_F(ValidateTest, RejectsOverlappingOutput) {
+  attnrt_attention_args a = args;
+  // Rows of 72 elements: a head (100 rows) then spans 7200 > 6400.
   a.o_strides[2] = 72;
-  EXPECT_EQ(check(a), "expected o_strides {51200, 6400, 64, 1} (dense "
-                      "row-major [B, Hq, Sq, Dv]), got {51200, 6400, 72, 1}");
+  EXPECT_EQ(check(a), "expected o_strides {51200, 6400, 72, 1} of [B, Hq, Sq, "
+                      "Dv] not to overlap: an output element would be written "
+                      "twice");
+  a = args;
+  a.o_strides[1] = 0;
+  EXPECT_NE(check(a).find("not to overlap"), std::string::npos);
+  // The same broadcast is fine for an input.
+  a = args;
+  a.q_strides[1] = 0;
+  EXPECT_EQ(check(a), "");
 }
 
 TEST_F(ValidateTest, RequiresLseExactlyWhenWritten) {

@@ -20,7 +20,7 @@
 #include "attnc/Inputs.h"
 #include "attnc/Npy.h"
 #include "attnc/Reference.h"
-#include "attnc/Runtime/Artifact.h"
+#include "attnc/Artifact/Artifact.h"
 #include "attnc/Runtime/DeviceRun.h"
 #include "attnc/Runtime/attnrt.h"
 #include "attnc/Spec.h"
@@ -106,12 +106,11 @@ int main(int argc, char **argv) {
   if (device != "cpu" && device != "cuda")
     return badInput("expected --device=cpu or --device=cuda, got " + device);
   bool cuda = device == "cuda";
-  std::optional<GpuTarget> gpuTarget;
+  std::string gpuTarget = target;
   if (!target.empty()) {
     if (!cuda)
       return badInput("--target=" + target + " needs --device=cuda");
-    gpuTarget = parseGpuTarget(target);
-    if (!gpuTarget)
+    if (!isGpuChip(target))
       return badInput("expected --target=sm_80 or --target=sm_90a, got " +
                       target);
   }
@@ -193,12 +192,8 @@ int main(int argc, char **argv) {
   if (cuda) {
     if (!openDevice(gpu, error))
       return badInput(error);
-    if (!gpuTarget) {
-      std::string chip;
-      if (!defaultGpuTarget(gpu, chip, error))
-        return badInput(error);
-      gpuTarget = parseGpuTarget(chip);
-    }
+    if (gpuTarget.empty() && !defaultGpuTarget(gpu, gpuTarget, error))
+      return badInput(error);
   }
 
   // Inputs, and the operands an --inputs file may replace.
@@ -264,7 +259,7 @@ int main(int argc, char **argv) {
     // The GPU kernel as an artifact in memory, loaded and run as attnrt-run
     // runs an artifact file.
     GpuCompileResult compiled;
-    if (!compileForGpu(*op, spec, *gpuTarget, GpuEmitLevel::Artifact, compiled,
+    if (!compileForGpu(*op, spec, gpuTarget, EmitLevel::Artifact, compiled,
                        error))
       return badInput(error);
     std::string bytes;
@@ -281,7 +276,7 @@ int main(int argc, char **argv) {
     if (!runOnDevice(artifact.get(), problem, spec.dtype, out, lse, runOptions,
                      timing, error))
       return badInput(error);
-    where = "cuda (" + gpu.name + ", " + gpuTarget->chip + ")";
+    where = "cuda (" + gpu.name + ", " + gpuTarget + ")";
   }
 
   CheckResult check =

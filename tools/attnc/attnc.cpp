@@ -12,7 +12,7 @@
 
 #include "attnc/Compiler.h"
 #include "attnc/Report.h"
-#include "attnc/Runtime/Artifact.h"
+#include "attnc/Artifact/Artifact.h"
 #include "attnc/Spec.h"
 
 #include "dialects/Attn/AttnDialect.h"
@@ -85,37 +85,19 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(static_cast<int>(args.size()), args.data(),
                               "attnc compile: lower an attention\n");
 
-  std::optional<GpuTarget> gpu;
-  if (target != "cpu") {
-    gpu = parseGpuTarget(target);
-    if (!gpu)
-      return fail("expected --target=cpu, sm_80 or sm_90a, got " + target);
-  }
-  std::optional<EmitLevel> level;
-  std::optional<GpuEmitLevel> gpuLevel;
-  if (!gpu) {
-    level =
-        parseEmitLevel(emit.empty() ? std::string("llvm") : emit.getValue());
-    if (!level)
-      return fail("expected --emit=attn|tiled|loops|llvm, got " + emit);
-  } else {
-    std::string e = emit.empty() ? "artifact" : emit.getValue();
-    if (e == "attn")
-      level = EmitLevel::Attn;
-    else if (e == "kernel")
-      gpuLevel = GpuEmitLevel::Kernel;
-    else if (e == "nvvm")
-      gpuLevel = GpuEmitLevel::NVVM;
-    else if (e == "ptx")
-      gpuLevel = GpuEmitLevel::PTX;
-    else if (e == "artifact")
-      gpuLevel = GpuEmitLevel::Artifact;
-    else
-      return fail("expected --emit=attn|kernel|nvvm|ptx|artifact for " +
-                  target + ", got " + e);
-    if (gpuLevel == GpuEmitLevel::Artifact && outputFile == "-")
-      return fail("an artifact is binary: give -o out.attnc");
-  }
+  bool gpu = target != "cpu";
+  if (gpu && !isGpuChip(target))
+    return fail("expected --target=cpu, sm_80 or sm_90a, got " + target);
+  std::string levelName =
+      !emit.empty() ? emit.getValue() : gpu ? "artifact" : "llvm";
+  std::optional<EmitLevel> level = parseEmitLevel(levelName);
+  if (!level || !isEmitLevelOf(*level, gpu))
+    return fail("expected --emit=" + emitLevelNames(gpu).str() + " for " +
+                target + ", got " + levelName);
+  bool kernelLevel = gpu && *level != EmitLevel::Attn &&
+                     *level != EmitLevel::Tiled;
+  if (*level == EmitLevel::Artifact && outputFile == "-")
+    return fail("an artifact is binary: give -o out.attnc");
   if (inputFile.empty() == specText.empty())
     return fail("give either an .mlir file or --spec, not both");
   if (blockQ <= 0 || blockK <= 0)
@@ -147,13 +129,14 @@ int main(int argc, char **argv) {
   options.blockQ = blockQ;
   options.blockK = blockK;
   options.skipMaskedTiles = !noSkip;
+  options.target = target;
 
   std::string errorMessage;
   auto output = mlir::openOutputFile(outputFile, &errorMessage);
   if (!output)
     return fail(errorMessage);
 
-  if (gpuLevel && !report) {
+  if (kernelLevel && !report) {
     mlir::FailureOr<attn::AttentionOp> op = findSingleAttention(*module);
     if (mlir::failed(op))
       return 1;
@@ -174,14 +157,14 @@ int main(int argc, char **argv) {
       spec.scale = given.scale;
     }
     GpuCompileResult result;
-    if (!compileForGpu(*op, spec, *gpu, *gpuLevel, result, error))
+    if (!compileForGpu(*op, spec, target, *level, result, error))
       return fail(error);
-    if (*gpuLevel == GpuEmitLevel::Artifact) {
+    if (*level == EmitLevel::Artifact) {
       std::string bytes;
       if (!serializeArtifact(makeArtifact(result), bytes, error))
         return fail(error);
       output->os() << bytes;
-    } else if (*gpuLevel == GpuEmitLevel::PTX) {
+    } else if (*level == EmitLevel::PTX) {
       output->os() << result.ptx;
     } else {
       result.module->print(output->os());
@@ -192,8 +175,8 @@ int main(int argc, char **argv) {
   }
 
   if (report) {
-    GpuModel gpu;
-    if (!lookupGpu(gpuName, gpu))
+    GpuModel model;
+    if (!lookupGpu(gpuName, model))
       return fail("unknown --gpu " + gpuName + " (h200, h100, a100)");
     mlir::FailureOr<attn::AttentionOp> op = findSingleAttention(*module);
     if (mlir::failed(op))
@@ -225,7 +208,7 @@ int main(int argc, char **argv) {
     if (mlir::failed(tiles))
       return 1;
     int64_t bq = tiles->blockQ, bk = tiles->blockK;
-    AttentionReport r = computeReport(spec, problem, bq, bk, gpu);
+    AttentionReport r = computeReport(spec, problem, bq, bk, model);
     output->os() << formatReport(spec, r, bq, bk);
     output->keep();
     return 0;

@@ -17,7 +17,7 @@
 #include "attnc/Inputs.h"
 #include "attnc/Npy.h"
 #include "attnc/Reference.h"
-#include "attnc/Runtime/Artifact.h"
+#include "attnc/Artifact/Artifact.h"
 #include "attnc/Runtime/DeviceRun.h"
 #include "attnc/Runtime/attnrt.h"
 #include "attnc/Spec.h"

@@ -50,10 +50,13 @@ void attnrt_artifact_destroy(attnrt_artifact *artifact);
 const char *attnrt_artifact_get(const attnrt_artifact *artifact,
                                 const char *key);
 
-/* One attention launch. Pointers are device pointers. q, k, v, o are dense
- * row-major [B, H, S, D] tensors given with their strides in elements
- * (innermost stride 1 required). lse is [B, Hq, Sq] f32, dense. Optional
- * operands are NULL when the artifact does not read them. */
+/* One attention launch. Pointers are device pointers, 16-byte aligned. q, k,
+ * v, o are [B, H, S, D] views given by their strides in elements: the
+ * innermost stride must be 1 and the others multiples of 8 (16 bytes), so a
+ * dense tensor, PyTorch's [B, S, H, D].transpose(1, 2) and the packed
+ * [tokens, H, D] layout (B = 1) all run in place; o must not overlap itself.
+ * lse is [B, Hq, Sq] f32, dense. Optional operands are NULL when the
+ * artifact does not read them. */
 typedef struct attnrt_attention_args {
   attnrt_dtype dtype;
   int64_t batch, num_q_heads, num_kv_heads, seq_q, seq_k, head_dim,

@@ -18,8 +18,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ATTNC_RUNTIME_ARTIFACT_H
-#define ATTNC_RUNTIME_ARTIFACT_H
+#ifndef ATTNC_ARTIFACT_ARTIFACT_H
+#define ATTNC_ARTIFACT_ARTIFACT_H
 
 #include <cstddef>
 #include <cstdint>
@@ -61,11 +61,6 @@ bool readArtifact(const void *data, size_t size, Artifact &artifact,
 bool readArtifactFile(const std::string &path, Artifact &artifact,
                       std::string &error);
 
-/// The kernel ABI's parameter list, as the `params` manifest key spells it.
-extern const char *const kKernelParams;
-/// The launch grid, as the `grid` manifest key spells it.
-extern const char *const kKernelGrid;
-
 /// The manifest of a kernel artifact, parsed and checked.
 struct KernelManifest {
   std::string kernel, target, dtype;
@@ -80,11 +75,12 @@ struct KernelManifest {
 };
 
 /// Checks the manifest keys of a kernel artifact: format, the required keys,
-/// integers and flags, the kernel ABI (`params`, `grid`), and that a `ptx` or
+/// integers and flags, the kernel ABI (`abi_version`, `params`, `grid`,
+/// KernelAbi.h), and that a `ptx` or
 /// a `cubin` section is present. Fails with a message naming the key.
 bool parseKernelManifest(const Artifact &artifact, KernelManifest &manifest,
                          std::string &error);
 
 } // namespace attnc
 
-#endif // ATTNC_RUNTIME_ARTIFACT_H
+#endif // ATTNC_ARTIFACT_ARTIFACT_H

@@ -5,7 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "attnc/Runtime/Artifact.h"
+#include "attnc/Artifact/Artifact.h"
+#include "attnc/Artifact/KernelAbi.h"
 
 #include <cerrno>
 #include <cstdint>
@@ -15,10 +16,6 @@
 
 using namespace attnc;
 
-const char *const attnc::kKernelParams =
-    "q,k,v,o,lse,seq_ids,cu_seqlens,block_mask,alibi_slopes,batch,seq_q,"
-    "seq_k,num_cu_seqlens,block_mask_b,block_mask_h";
-const char *const attnc::kKernelGrid = "ceil(seq_q/block_q),num_q_heads,batch";
 
 static const char *const kHeader = "attnc-artifact";
 static const char *const kVersion = "1";
@@ -517,8 +514,8 @@ bool attnc::parseKernelManifest(const Artifact &artifact,
       !r.integer("num_kv_heads", m.numKvHeads, 1, 65535) ||
       !r.integer("head_dim", m.headDim, 1, 65536) ||
       !r.integer("value_head_dim", m.valueHeadDim, 1, 65536) ||
-      !r.integer("block_q", m.blockQ, 1, INT64_MAX) ||
-      !r.integer("block_k", m.blockK, 1, INT64_MAX) ||
+      !r.integer("block_q", m.blockQ, 1, 1024) ||
+      !r.integer("block_k", m.blockK, 1, 1024) ||
       !r.integer("threads", m.threads, 1, 1024) ||
       !r.integer("dynamic_shared_memory", m.dynamicSharedMemory, 0,
                  INT32_MAX) ||
@@ -538,21 +535,30 @@ bool attnc::parseKernelManifest(const Artifact &artifact,
        !r.integer("mask_block_k", m.maskBlockK, 1, INT64_MAX)))
     return false;
 
+  int64_t abiVersion = 0;
+  if (!r.integer("abi_version", abiVersion, 1, INT32_MAX))
+    return false;
+  if (abiVersion != abi::kVersion) {
+    error = "manifest key 'abi_version': the artifact's kernel ABI is version " +
+            std::to_string(abiVersion) + ", this runtime launches version " +
+            std::to_string(abi::kVersion) + " (recompile the artifact)";
+    return false;
+  }
   const std::string *params = r.require("params");
   if (!params)
     return false;
-  if (withoutSpaces(*params) != kKernelParams) {
+  const std::string want = abi::paramList();
+  if (withoutSpaces(*params) != want) {
     error = "manifest key 'params': unsupported kernel parameters " +
-            quoteLine(*params) + " (this runtime launches " + kKernelParams +
-            ")";
+            quoteLine(*params) + " (this runtime launches " + want + ")";
     return false;
   }
   const std::string *grid = r.require("grid");
   if (!grid)
     return false;
-  if (withoutSpaces(*grid) != kKernelGrid) {
+  if (withoutSpaces(*grid) != abi::kGrid) {
     error = "manifest key 'grid': unsupported grid " + quoteLine(*grid) +
-            " (this runtime launches " + kKernelGrid + ")";
+            " (this runtime launches " + abi::kGrid + ")";
     return false;
   }
 

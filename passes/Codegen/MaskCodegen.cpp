@@ -1,7 +1,7 @@
 //===- MaskCodegen.cpp - mask and score arithmetic as IR ------------------===//
 
-#include "passes/Transforms/MaskCodegen.h"
-#include "passes/Transforms/IndexArith.h"
+#include "passes/Codegen/MaskCodegen.h"
+#include "passes/Codegen/IndexArith.h"
 
 #include "dialects/Attn/AttnDialect.h"
 

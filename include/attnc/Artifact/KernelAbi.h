@@ -1,0 +1,118 @@
+//===- KernelAbi.h - the kernel parameter table -----------------*- C++ -*-===//
+//
+// The one table of a generated attention kernel's parameters: their names,
+// kinds and order. The kernel builder (convert-attn-to-gpu) reads its
+// arguments by these indices, the runtime packs its launch from them, the
+// artifact manifest spells them (`params`, `abi_version`), and a CI test
+// checks the Python wrapper's ctypes struct against attnrt_attention_args.
+// Plain C++, no MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTNC_ARTIFACT_KERNELABI_H
+#define ATTNC_ARTIFACT_KERNELABI_H
+
+#include <string>
+
+namespace attnc::abi {
+
+/// Bumped whenever a parameter is added, removed, reordered or changes kind;
+/// the runtime refuses artifacts of another version.
+inline constexpr int kVersion = 2;
+
+/// How a parameter travels to the kernel.
+enum class ParamKind {
+  /// A 64-bit device address.
+  Pointer,
+  /// A 64-bit signed integer.
+  I64,
+  /// A 128-byte CUtensorMap passed by value (__grid_constant__), built by the
+  /// runtime with cuTensorMapEncodeTiled. No current kernel takes one.
+  TensorMap,
+};
+
+/// The parameters in launch order. Strides are in elements, of the
+/// [B, H, S, D] view of each tensor (the innermost stride is 1).
+enum Param : unsigned {
+  Q,
+  K,
+  V,
+  O,
+  Lse,
+  SeqIds,
+  CuSeqlens,
+  BlockMask,
+  AlibiSlopes,
+  Batch,
+  SeqQ,
+  SeqK,
+  NumCuSeqlens,
+  BlockMaskB,
+  BlockMaskH,
+  QStrideB,
+  QStrideH,
+  QStrideS,
+  KStrideB,
+  KStrideH,
+  KStrideS,
+  VStrideB,
+  VStrideH,
+  VStrideS,
+  OStrideB,
+  OStrideH,
+  OStrideS,
+  NumParams
+};
+
+/// One row of the table.
+struct ParamInfo {
+  const char *name;
+  ParamKind kind;
+};
+
+/// The table, indexed by Param.
+inline constexpr ParamInfo kParams[NumParams] = {
+    {"q", ParamKind::Pointer},
+    {"k", ParamKind::Pointer},
+    {"v", ParamKind::Pointer},
+    {"o", ParamKind::Pointer},
+    {"lse", ParamKind::Pointer},
+    {"seq_ids", ParamKind::Pointer},
+    {"cu_seqlens", ParamKind::Pointer},
+    {"block_mask", ParamKind::Pointer},
+    {"alibi_slopes", ParamKind::Pointer},
+    {"batch", ParamKind::I64},
+    {"seq_q", ParamKind::I64},
+    {"seq_k", ParamKind::I64},
+    {"num_cu_seqlens", ParamKind::I64},
+    {"block_mask_b", ParamKind::I64},
+    {"block_mask_h", ParamKind::I64},
+    {"q_stride_b", ParamKind::I64},
+    {"q_stride_h", ParamKind::I64},
+    {"q_stride_s", ParamKind::I64},
+    {"k_stride_b", ParamKind::I64},
+    {"k_stride_h", ParamKind::I64},
+    {"k_stride_s", ParamKind::I64},
+    {"v_stride_b", ParamKind::I64},
+    {"v_stride_h", ParamKind::I64},
+    {"v_stride_s", ParamKind::I64},
+    {"o_stride_b", ParamKind::I64},
+    {"o_stride_h", ParamKind::I64},
+    {"o_stride_s", ParamKind::I64},
+};
+
+/// The parameter names joined by ',' (the manifest's `params`).
+inline std::string paramList() {
+  std::string s;
+  for (unsigned i = 0; i < NumParams; ++i)
+    s += (i ? "," : "") + std::string(kParams[i].name);
+  return s;
+}
+
+/// The launch grid rule (the manifest's `grid`): one block per (query tile,
+/// query head, batch entry).
+inline constexpr const char *kGrid = "ceil(seq_q/block_q),num_q_heads,batch";
+
+} // namespace attnc::abi
+
+#endif // ATTNC_ARTIFACT_KERNELABI_H

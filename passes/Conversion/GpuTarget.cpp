@@ -1,0 +1,136 @@
+//===- GpuTarget.cpp - per-chip hooks of the GPU backend ------------------===//
+//
+// The sm_80 and sm_90a targets. Both build the mma.sync kernel today; they
+// differ in the chip name and the shared memory a block may use.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Conversion/GpuTarget.h"
+
+#include "passes/Conversion/Sm80Kernel.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+using namespace mlir;
+using namespace attnc;
+using namespace attnc::attn;
+
+GpuKernelAttr attnc::getGpuKernelAttr(AttentionOp op) {
+  return op->getAttrOfType<GpuKernelAttr>(kGpuKernelAttrName);
+}
+
+LogicalResult GpuTarget::checkSupport(AttentionOp op) const {
+  Type elt = op.getQuery().getType().getElementType();
+  if (!elt.isBF16() && !elt.isF16())
+    return op.emitError("expected bf16 or f16 inputs for target ")
+           << chip() << ", got " << elt;
+  for (auto [name, d] :
+       {std::pair<StringRef, int64_t>{"head dim", op.getHeadDim()},
+        {"value head dim", op.getValueHeadDim()}})
+    if (d % 16 != 0 || d > 256)
+      return op.emitError("expected ")
+             << name << " to be a multiple of 16 up to 256 for target "
+             << chip() << ", got " << d;
+  return success();
+}
+
+LogicalResult GpuTarget::checkConfig(AttentionOp op,
+                                     GpuKernelAttr config) const {
+  if (config.getChip() != chip())
+    return op.emitError("expected #attn.gpu_kernel chip \"")
+           << config.getChip() << "\" to match the target " << chip();
+  int64_t bytes = sharedMemoryBytes(op, config);
+  if (bytes > maxSharedMemoryBytes())
+    return op.emitError("expected the kernel's shared memory (")
+           << bytes << " bytes for " << config << ") to fit the "
+           << maxSharedMemoryBytes() << " bytes of a block on " << chip();
+  return success();
+}
+
+namespace {
+/// sm_80 (Ampere) and later: the mma.sync kernel.
+class Sm80Target : public GpuTarget {
+public:
+  StringRef chip() const override { return "sm_80"; }
+  int64_t maxSharedMemoryBytes() const override { return 163 * 1024; }
+  StringRef kernelFamily() const override {
+    return "mma.sync m16n8k16, cp.async double buffering";
+  }
+
+  GpuKernelAttr chooseConfig(AttentionOp op) const override {
+    int64_t width = op.getHeadDim() + op.getValueHeadDim();
+    // Above a combined width of 256, one m-tile per warp and 32-key tiles
+    // keep the accumulators in registers.
+    if (width > 256)
+      return make(op, /*blockK=*/32, /*warps=*/8, /*mTiles=*/1, false);
+    // Two m-tiles per warp halve the shared-memory reads per mma; above
+    // D = 64 Q moves to shared memory and the key tile halves, so the
+    // accumulators (half the registers there) stay clear of spills.
+    bool wide = op.getHeadDim() > 64;
+    return make(op, wide ? 32 : 64, /*warps=*/4, /*mTiles=*/2, wide);
+  }
+
+  std::optional<GpuKernelAttr>
+  fallbackConfig(AttentionOp op, GpuKernelAttr config) const override {
+    // One m-tile per warp (8 warps, 128 rows): fewer registers.
+    if (config.getMTiles() == 1)
+      return std::nullopt;
+    int64_t blockK = op.getHeadDim() + op.getValueHeadDim() > 256 ? 32 : 64;
+    return make(op, blockK, /*warps=*/8, /*mTiles=*/1, false);
+  }
+
+  LogicalResult checkConfig(AttentionOp op,
+                            GpuKernelAttr config) const override {
+    if (config.getStages() != 2)
+      return op.emitError("expected stages = 2 for target ")
+             << chip() << " (cp.async double buffering), got "
+             << config.getStages();
+    if (config.getMTiles() > 2)
+      return op.emitError("expected m_tiles 1 or 2 for target ")
+             << chip() << ", got " << config.getMTiles();
+    return GpuTarget::checkConfig(op, config);
+  }
+
+  int64_t sharedMemoryBytes(AttentionOp op,
+                            GpuKernelAttr config) const override {
+    return mmaSyncSharedMemoryBytes(op, config);
+  }
+
+  FailureOr<gpu::GPUModuleOp> buildKernel(ModuleOp module, AttentionOp op,
+                                          GpuKernelAttr config) const override {
+    return buildMmaSyncKernel(module, op, config);
+  }
+
+protected:
+  GpuKernelAttr make(AttentionOp op, int64_t blockK, int64_t warps,
+                     int64_t mTiles, bool qInSmem) const {
+    return GpuKernelAttr::get(op.getContext(), chip(), 16 * mTiles * warps,
+                              blockK, warps, mTiles, /*stages=*/2, qInSmem);
+  }
+};
+
+/// sm_90a (Hopper). Until the wgmma/TMA kernel exists it builds the sm_80
+/// kernel (with up to 227 KiB of shared memory a block); the remark of
+/// convert-attn-to-gpu names the family, so the choice is never silent.
+class Sm90aTarget : public Sm80Target {
+public:
+  StringRef chip() const override { return "sm_90a"; }
+  int64_t maxSharedMemoryBytes() const override { return 227 * 1024; }
+  StringRef kernelFamily() const override {
+    return "mma.sync m16n8k16, cp.async double buffering (the sm_80-class "
+           "kernel; no wgmma kernel yet)";
+  }
+};
+} // namespace
+
+const GpuTarget *GpuTarget::lookup(StringRef chip) {
+  static const Sm80Target sm80;
+  static const Sm90aTarget sm90a;
+  if (chip == sm80.chip())
+    return &sm80;
+  if (chip == sm90a.chip())
+    return &sm90a;
+  return nullptr;
+}
+
+StringRef GpuTarget::supportedChips() { return "sm_80, sm_90a"; }

@@ -1,0 +1,80 @@
+//===- GpuTarget.h - per-chip hooks of the GPU backend ----------*- C++ -*-===//
+//
+// What differs between GPU targets, behind one interface (in the manner of
+// Triton's TargetInfo): which attentions a chip supports, the kernel
+// configuration it picks (#attn.gpu_kernel), the checks on a configuration,
+// shared-memory size, the kernel ABI and the kernel builder. sm_80 builds
+// the mma.sync kernel; sm_90a builds the same kernel until the wgmma kernel
+// lands (it says so in a remark), so every target choice is visible.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTNC_PASSES_CONVERSION_GPUTARGET_H
+#define ATTNC_PASSES_CONVERSION_GPUTARGET_H
+
+#include "dialects/Attn/AttnDialect.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+
+#include <optional>
+
+namespace mlir::gpu {
+class GPUModuleOp;
+} // namespace mlir::gpu
+
+namespace attnc {
+namespace attn {
+class AttentionOp;
+} // namespace attn
+
+using attn::kGpuKernelAttrName;
+
+/// The hooks of one GPU target.
+class GpuTarget {
+public:
+  virtual ~GpuTarget() = default;
+
+  /// The target for `chip` ("sm_80", "sm_90a"), or null.
+  static const GpuTarget *lookup(llvm::StringRef chip);
+  /// The chips with a target, for messages.
+  static llvm::StringRef supportedChips();
+
+  /// The chip name, as in #attn.gpu_kernel and the manifest.
+  virtual llvm::StringRef chip() const = 0;
+  /// The PTX features the NVPTX backend needs for this target's kernels.
+  virtual llvm::StringRef ptxFeatures() const { return "+ptx80"; }
+  /// Largest dynamic shared memory of one block, in bytes.
+  virtual int64_t maxSharedMemoryBytes() const = 0;
+  /// The kind of kernel this target builds, for remarks and the manifest.
+  virtual llvm::StringRef kernelFamily() const = 0;
+
+  /// Checks that `op` can run on this target; emits an error naming the
+  /// chip and the unsupported feature otherwise.
+  virtual mlir::LogicalResult checkSupport(attn::AttentionOp op) const;
+  /// The preferred configuration for `op`.
+  virtual attn::GpuKernelAttr chooseConfig(attn::AttentionOp op) const = 0;
+  /// A configuration needing fewer registers than `config` (tried when
+  /// ptxas reports spills), or std::nullopt when there is none.
+  virtual std::optional<attn::GpuKernelAttr>
+  fallbackConfig(attn::AttentionOp op, attn::GpuKernelAttr config) const = 0;
+  /// Checks `config` for `op` on this target (chip, stages, shared memory);
+  /// emits an error naming the chip and the parameter otherwise.
+  virtual mlir::LogicalResult checkConfig(attn::AttentionOp op,
+                                          attn::GpuKernelAttr config) const;
+  /// Dynamic shared memory bytes of the kernel of `op` with `config`.
+  virtual int64_t sharedMemoryBytes(attn::AttentionOp op,
+                                    attn::GpuKernelAttr config) const = 0;
+  /// Builds `gpu.module @attnc_kernels` with the kernel of `op` at the end
+  /// of `module`. The kernel's parameters are those of KernelAbi.h.
+  virtual mlir::FailureOr<mlir::gpu::GPUModuleOp>
+  buildKernel(mlir::ModuleOp module, attn::AttentionOp op,
+              attn::GpuKernelAttr config) const = 0;
+};
+
+/// The #attn.gpu_kernel of `op`, or null when it has none.
+attn::GpuKernelAttr getGpuKernelAttr(attn::AttentionOp op);
+
+} // namespace attnc
+
+#endif // ATTNC_PASSES_CONVERSION_GPUTARGET_H

@@ -1,0 +1,49 @@
+//===- Sm80Kernel.h - the mma.sync flash-attention kernel -------*- C++ -*-===//
+//
+// The sm_80-class kernel: mma.sync m16n8k16 (bf16/f16 in, f32 accumulate),
+// ldmatrix fragments, K/V tiles double-buffered in shared memory with
+// cp.async, the mask only on boundary key tiles, empty tiles never loaded.
+// Its parameters are those of the kernel ABI table (KernelAbi.h).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTNC_PASSES_CONVERSION_SM80KERNEL_H
+#define ATTNC_PASSES_CONVERSION_SM80KERNEL_H
+
+#include "dialects/Attn/AttnDialect.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+
+namespace mlir::gpu {
+class GPUModuleOp;
+} // namespace mlir::gpu
+
+namespace attnc {
+
+/// The kernel's symbol.
+inline constexpr llvm::StringLiteral kKernelName = "attnc_attention";
+/// The symbol of the kernel's dynamic shared memory.
+inline constexpr llvm::StringLiteral kSharedMemoryName = "attnc_smem";
+
+/// Dynamic shared memory bytes of the mma.sync kernel of `op` with `config`:
+/// `stages` K and V tiles with rows padded by 8 elements (16 bytes, so
+/// ldmatrix rows hit distinct banks), plus the Q tile when q_in_smem.
+int64_t mmaSyncSharedMemoryBytes(attn::AttentionOp op,
+                                 attn::GpuKernelAttr config);
+
+/// How the mma.sync kernel of `op` decides which key tiles to visit and
+/// which to mask, in words (for convert-attn-to-gpu's remark).
+std::string mmaSyncTileStrategy(attn::AttentionOp op);
+
+/// Builds `gpu.module @attnc_kernels` holding the mma.sync kernel of `op`
+/// with `config` (block_q = 16 * m_tiles * warps, stages = 2) at the end of
+/// `module` (which gets gpu.container_module). The caller checks support.
+mlir::FailureOr<mlir::gpu::GPUModuleOp>
+buildMmaSyncKernel(mlir::ModuleOp module, attn::AttentionOp op,
+                   attn::GpuKernelAttr config);
+
+} // namespace attnc
+
+#endif // ATTNC_PASSES_CONVERSION_SM80KERNEL_H

@@ -1,0 +1,86 @@
+// RUN: attnc-opt %s --attn-choose-gpu-kernel=chip=sm_80 --convert-attn-to-gpu --split-input-file --verify-diagnostics
+
+// Every error of attn-choose-gpu-kernel and convert-attn-to-gpu names the
+// target chip and what it cannot do.
+
+// The tensor cores take bf16 or f16 only.
+func.func @f32_inputs(%q: tensor<?x4x?x64xf32>, %k: tensor<?x2x?x64xf32>, %v: tensor<?x2x?x64xf32>) -> tensor<?x4x?x64xf32> {
+  // expected-error @+1 {{expected bf16 or f16 inputs for target sm_80, got 'f32'}}
+  %o = attn.attention %q, %k, %v : tensor<?x4x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x64xf32> -> tensor<?x4x?x64xf32>
+  return %o : tensor<?x4x?x64xf32>
+}
+
+// -----
+
+// Head dims must be multiples of 16 (the mma k step).
+func.func @head_dim_72(%q: tensor<?x4x?x72xbf16>, %k: tensor<?x2x?x72xbf16>, %v: tensor<?x2x?x72xbf16>) -> tensor<?x4x?x72xbf16> {
+  // expected-error @+1 {{expected head dim to be a multiple of 16 up to 256 for target sm_80, got 72}}
+  %o = attn.attention %q, %k, %v : tensor<?x4x?x72xbf16>, tensor<?x2x?x72xbf16>, tensor<?x2x?x72xbf16> -> tensor<?x4x?x72xbf16>
+  return %o : tensor<?x4x?x72xbf16>
+}
+
+// -----
+
+// The value head dim too.
+func.func @value_head_dim_40(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x40xbf16>) -> tensor<?x4x?x40xbf16> {
+  // expected-error @+1 {{expected value head dim to be a multiple of 16 up to 256 for target sm_80, got 40}}
+  %o = attn.attention %q, %k, %v : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x40xbf16> -> tensor<?x4x?x40xbf16>
+  return %o : tensor<?x4x?x40xbf16>
+}
+
+// -----
+
+// One kernel per module: a second attention is an error on the module.
+// expected-error @+1 {{expected exactly one attn.attention, found 2}}
+module {
+  func.func @two_attentions(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>) -> (tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>) {
+    %a = attn.attention %q, %k, %v : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x4x?x64xbf16>
+    %b = attn.attention %q, %k, %v mask(#attn.causal) : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x4x?x64xbf16>
+    return %a, %b : tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>
+  }
+}
+
+
+// -----
+
+// convert-attn-to-gpu needs a configuration, chosen by the pass before it
+// or given by hand; a pinned one is kept, and checked against the target.
+func.func @stages_3(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>) -> tensor<?x4x?x64xbf16> {
+  // expected-error @+1 {{expected stages = 2 for target sm_80 (cp.async double buffering), got 3}}
+  %o = attn.attention %q, %k, %v {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_80", block_q = 128, block_k = 64, warps = 4, m_tiles = 2, stages = 3, q_in_smem = false>} : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x4x?x64xbf16>
+  return %o : tensor<?x4x?x64xbf16>
+}
+
+// -----
+
+func.func @other_chip(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>) -> tensor<?x4x?x64xbf16> {
+  // expected-error @+1 {{expected #attn.gpu_kernel chip "sm_90a" to match the target sm_80}}
+  %o = attn.attention %q, %k, %v {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 64, warps = 4, m_tiles = 2, stages = 2, q_in_smem = false>} : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x4x?x64xbf16>
+  return %o : tensor<?x4x?x64xbf16>
+}
+
+// -----
+
+func.func @three_m_tiles(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>) -> tensor<?x4x?x64xbf16> {
+  // expected-error @+1 {{expected m_tiles 1 or 2 for target sm_80, got 3}}
+  %o = attn.attention %q, %k, %v {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_80", block_q = 96, block_k = 64, warps = 2, m_tiles = 3, stages = 2, q_in_smem = false>} : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x4x?x64xbf16>
+  return %o : tensor<?x4x?x64xbf16>
+}
+
+// -----
+
+// Shared memory: 2 stages x 256 keys x (264 + 264) x 2 bytes, plus the Q
+// tile of 128 x 264 x 2 bytes: 608256 bytes.
+func.func @too_much_shared_memory(%q: tensor<?x4x?x256xbf16>, %k: tensor<?x2x?x256xbf16>, %v: tensor<?x2x?x256xbf16>) -> tensor<?x4x?x256xbf16> {
+  // expected-error @+1 {{expected the kernel's shared memory (608256 bytes for #attn.gpu_kernel<chip = "sm_80", block_q = 128, block_k = 256, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true>) to fit the 166912 bytes of a block on sm_80}}
+  %o = attn.attention %q, %k, %v {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_80", block_q = 128, block_k = 256, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true>} : tensor<?x4x?x256xbf16>, tensor<?x2x?x256xbf16>, tensor<?x2x?x256xbf16> -> tensor<?x4x?x256xbf16>
+  return %o : tensor<?x4x?x256xbf16>
+}
+
+// -----
+
+func.func @not_a_kernel_attr(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>) -> tensor<?x4x?x64xbf16> {
+  // expected-error @+1 {{expected attn.gpu_kernel to be an #attn.gpu_kernel, got "fast"}}
+  %o = attn.attention %q, %k, %v {attn.gpu_kernel = "fast"} : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x4x?x64xbf16>
+  return %o : tensor<?x4x?x64xbf16>
+}
