@@ -1,6 +1,8 @@
 """attnc side by side with PyTorch SDPA (cuDNN, flash) and FlexAttention.
 
 Runs on the GPU machine: python3 bench/bench.py BUILD_GPU_DIR [case ...]
+(with PREV_BUILD=OTHER_BUILD_GPU_DIR, an earlier build's kernels are timed
+beside, as attnc_prev, for A/B comparisons)
 where a case is D:S:mask (mask: none, causal, window, document) and the
 artifacts bench_d{D}_{mask}.attnc come from scripts/build-gpu-artifacts.sh.
 Standard shapes of PERF.md: bf16, B*S = 16384 tokens, hidden 2048 (H = 2048/D).
@@ -109,6 +111,12 @@ def run(build, D, S, mask, results):
     kernel = attnc.Kernel(os.path.join(build, "artifacts", f"bench_d{D}_{mask}.attnc"))
     extra = {"cu_seqlens": cu} if cu is not None else {}
     systems = [("attnc", lambda: kernel(q, k, v, **extra)[0])]
+    # A/B: the same case through another build's artifacts and runtime
+    # (PREV_BUILD=dir), timed on the same tensors in this process.
+    prev = os.environ.get("PREV_BUILD")
+    if prev:
+        pk = attnc.Kernel(os.path.join(prev, "artifacts", f"bench_d{D}_{mask}.attnc"))
+        systems.append(("attnc_prev", lambda: pk(q, k, v, **extra)[0]))
     if mask in ("none", "causal"):
         for name, be in [("sdpa_cudnn", SDPBackend.CUDNN_ATTENTION),
                          ("sdpa_flash", SDPBackend.FLASH_ATTENTION)]:
@@ -137,7 +145,7 @@ def run(build, D, S, mask, results):
             torch.cuda.synchronize()
             err = rel(o[0, heads], ref)
             ok = err <= 1.25 * naive_err + 1e-6 and math.isfinite(err)
-            if name == "attnc" and not ok:
+            if name.startswith("attnc") and not ok:
                 line = f"{case} {name:11s} CHECK FAILED err={err:.2e} naive_bf16={naive_err:.2e}"
                 print(line, flush=True)
                 results.append(line)

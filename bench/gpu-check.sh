@@ -80,6 +80,9 @@ fi
 # Custom mask_fn / score_fn regions, against their Python twins.
 python3 "$(dirname "$0")/custom_check.py" "$DIR" 2>&1 | tee "$LOGS/custom.txt" | grep -v "^PASS"
 
+# Strided layouts ([B, S, H, D] views, packed tokens, padded rows) in place.
+python3 "$(dirname "$0")/layout_check.py" "$DIR" 2>&1 | tee "$LOGS/layout.txt" | grep -v "^PASS"
+
 # Side by side with the peers (bench/bench.py), when asked.
 if [ -n "${BENCH+x}" ]; then
   [ "$BENCH" = all ] && BENCH=""

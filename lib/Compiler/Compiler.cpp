@@ -77,6 +77,9 @@ std::unique_ptr<MLIRContext> attnc::createContext() {
   registerAllDialects(registry);
   auto ctx = std::make_unique<MLIRContext>(registry);
   ctx->loadAllAvailableDialects();
+  // Diagnostics point at the source line; an op printed out of its context
+  // (operands as <<UNKNOWN SSA VALUE>>) adds nothing.
+  ctx->printOpOnDiagnostic(false);
   return ctx;
 }
 

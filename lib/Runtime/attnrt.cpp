@@ -205,8 +205,8 @@ struct Checker {
   /// Strides (in elements) of a [B, H, S, D] view that the kernel can read
   /// or write in place: the innermost dimension contiguous (stride 1), every
   /// other stride non-negative and a multiple of 8 elements (16 bytes, the
-  /// kernel's copy width) unless its dimension has size 1, and every address
-  /// within 2^63 elements. With `output`, no two elements may share an
+  /// kernel's copy width) unless its dimension has size 1, every address
+  /// within 2^63 elements, and the rows of one head within 2^31 elements. With `output`, no two elements may share an
   /// address. Dense [B, H, S, D], PyTorch's [B, S, H, D].transpose(1, 2) and
   /// the packed [tokens, H, D] layout all qualify.
   bool strides(const char *field, const int64_t *got, int64_t b, int64_t h,
@@ -235,6 +235,15 @@ struct Checker {
                 " of " + shape + " to address fewer than 2^63 elements";
         return false;
       }
+    }
+    // The kernel addresses the rows of one (batch, head) with 32-bit
+    // offsets.
+    int64_t headSpan = (s - 1) * (s == 1 ? 0 : got[2]) + d;
+    if (headSpan > INT32_MAX) {
+      error = std::string("expected ") + field + " " + listText(got, 4) +
+              " of " + shape + " to keep one head within 2^31 elements, got " +
+              "(S - 1) * stride_s + D = " + std::to_string(headSpan);
+      return false;
     }
     if (!output)
       return true;

@@ -118,9 +118,28 @@ private:
     return LLVM::GEPOp::create(b, LLVM::LLVMPointerType::get(b.getContext()),
                                elementType, base, ValueRange{toI64(index)});
   }
-  /// Loads the 32-bit word holding the 16-bit elements `index`, `index + 1`.
-  Value loadPair(Value base, Value index) {
-    return LLVM::LoadOp::create(b, i32, gep(base, index, i16), /*align=*/4);
+  /// Element `index32` (i32) of `base`: offsets within one (batch, head)
+  /// fit 31 bits (the runtime checks each head's span), so in-head address
+  /// arithmetic is 32-bit, which keeps registers free for the tiles.
+  Value gep32(Value base, Value index32, Type elementType) {
+    return LLVM::GEPOp::create(b, LLVM::LLVMPointerType::get(b.getContext()),
+                               elementType, base, ValueRange{index32});
+  }
+  /// An index value as i32.
+  Value toI32(Value index) {
+    return arith::IndexCastOp::create(b, i32, index);
+  }
+  /// The i32 element offset of (row, col) in a head with row stride
+  /// `stride32`.
+  Value rowOffset(Value row, Value stride32, Value col) {
+    return arith::AddIOp::create(
+        b, arith::MulIOp::create(b, toI32(row), stride32), toI32(col));
+  }
+  /// Loads the 32-bit word holding the 16-bit elements `index32`,
+  /// `index32 + 1` (an i32 offset).
+  Value loadPair(Value base, Value index32) {
+    return LLVM::LoadOp::create(b, i32, gep32(base, index32, i16),
+                                /*align=*/4);
   }
   /// Packs two f32 into the input type's 16-bit pair (low half first).
   Value packPair(Value lo, Value hi) {
@@ -176,11 +195,12 @@ private:
         ValueRange{arith::IndexCastOp::create(b, i32, offset)});
   }
   Type sharedPtrType() { return LLVM::LLVMPointerType::get(b.getContext(), 3); }
-  /// Issues cp.async copies of rows [k0, k0 + `rows`) of a [.., S, width]
-  /// view (row r at element rowBase + r * rowStride) into the shared tile at
+  /// Issues cp.async copies of rows [k0, k0 + `rows`) of one head of a
+  /// [.., S, width] view (row r at element r * rowStride32 of `head`, a
+  /// pointer to the head's first element) into the shared tile at
   /// byte `dst` (row pitch `pitch` elements); rows past `seqK` are
   /// zero-filled.
-  void copyTileAsync(Value base, Value rowBase, Value rowStride, Value k0,
+  void copyTileAsync(Value head, Value rowStride32, Value k0,
                      Value seqK, int64_t width, int64_t pitch, Value dst,
                      Value tid, int64_t rows);
   /// ldmatrix x4 at byte `offset` of the shared memory.
@@ -200,18 +220,18 @@ private:
 };
 } // namespace
 
-void KernelBuilder::copyTileAsync(Value base, Value rowBase, Value rowStride,
-                                  Value k0, Value seqK, int64_t width,
+void KernelBuilder::copyTileAsync(Value head, Value rowStride32, Value k0, Value seqK, int64_t width,
                                   int64_t pitch, Value dst, Value tid,
                                   int64_t rows) {
   // 16-byte chunks: `rows` rows of width / 8 chunks.
   int64_t chunksPerRow = width / 8;
   int64_t chunks = rows * chunksPerRow;
   Type globalPtr = LLVM::LLVMPointerType::get(b.getContext(), 1);
-  for (int64_t first = 0; first < chunks; first += config.getThreads()) {
+  const int64_t threads = config.getThreads();
+  for (int64_t first = 0; first < chunks; first += threads) {
     Value chunk = a.add(tid, idx(first));
     std::optional<OpBuilder::InsertionGuard> guard;
-    if (first + config.getThreads() > chunks) {
+    if (first + threads > chunks) {
       Value inRange = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, chunk,
                                             idx(chunks));
       auto ifIn = scf::IfOp::create(b, inRange, /*withElseRegion=*/false);
@@ -224,12 +244,11 @@ void KernelBuilder::copyTileAsync(Value base, Value rowBase, Value rowStride,
     Value valid =
         arith::CmpIOp::create(b, arith::CmpIPredicate::slt, key, seqK);
     // Past the keys: read a valid row with a source size of 0 (zero fill).
-    Value safeKey = a.min(key, a.sub(seqK, idx(1)));
     Value element =
-        a.add(rowBase, a.add(arith::MulIOp::create(b, safeKey, rowStride),
-                             arith::MulIOp::create(b, col, idx(8))));
+        rowOffset(a.min(key, a.sub(seqK, idx(1))), rowStride32,
+                  arith::MulIOp::create(b, col, idx(8)));
     Value src =
-        LLVM::AddrSpaceCastOp::create(b, globalPtr, gep(base, element, i16));
+        LLVM::AddrSpaceCastOp::create(b, globalPtr, gep32(head, element, i16));
     Value at = a.add(dst, arith::MulIOp::create(
                               b,
                               a.add(arith::MulIOp::create(b, row, idx(pitch)),
@@ -272,8 +291,10 @@ void KernelBuilder::build() {
     return std::array<Value, 3>{indexOf(arg(first)), indexOf(arg(first + 1)),
                                 indexOf(arg(first + 2))};
   };
+  // O's strides and offsets are made after the key loop, where they are
+  // used, so that they hold no registers during it.
   auto qStride = stridesOf(abi::QStrideB), kStride = stridesOf(abi::KStrideB),
-       vStride = stridesOf(abi::VStrideB), oStride = stridesOf(abi::OStrideB);
+       vStride = stridesOf(abi::VStrideB);
 
   Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
   Value warp = arith::DivUIOp::create(b, tid, idx(32));
@@ -301,10 +322,17 @@ void KernelBuilder::build() {
     Value headOffset = arith::MulIOp::create(b, h, stride[1]);
     return a.add(batchOffset, headOffset);
   };
-  Value qBase = baseOf(qStride, head), kBase = baseOf(kStride, kvHead),
-        vBase = baseOf(vStride, kvHead), oBase = baseOf(oStride, head);
-  Value bh = a.add(arith::MulIOp::create(b, batch, idx(heads)), head);
-  Value lseBase = arith::MulIOp::create(b, bh, seqQ);
+  // Pointers to this (batch, head)'s first element of each tensor.
+  Value qHead = gep(q, baseOf(qStride, head), i16),
+        kHead = gep(k, baseOf(kStride, kvHead), i16),
+        vHead = gep(v, baseOf(vStride, kvHead), i16);
+  // Sequence strides as i32, for the row offsets (rowOffset).
+  auto rowStrideOf = [&](unsigned param) {
+    return arith::TruncIOp::create(b, i32, arg(param)).getResult();
+  };
+  Value qRowStride = rowStrideOf(abi::QStrideS),
+        kRowStride = rowStrideOf(abi::KStrideS),
+        vRowStride = rowStrideOf(abi::VStrideS);
 
   // Rows past Sq are computed at row Sq - 1 and never stored.
   Value lastRow = a.sub(seqQ, idx(1));
@@ -318,16 +346,16 @@ void KernelBuilder::build() {
       mt, SmallVector<SmallVector<Value, 4>>(kSteps));
   if (!config.getQInSmem()) {
     for (int64_t m = 0; m < mt; ++m) {
-      Value rowLo =
-          a.add(qBase, arith::MulIOp::create(b, safeRows[2 * m], qStride[2]));
-      Value rowHi = a.add(
-          qBase, arith::MulIOp::create(b, safeRows[2 * m + 1], qStride[2]));
+      Value rowLo = rowOffset(safeRows[2 * m], qRowStride, idx(0));
+      Value rowHi = rowOffset(safeRows[2 * m + 1], qRowStride, idx(0));
       for (int64_t ks = 0; ks < kSteps; ++ks) {
         Value col = a.add(idx(16 * ks), t2);
         Value col8 = a.add(col, idx(8));
-        qFrag[m][ks] = {
-            loadPair(q, a.add(rowLo, col)), loadPair(q, a.add(rowHi, col)),
-            loadPair(q, a.add(rowLo, col8)), loadPair(q, a.add(rowHi, col8))};
+        auto at = [&](Value row, Value c) {
+          return loadPair(qHead, arith::AddIOp::create(b, row, toI32(c)));
+        };
+        qFrag[m][ks] = {at(rowLo, col), at(rowHi, col), at(rowLo, col8),
+                        at(rowHi, col8)};
       }
     }
   }
@@ -409,8 +437,8 @@ void KernelBuilder::build() {
   auto issueTile = [&](Value kt, Value stage) {
     Value k0 = arith::MulIOp::create(b, kt, idx(bk));
     Value base = arith::MulIOp::create(b, stage, idx(stageBytes));
-    copyTileAsync(k, kBase, kStride[2], k0, seqK, d, kPitch, base, tid, bk);
-    copyTileAsync(v, vBase, vStride[2], k0, seqK, dv, vPitch,
+    copyTileAsync(kHead, kRowStride, k0, seqK, d, kPitch, base, tid, bk);
+    copyTileAsync(vHead, vRowStride, k0, seqK, dv, vPitch,
                   a.add(base, idx(vOffset)), tid, bk);
   };
   // Masks with no key-tile bounds are classified per tile at run time (an
@@ -445,7 +473,7 @@ void KernelBuilder::build() {
     issueTile(range.lo, idx(0));
   }
   if (config.getQInSmem())
-    copyTileAsync(q, qBase, qStride[2], q0, seqQ, d, qPitch, idx(qOffset),
+    copyTileAsync(qHead, qRowStride, q0, seqQ, d, qPitch, idx(qOffset),
                   tid, bq);
   NVVM::CpAsyncCommitGroupOp::create(b);
 
@@ -686,6 +714,10 @@ void KernelBuilder::build() {
 
   // O = acc / l (0 for a row with no key), LSE = (m + log2 l) ln 2.
   ValueRange res = loop.getResults();
+  Value oHead = gep(o, baseOf(stridesOf(abi::OStrideB), head), i16);
+  Value oRowStride = rowStrideOf(abi::OStrideS);
+  Value bh = a.add(arith::MulIOp::create(b, batch, idx(heads)), head);
+  Value lseBase = arith::MulIOp::create(b, bh, seqQ);
   auto inverse = [&](Value l) {
     Value empty = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, l, zero);
     return arith::SelectOp::create(b, empty, zero,
@@ -702,12 +734,12 @@ void KernelBuilder::build() {
     auto ifValid = scf::IfOp::create(b, valid, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&ifValid.getThenRegion().front());
-    Value rowOff = a.add(oBase, arith::MulIOp::create(b, row, oStride[2]));
+    Value rowOff = rowOffset(row, oRowStride, t2);
     for (int64_t j = 0; j < vTiles; ++j) {
       Value x = arith::MulFOp::create(b, res[first + 4 * j], inv);
       Value y = arith::MulFOp::create(b, res[first + 4 * j + 1], inv);
-      Value at = a.add(rowOff, a.add(idx(8 * j), t2));
-      LLVM::StoreOp::create(b, packPair(x, y), gep(o, at, i16), 4);
+      Value at = arith::AddIOp::create(b, rowOff, i32c(8 * j));
+      LLVM::StoreOp::create(b, packPair(x, y), gep32(oHead, at, i16), 4);
     }
     if (op.getLse()) {
       Value first4 =

@@ -41,7 +41,6 @@
 // views (e.g. [B, S, H, D].transpose(1, 2)) run in place.
 // CHECK-NEXT: %[[QB:.*]] = arith.index_cast %[[QSB]] : i64 to index
 // CHECK-NEXT: %[[QH:.*]] = arith.index_cast %[[QSH]] : i64 to index
-// CHECK-NEXT: %[[QS:.*]] = arith.index_cast %[[QSS]] : i64 to index
 // CHECK: gpu.thread_id x
 // CHECK: %[[TILE:.*]] = gpu.block_id x
 // CHECK-NEXT: %[[HEAD:.*]] = gpu.block_id y
@@ -50,12 +49,16 @@
 // CHECK: %[[C4:.*]] = arith.constant 4 : index
 // CHECK-NEXT: arith.divui %[[HEAD]], %[[C4]] : index
 // CHECK: %[[Q0:.*]] = arith.muli %[[TILE]], %{{.*}} : index
-// The (batch, head) base of Q is batch * stride_b + head * stride_h.
+// The (batch, head) base of Q is batch * stride_b + head * stride_h, a
+// 64-bit offset taken once; rows within the head use 32-bit offsets
+// r * stride_s.
 // CHECK: arith.muli %{{.*}}, %[[QB]] : index
 // CHECK-NEXT: arith.muli %[[HEAD]], %[[QH]] : index
-// The Q fragments are loaded once, as 32-bit pairs, row r at r * stride_s.
-// CHECK: arith.muli %{{.*}}, %[[QS]] : index
-// CHECK: llvm.getelementptr %[[Q]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i16
+// CHECK: %[[QHEAD:.*]] = llvm.getelementptr %[[Q]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i16
+// CHECK: %[[QS32:.*]] = arith.trunci %[[QSS]] : i64 to i32
+// The Q fragments are loaded once, as 32-bit pairs.
+// CHECK: arith.muli %{{.*}}, %[[QS32]] : i32
+// CHECK: llvm.getelementptr %[[QHEAD]][%{{.*}}] : (!llvm.ptr, i32) -> !llvm.ptr, i16
 // CHECK-NEXT: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> i32
 // The key tiles to visit, before the loop, with the causal interval formula
 // (i' = i + Sk - Sq sees keys [0, i' + 1)) at the tile's first row.
@@ -103,10 +106,11 @@
 // CHECK: gpu.barrier
 // CHECK-NEXT: scf.yield
 // After the loop: row sums reduced, O = acc / l stored as bf16 pairs, and
-// LSE = (m + log2 l) ln 2.
+// LSE = (m + log2 l) ln 2. O's head pointer is taken after the loop.
+// CHECK: %[[OHEAD:.*]] = llvm.getelementptr %[[O]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i16
 // CHECK: gpu.shuffle xor %{{.*}}, %c1_i32{{.*}}, %c32_i32{{.*}} : f32
 // CHECK: arith.divf
-// CHECK: %[[OPTR:.*]] = llvm.getelementptr %[[O]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i16
+// CHECK: %[[OPTR:.*]] = llvm.getelementptr %[[OHEAD]][%{{.*}}] : (!llvm.ptr, i32) -> !llvm.ptr, i16
 // CHECK: arith.truncf %{{.*}} : f32 to bf16
 // CHECK: llvm.store %{{.*}}, %[[OPTR]] {alignment = 4 : i64} : i32, !llvm.ptr
 // CHECK: math.log2

@@ -641,14 +641,22 @@ TEST_F(ValidateTest, RejectsSizesOutOfRange) {
   a = args;
   a.seq_k = -1;
   EXPECT_EQ(check(a), "expected seq_k in [1, 2147483647], got -1");
-  // The largest lengths pass (with strides to match).
+  // The longest sequences whose heads fit 2^31 elements pass (with strides
+  // to match); one row more is refused (the kernel's in-head offsets are
+  // 32-bit).
   a = args;
-  a.seq_q = a.seq_k = INT32_MAX;
-  runtime::denseStrides(8, INT32_MAX, 64, a.q_strides);
-  runtime::denseStrides(2, INT32_MAX, 64, a.k_strides);
-  runtime::denseStrides(2, INT32_MAX, 64, a.v_strides);
-  runtime::denseStrides(8, INT32_MAX, 64, a.o_strides);
+  a.seq_q = a.seq_k = (int64_t(1) << 31) / 64 - 1;
+  runtime::denseStrides(8, a.seq_q, 64, a.q_strides);
+  runtime::denseStrides(2, a.seq_k, 64, a.k_strides);
+  runtime::denseStrides(2, a.seq_k, 64, a.v_strides);
+  runtime::denseStrides(8, a.seq_q, 64, a.o_strides);
   EXPECT_EQ(check(a), "");
+  a.seq_k += 1;
+  runtime::denseStrides(2, a.seq_k, 64, a.k_strides);
+  runtime::denseStrides(2, a.seq_k, 64, a.v_strides);
+  EXPECT_EQ(check(a), "expected k_strides {4294967296, 2147483648, 64, 1} of "
+                      "[B, Hkv, Sk, D] to keep one head within 2^31 elements, "
+                      "got (S - 1) * stride_s + D = 2147483648");
 }
 
 TEST_F(ValidateTest, RejectsNullTensors) {

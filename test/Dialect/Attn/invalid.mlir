@@ -768,3 +768,66 @@ func.func @zero_head_dim(%q: tensor<2x2x16x0xf16>) -> tensor<2x2x16x0xf16> {
   %o = attn.attention %q, %q, %q : tensor<2x2x16x0xf16>, tensor<2x2x16x0xf16>, tensor<2x2x16x0xf16> -> tensor<2x2x16x0xf16>
   return %o : tensor<2x2x16x0xf16>
 }
+
+// -----
+
+// #attn.gpu_kernel: empty chip.
+func.func @gpu_kernel_0(%q: tensor<2x8x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{expected a non-empty chip}}
+  %o = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "", block_q = 128, block_k = 64, warps = 4, m_tiles = 2, stages = 2, q_in_smem = false>} : tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// #attn.gpu_kernel: warps out of range.
+func.func @gpu_kernel_1(%q: tensor<2x8x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{expected warps in [1, 32], got 0}}
+  %o = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_80", block_q = 0, block_k = 64, warps = 0, m_tiles = 2, stages = 2, q_in_smem = false>} : tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// #attn.gpu_kernel: m-tiles out of range.
+func.func @gpu_kernel_2(%q: tensor<2x8x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{expected m_tiles in [1, 4], got 5}}
+  %o = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_80", block_q = 80, block_k = 64, warps = 1, m_tiles = 5, stages = 2, q_in_smem = false>} : tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// #attn.gpu_kernel: block_q must be 16 * m_tiles * warps.
+func.func @gpu_kernel_3(%q: tensor<2x8x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{expected block_q 64 to equal 16 * m_tiles * warps = 128}}
+  %o = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_80", block_q = 64, block_k = 64, warps = 4, m_tiles = 2, stages = 2, q_in_smem = false>} : tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// #attn.gpu_kernel: block_k a multiple of 16.
+func.func @gpu_kernel_4(%q: tensor<2x8x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{expected block_k to be a multiple of 16 in [16, 256], got 40}}
+  %o = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_80", block_q = 128, block_k = 40, warps = 4, m_tiles = 2, stages = 2, q_in_smem = false>} : tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// #attn.gpu_kernel: stages out of range.
+func.func @gpu_kernel_5(%q: tensor<2x8x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{expected stages in [1, 8], got 0}}
+  %o = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_80", block_q = 128, block_k = 64, warps = 4, m_tiles = 2, stages = 0, q_in_smem = false>} : tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// #attn.gpu_kernel: q_in_smem is a boolean.
+func.func @gpu_kernel_smem_word(%q: tensor<2x8x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{expected q_in_smem = true or false, got yes}}
+  %o = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_80", block_q = 128, block_k = 64, warps = 4, m_tiles = 2, stages = 2, q_in_smem = yes>} : tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}

@@ -132,3 +132,11 @@ func.func @everything_combined(%q: tensor<1x4x?x128xf32>, %k: tensor<1x1x?x128xf
   } : tensor<1x4x?x128xf32>, tensor<1x1x?x128xf32>, tensor<1x1x?x96xf32> -> tensor<1x4x?x96xf32>, tensor<1x4x?xf32>
   return %o, %lse : tensor<1x4x?x96xf32>, tensor<1x4x?xf32>
 }
+
+// The GPU kernel configuration attribute.
+// CHECK-LABEL: func.func @gpu_kernel_config(
+// CHECK: {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 32, warps = 4, m_tiles = 2, stages = 2, q_in_smem = true>}
+func.func @gpu_kernel_config(%q: tensor<2x8x16x128xbf16>) -> tensor<2x8x16x128xbf16> {
+  %o = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 32, warps = 4, m_tiles = 2, stages = 2, q_in_smem = true>} : tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16> -> tensor<2x8x16x128xbf16>
+  return %o : tensor<2x8x16x128xbf16>
+}

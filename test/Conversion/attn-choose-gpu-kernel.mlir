@@ -1,0 +1,42 @@
+// RUN: attnc-opt %s --attn-choose-gpu-kernel=chip=sm_90a --split-input-file | FileCheck %s
+// RUN: attnc-opt %s --attn-choose-gpu-kernel=chip=sm_80 --split-input-file | FileCheck %s --check-prefix=SM80
+// RUN: not attnc-opt %s --attn-choose-gpu-kernel=chip=sm_75 --split-input-file 2>&1 | FileCheck %s --check-prefix=BADCHIP
+
+// The target picks the configuration from the head dims and records it,
+// with the tile sizes that tiling for this kernel must use.
+
+// D = 64: two m-tiles per warp, Q fragments in registers, 64-key tiles.
+// CHECK-LABEL: func.func @d64(
+// CHECK: attn.attention
+// CHECK-SAME: attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 64, warps = 4, m_tiles = 2, stages = 2, q_in_smem = false>
+// CHECK-SAME: attn.tile_sizes = array<i64: 128, 64>
+// SM80-LABEL: func.func @d64(
+// SM80: #attn.gpu_kernel<chip = "sm_80", block_q = 128, block_k = 64, warps = 4, m_tiles = 2, stages = 2, q_in_smem = false>
+// BADCHIP: error: expected chip to be one of sm_80, sm_90a, got "sm_75"
+func.func @d64(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>) -> tensor<?x8x?x64xbf16> {
+  %o = attn.attention %q, %k, %v mask(#attn.causal) : tensor<?x8x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x8x?x64xbf16>
+  return %o : tensor<?x8x?x64xbf16>
+}
+
+// -----
+
+// D = 128: Q staged in shared memory and 32-key tiles, so the accumulators
+// stay in registers.
+// CHECK-LABEL: func.func @d128(
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 32, warps = 4, m_tiles = 2, stages = 2, q_in_smem = true>
+// CHECK-SAME: attn.tile_sizes = array<i64: 128, 32>
+func.func @d128(%q: tensor<?x8x?x128xf16>, %k: tensor<?x8x?x128xf16>, %v: tensor<?x8x?x128xf16>) -> tensor<?x8x?x128xf16> {
+  %o = attn.attention %q, %k, %v : tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16> -> tensor<?x8x?x128xf16>
+  return %o : tensor<?x8x?x128xf16>
+}
+
+// -----
+
+// D = 256: one m-tile per warp, 8 warps.
+// CHECK-LABEL: func.func @d256(
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 32, warps = 8, m_tiles = 1, stages = 2, q_in_smem = false>
+func.func @d256(%q: tensor<?x4x?x256xbf16>, %k: tensor<?x4x?x256xbf16>, %v: tensor<?x4x?x256xbf16>) -> tensor<?x4x?x256xbf16> {
+  %o = attn.attention %q, %k, %v : tensor<?x4x?x256xbf16>, tensor<?x4x?x256xbf16>, tensor<?x4x?x256xbf16> -> tensor<?x4x?x256xbf16>
+  return %o : tensor<?x4x?x256xbf16>
+}
+
