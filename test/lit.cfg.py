@@ -8,7 +8,7 @@ from lit.llvm import llvm_config
 
 config.name = "attnc"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir"]
+config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.attnc_obj_root, "test")
 config.excludes = ["Inputs", "Unit", "CMakeLists.txt", "lit.cfg.py",
@@ -31,6 +31,11 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 config.substitutions.append(
     ("%fake_libcuda", os.path.join(config.attnc_obj_root, "test",
                                    "libattnc-fake-libcuda.so")))
+
+# The C layout of the runtime's launch struct, and the Python wrapper.
+config.substitutions.append(
+    ("%abi_layout", os.path.join(config.attnc_obj_root, "test", "attnc-abi-layout")))
+config.substitutions.append(("%attnc_src", config.attnc_src_root))
 
 # Debian's python3 carries numpy (python3-numpy, installed by setup.sh).
 config.substitutions.append(("%python", "/usr/bin/python3"))

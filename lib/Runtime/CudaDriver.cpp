@@ -79,6 +79,8 @@ struct LoadedDriver {
     resolve(d.cuModuleLoadDataEx, "cuModuleLoadDataEx", nullptr, true);
     resolve(d.cuModuleGetFunction, "cuModuleGetFunction", nullptr, true);
     resolve(d.cuModuleUnload, "cuModuleUnload", nullptr, true);
+    resolve(d.cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled", nullptr,
+            false);
     resolve(d.cuFuncSetAttribute, "cuFuncSetAttribute", nullptr, true);
     resolve(d.cuLaunchKernel, "cuLaunchKernel", nullptr, true);
     resolve(d.cuMemAlloc, "cuMemAlloc_v2", nullptr, true);

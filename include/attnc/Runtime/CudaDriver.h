@@ -10,6 +10,7 @@
 #ifndef ATTNC_RUNTIME_CUDADRIVER_H
 #define ATTNC_RUNTIME_CUDADRIVER_H
 
+#include <cstdint>
 #include <string>
 
 namespace attnc {
@@ -80,6 +81,14 @@ struct Driver {
   CUresult (*cuEventSynchronize)(CUevent event);
   CUresult (*cuEventElapsedTime)(float *ms, CUevent start, CUevent end);
   CUresult (*cuEventDestroy)(CUevent event);
+  /// Builds a TMA descriptor (CUtensorMap, 128 bytes, 64-byte aligned) into
+  /// `tensorMap`; enum arguments as ints (CUtensorMapDataType, ...). For the
+  /// TensorMap parameters of KernelAbi.h; no current kernel takes one.
+  CUresult (*cuTensorMapEncodeTiled)(
+      void *tensorMap, int dataType, unsigned rank, void *globalAddress,
+      const uint64_t *globalDim, const uint64_t *globalStrides,
+      const unsigned *boxDim, const unsigned *elementStrides, int interleave,
+      int swizzle, int l2Promotion, int oobFill); // optional (CUDA 12)
 
   /// "cuModuleLoadData failed: CUDA_ERROR_INVALID_IMAGE (device kernel image
   /// is invalid)" for `result` of the call named `call`.
