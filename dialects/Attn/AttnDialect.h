@@ -33,6 +33,10 @@ inline constexpr llvm::StringLiteral kTileSizesAttrName = "attn.tile_sizes";
 /// The attribute holding an attention's #attn.gpu_kernel; attn-tile carries
 /// it over to the query-tile loop.
 inline constexpr llvm::StringLiteral kGpuKernelAttrName = "attn.gpu_kernel";
+/// The attribute attn-skip-masked-tiles puts on the guard of a run-time
+/// tile test, naming the test ("affine_corners", "region_scan",
+/// "document_ids", "block_table").
+inline constexpr llvm::StringLiteral kTileTestAttrName = "attn.tile_test";
 } // namespace attnc::attn
 
 #endif // ATTNC_DIALECTS_ATTN_ATTNDIALECT_H

@@ -117,7 +117,8 @@ def Attn_AttentionOp : Attn_Op<"attention", [
 //===----------------------------------------------------------------------===//
 
 def Attn_TileStepOp : Attn_Op<"tile_step", [
-    AttrSizedOperandSegments, AllTypesMatch<["row_max", "row_sum"]>]> {
+    AttrSizedOperandSegments, AllTypesMatch<["row_max", "row_sum"]>,
+    IsolatedFromAbove]> {
   let summary = "One online-softmax update of a query tile by a key tile.";
   let description = [{
     Updates the running state of the query tile starting at row `q_begin` of

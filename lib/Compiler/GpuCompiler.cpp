@@ -17,6 +17,7 @@
 #include "passes/Conversion/Sm80Kernel.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -96,33 +97,41 @@ static bool spills(const std::string &log) {
   return false;
 }
 
-/// Builds the kernel of `op` (with its #attn.gpu_kernel) and lowers it to
+/// Tiles a copy of the function around `op` (with its #attn.gpu_kernel)
+/// for the kernel, builds the kernel from the tiled IR and lowers it to
 /// `level` (the module for Kernel and NVVM, the PTX otherwise).
 static bool lowerKernel(attn::AttentionOp op, const GpuTarget &target,
                         EmitLevel level, GpuCompileResult &result,
                         std::string &error) {
   MLIRContext *ctx = op.getContext();
-  OwningOpRef<ModuleOp> module = ModuleOp::create(op.getLoc());
-  if (failed(convertAttentionToGpu(*module, op))) {
-    error = "the attention cannot become a GPU kernel (see the error above)";
+  Operation *function = op->getParentOfType<FunctionOpInterface>();
+  if (!function) {
+    error = "expected the attention inside a function";
     return false;
   }
-  if (level == EmitLevel::Kernel) {
-    result.module = std::move(module);
-    return true;
-  }
+  OwningOpRef<ModuleOp> module = ModuleOp::create(op.getLoc());
+  module->getBody()->push_back(function->clone());
 
   PassManager pm(ctx);
-  buildKernelToNVVMPipeline(pm, target.chip().str(),
-                            target.ptxFeatures().str());
-  if (level != EmitLevel::NVVM)
+  // The tile sizes are the kernel's (attn.tile_sizes, set with the
+  // configuration); skipping masked tiles decides the kernel's key loop.
+  buildAttnTilePipeline(pm, {/*blockQ=*/64, /*blockK=*/64,
+                             /*skipMaskedTiles=*/true});
+  pm.addPass(createConvertAttnToGPU());
+  if (level != EmitLevel::Kernel)
+    buildKernelToNVVMPipeline(pm, target.chip().str(),
+                              target.ptxFeatures().str());
+  if (level == EmitLevel::PTX || level == EmitLevel::Artifact)
     buildNVVMToPTXPipeline(pm);
   if (failed(pm.run(*module))) {
-    error = "lowering the kernel to " +
-            std::string(level == EmitLevel::NVVM ? "NVVM" : "PTX") + " failed";
+    error = "building the kernel or lowering it to " +
+            std::string(level == EmitLevel::Kernel ? "kernel IR"
+                        : level == EmitLevel::NVVM ? "NVVM"
+                                                   : "PTX") +
+            " failed (see the error above)";
     return false;
   }
-  if (level == EmitLevel::NVVM) {
+  if (level == EmitLevel::Kernel || level == EmitLevel::NVVM) {
     result.module = std::move(module);
     return true;
   }
@@ -183,7 +192,8 @@ bool attnc::compileForGpu(attn::AttentionOp op, const AttentionSpec &spec,
       break;
     std::optional<attn::GpuKernelAttr> fallback =
         pinned ? std::nullopt
-               : target->fallbackConfig(op, getGpuKernelAttr(op));
+               : target->fallbackConfig(KernelProblem::of(op),
+                                        getGpuKernelAttr(op));
     if (!fallback) {
       op.emitWarning("the kernel spills registers to local memory with ")
           << getGpuKernelAttr(op) << " (ptxas -v); it runs, but slowly";
@@ -223,7 +233,8 @@ bool attnc::compileForGpu(attn::AttentionOp op, const AttentionSpec &spec,
         {"block_k", std::to_string(config.getBlockK())},
         {"threads", std::to_string(config.getThreads())},
         {"dynamic_shared_memory",
-         std::to_string(target->sharedMemoryBytes(op, config))},
+         std::to_string(
+             target->sharedMemoryBytes(KernelProblem::of(op), config))},
         {"reads_lse", flag(static_cast<bool>(op.getLse()))},
         {"reads_seq_ids", flag(static_cast<bool>(op.getSeqIds()))},
         {"reads_cu_seqlens", flag(static_cast<bool>(op.getCuSeqlens()))},

@@ -137,10 +137,13 @@ void attnc::registerAttnPipelines() {
   PassPipelineRegistration<AttnLowerToNVVMOptions>(
       "attn-lower-to-nvvm",
       "attn IR to an NVVM kernel: choose the #attn.gpu_kernel configuration "
-      "for the chip, build the kernel (convert-attn-to-gpu), lower its "
-      "gpu.module to NVVM",
+      "for the chip, tile and skip masked tiles, build the kernel from the "
+      "tiled IR (convert-attn-to-gpu), lower its gpu.module to NVVM",
       [](OpPassManager &pm, const AttnLowerToNVVMOptions &o) {
         buildChooseGpuKernelPipeline(pm, o.chip);
+        // The tile sizes are the kernel's (attn.tile_sizes, set with the
+        // configuration).
+        buildAttnTilePipeline(pm, {64, 64, /*skipMaskedTiles=*/true});
         pm.addPass(createConvertAttnToGPU());
         buildKernelToNVVMPipeline(pm, o.chip, o.features);
       });

@@ -8,7 +8,6 @@
 #include "passes/Conversion/AttnToGPU.h"
 
 #include "passes/Conversion/Sm80Kernel.h"
-#include "passes/Codegen/MaskCodegen.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -32,7 +31,8 @@ using namespace attnc;
 using namespace attnc::attn;
 
 LogicalResult attnc::chooseGpuKernel(AttentionOp op, const GpuTarget &target) {
-  if (failed(target.checkSupport(op)))
+  KernelProblem problem = KernelProblem::of(op);
+  if (failed(target.checkSupport(problem)))
     return failure();
   GpuKernelAttr config = getGpuKernelAttr(op);
   if (!config) {
@@ -40,10 +40,10 @@ LogicalResult attnc::chooseGpuKernel(AttentionOp op, const GpuTarget &target) {
       return op.emitError("expected ")
              << kGpuKernelAttrName << " to be an #attn.gpu_kernel, got "
              << other;
-    config = target.chooseConfig(op);
+    config = target.chooseConfig(problem);
     op->setAttr(kGpuKernelAttrName, config);
   }
-  if (failed(target.checkConfig(op, config)))
+  if (failed(target.checkConfig(problem, config)))
     return failure();
   // Tiling for this target uses the kernel's tile sizes.
   op->setAttr(attn::kTileSizesAttrName,
@@ -52,28 +52,29 @@ LogicalResult attnc::chooseGpuKernel(AttentionOp op, const GpuTarget &target) {
   return success();
 }
 
-FailureOr<gpu::GPUModuleOp> attnc::convertAttentionToGpu(ModuleOp module,
-                                                         AttentionOp op) {
-  GpuKernelAttr config = getGpuKernelAttr(op);
-  if (!config)
-    return op.emitError("expected an ")
-           << kGpuKernelAttrName
-           << " attribute (run attn-choose-gpu-kernel, or set it by hand)";
+FailureOr<gpu::GPUModuleOp>
+attnc::convertTiledAttentionToGpu(ModuleOp module,
+                                  scf::ParallelOp queryTiles) {
+  FailureOr<TiledAttention> tiled = analyzeTiledAttention(queryTiles);
+  if (failed(tiled))
+    return failure();
+  GpuKernelAttr config = tiled->config;
   const GpuTarget *target = GpuTarget::lookup(config.getChip());
   if (!target)
-    return op.emitError("expected a supported chip (")
+    return queryTiles.emitError("expected a supported chip (")
            << GpuTarget::supportedChips() << "), got \"" << config.getChip()
            << "\"";
-  if (failed(target->checkSupport(op)) ||
-      failed(target->checkConfig(op, config)))
+  KernelProblem problem = KernelProblem::of(tiled->step);
+  if (failed(target->checkSupport(problem)) ||
+      failed(target->checkConfig(problem, config)))
     return failure();
-  op.emitRemark("convert-attn-to-gpu: ")
+  queryTiles.emitRemark("convert-attn-to-gpu: ")
       << target->chip() << " kernel (" << target->kernelFamily()
       << "), block_q = " << config.getBlockQ()
       << ", block_k = " << config.getBlockK() << ", " << config.getWarps()
       << " warps x " << config.getMTiles() << " m-tiles; "
-      << mmaSyncTileStrategy(op);
-  return target->buildKernel(module, op, config);
+      << target->tileStrategy(*tiled);
+  return target->buildKernel(module, *tiled);
 }
 
 namespace {
@@ -106,18 +107,44 @@ struct ConvertAttnToGPUPass final
   using ConvertAttnToGPUBase::ConvertAttnToGPUBase;
 
   void runOnOperation() override {
-    SmallVector<AttentionOp> ops;
-    getOperation().walk([&](AttentionOp op) { ops.push_back(op); });
-    if (ops.size() != 1) {
-      getOperation().emitError("expected exactly one attn.attention, found ")
-          << ops.size();
+    ModuleOp module = getOperation();
+    SmallVector<AttentionOp> untiled;
+    module.walk([&](AttentionOp op) { untiled.push_back(op); });
+    for (AttentionOp op : untiled) {
+      op.emitError("expected tiled attention IR: run attn-choose-gpu-kernel, "
+                   "attn-tile and attn-skip-masked-tiles first (or the "
+                   "attn-lower-to-nvvm pipeline)");
       return signalPassFailure();
     }
-    AttentionOp op = ops.front();
-    if (failed(convertAttentionToGpu(getOperation(), op)))
+    SmallVector<scf::ParallelOp> queryTiles;
+    module.walk([&](scf::ParallelOp loop) {
+      bool hasStep = false;
+      loop.walk([&](TileStepOp) { hasStep = true; });
+      if (hasStep && !loop->getParentOfType<scf::ParallelOp>())
+        queryTiles.push_back(loop);
+    });
+    if (queryTiles.size() != 1) {
+      module.emitError("expected exactly one tiled attention, found ")
+          << queryTiles.size();
+      return signalPassFailure();
+    }
+    if (!queryTiles.front()->hasAttr(kGpuKernelAttrName)) {
+      queryTiles.front().emitError("expected an ")
+          << kGpuKernelAttrName
+          << " attribute on the query tiles (run attn-choose-gpu-kernel "
+             "before attn-tile, or set it by hand)";
+      return signalPassFailure();
+    }
+    FailureOr<gpu::GPUModuleOp> kernel =
+        convertTiledAttentionToGpu(module, queryTiles.front());
+    if (failed(kernel))
       return signalPassFailure();
     ++numKernels;
-    if (canBoundKeyTiles(op.getMaskSpec()))
+    bool bounded = false;
+    queryTiles.front().walk([&](TileStepOp step) {
+      bounded |= step.getUnmasked();
+    });
+    if (bounded)
       ++numBoundedKeyLoops;
   }
 };

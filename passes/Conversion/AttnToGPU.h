@@ -1,8 +1,10 @@
 //===- AttnToGPU.h - attn.attention to GPU kernels --------------*- C++ -*-===//
 //
 // The passes that take attn.attention to a GPU kernel: attn-choose-gpu-kernel
-// attaches the target's #attn.gpu_kernel configuration, convert-attn-to-gpu
-// builds the kernel it describes through the target's hooks (GpuTarget.h).
+// attaches the target's #attn.gpu_kernel configuration; after attn-tile and
+// attn-skip-masked-tiles, convert-attn-to-gpu lowers the tiled IR to the
+// kernel the configuration describes, through the target's hooks
+// (GpuTarget.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,11 +29,14 @@ namespace attnc {
 mlir::LogicalResult chooseGpuKernel(attn::AttentionOp op,
                                     const GpuTarget &target);
 
-/// Builds the kernel of `op` (which must carry #attn.gpu_kernel) into
-/// `module` through its chip's target, with a remark naming the kernel
-/// family, the configuration and the key-tile strategy.
+/// Builds the kernel of the tiled attention under `queryTiles` (the
+/// scf.parallel of attn-tile carrying #attn.gpu_kernel, after
+/// attn-skip-masked-tiles) into `module` through its chip's target, with a
+/// remark naming the kernel family, the configuration and the key-tile
+/// strategy.
 mlir::FailureOr<mlir::gpu::GPUModuleOp>
-convertAttentionToGpu(mlir::ModuleOp module, attn::AttentionOp op);
+convertTiledAttentionToGpu(mlir::ModuleOp module,
+                           mlir::scf::ParallelOp queryTiles);
 
 } // namespace attnc
 

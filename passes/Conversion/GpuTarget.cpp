@@ -19,29 +19,29 @@ GpuKernelAttr attnc::getGpuKernelAttr(AttentionOp op) {
   return op->getAttrOfType<GpuKernelAttr>(kGpuKernelAttrName);
 }
 
-LogicalResult GpuTarget::checkSupport(AttentionOp op) const {
-  Type elt = op.getQuery().getType().getElementType();
+LogicalResult GpuTarget::checkSupport(const KernelProblem &p) const {
+  Type elt = p.elementType;
   if (!elt.isBF16() && !elt.isF16())
-    return op.emitError("expected bf16 or f16 inputs for target ")
+    return p.emitError("expected bf16 or f16 inputs for target ")
            << chip() << ", got " << elt;
   for (auto [name, d] :
-       {std::pair<StringRef, int64_t>{"head dim", op.getHeadDim()},
-        {"value head dim", op.getValueHeadDim()}})
+       {std::pair<StringRef, int64_t>{"head dim", p.headDim},
+        {"value head dim", p.valueHeadDim}})
     if (d % 16 != 0 || d > 256)
-      return op.emitError("expected ")
+      return p.emitError("expected ")
              << name << " to be a multiple of 16 up to 256 for target "
              << chip() << ", got " << d;
   return success();
 }
 
-LogicalResult GpuTarget::checkConfig(AttentionOp op,
+LogicalResult GpuTarget::checkConfig(const KernelProblem &p,
                                      GpuKernelAttr config) const {
   if (config.getChip() != chip())
-    return op.emitError("expected #attn.gpu_kernel chip \"")
+    return p.emitError("expected #attn.gpu_kernel chip \"")
            << config.getChip() << "\" to match the target " << chip();
-  int64_t bytes = sharedMemoryBytes(op, config);
+  int64_t bytes = sharedMemoryBytes(p, config);
   if (bytes > maxSharedMemoryBytes())
-    return op.emitError("expected the kernel's shared memory (")
+    return p.emitError("expected the kernel's shared memory (")
            << bytes << " bytes for " << config << ") to fit the "
            << maxSharedMemoryBytes() << " bytes of a block on " << chip();
   return success();
@@ -57,54 +57,59 @@ public:
     return "mma.sync m16n8k16, cp.async double buffering";
   }
 
-  GpuKernelAttr chooseConfig(AttentionOp op) const override {
-    int64_t width = op.getHeadDim() + op.getValueHeadDim();
+  GpuKernelAttr chooseConfig(const KernelProblem &p) const override {
+    int64_t width = p.headDim + p.valueHeadDim;
     // Above a combined width of 256, one m-tile per warp and 32-key tiles
     // keep the accumulators in registers.
     if (width > 256)
-      return make(op, /*blockK=*/32, /*warps=*/8, /*mTiles=*/1, false);
+      return make(p, /*blockK=*/32, /*warps=*/8, /*mTiles=*/1, false);
     // Two m-tiles per warp halve the shared-memory reads per mma; above
     // D = 64 Q moves to shared memory and the key tile halves, so the
     // accumulators (half the registers there) stay clear of spills.
-    bool wide = op.getHeadDim() > 64;
-    return make(op, wide ? 32 : 64, /*warps=*/4, /*mTiles=*/2, wide);
+    bool wide = p.headDim > 64;
+    return make(p, wide ? 32 : 64, /*warps=*/4, /*mTiles=*/2, wide);
   }
 
   std::optional<GpuKernelAttr>
-  fallbackConfig(AttentionOp op, GpuKernelAttr config) const override {
+  fallbackConfig(const KernelProblem &p,
+                 GpuKernelAttr config) const override {
     // One m-tile per warp (8 warps, 128 rows): fewer registers.
     if (config.getMTiles() == 1)
       return std::nullopt;
-    int64_t blockK = op.getHeadDim() + op.getValueHeadDim() > 256 ? 32 : 64;
-    return make(op, blockK, /*warps=*/8, /*mTiles=*/1, false);
+    int64_t blockK = p.headDim + p.valueHeadDim > 256 ? 32 : 64;
+    return make(p, blockK, /*warps=*/8, /*mTiles=*/1, false);
   }
 
-  LogicalResult checkConfig(AttentionOp op,
+  LogicalResult checkConfig(const KernelProblem &p,
                             GpuKernelAttr config) const override {
     if (config.getStages() != 2)
-      return op.emitError("expected stages = 2 for target ")
+      return p.emitError("expected stages = 2 for target ")
              << chip() << " (cp.async double buffering), got "
              << config.getStages();
     if (config.getMTiles() > 2)
-      return op.emitError("expected m_tiles 1 or 2 for target ")
+      return p.emitError("expected m_tiles 1 or 2 for target ")
              << chip() << ", got " << config.getMTiles();
-    return GpuTarget::checkConfig(op, config);
+    return GpuTarget::checkConfig(p, config);
   }
 
-  int64_t sharedMemoryBytes(AttentionOp op,
+  int64_t sharedMemoryBytes(const KernelProblem &p,
                             GpuKernelAttr config) const override {
-    return mmaSyncSharedMemoryBytes(op, config);
+    return mmaSyncSharedMemoryBytes(p, config);
   }
 
-  FailureOr<gpu::GPUModuleOp> buildKernel(ModuleOp module, AttentionOp op,
-                                          GpuKernelAttr config) const override {
-    return buildMmaSyncKernel(module, op, config);
+  FailureOr<gpu::GPUModuleOp>
+  buildKernel(ModuleOp module, const TiledAttention &t) const override {
+    return buildMmaSyncKernel(module, t);
+  }
+
+  std::string tileStrategy(const TiledAttention &t) const override {
+    return mmaSyncTileStrategy(t);
   }
 
 protected:
-  GpuKernelAttr make(AttentionOp op, int64_t blockK, int64_t warps,
+  GpuKernelAttr make(const KernelProblem &p, int64_t blockK, int64_t warps,
                      int64_t mTiles, bool qInSmem) const {
-    return GpuKernelAttr::get(op.getContext(), chip(), 16 * mTiles * warps,
+    return GpuKernelAttr::get(p.op->getContext(), chip(), 16 * mTiles * warps,
                               blockK, warps, mTiles, /*stages=*/2, qInSmem);
   }
 };

@@ -13,6 +13,7 @@
 #define ATTNC_PASSES_CONVERSION_GPUTARGET_H
 
 #include "dialects/Attn/AttnDialect.h"
+#include "passes/Conversion/TiledAttention.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
@@ -49,27 +50,30 @@ public:
   /// The kind of kernel this target builds, for remarks and the manifest.
   virtual llvm::StringRef kernelFamily() const = 0;
 
-  /// Checks that `op` can run on this target; emits an error naming the
+  /// Checks that `p` can run on this target; emits an error naming the
   /// chip and the unsupported feature otherwise.
-  virtual mlir::LogicalResult checkSupport(attn::AttentionOp op) const;
-  /// The preferred configuration for `op`.
-  virtual attn::GpuKernelAttr chooseConfig(attn::AttentionOp op) const = 0;
+  virtual mlir::LogicalResult checkSupport(const KernelProblem &p) const;
+  /// The preferred configuration for `p`.
+  virtual attn::GpuKernelAttr chooseConfig(const KernelProblem &p) const = 0;
   /// A configuration needing fewer registers than `config` (tried when
   /// ptxas reports spills), or std::nullopt when there is none.
   virtual std::optional<attn::GpuKernelAttr>
-  fallbackConfig(attn::AttentionOp op, attn::GpuKernelAttr config) const = 0;
-  /// Checks `config` for `op` on this target (chip, stages, shared memory);
+  fallbackConfig(const KernelProblem &p,
+                 attn::GpuKernelAttr config) const = 0;
+  /// Checks `config` for `p` on this target (chip, stages, shared memory);
   /// emits an error naming the chip and the parameter otherwise.
-  virtual mlir::LogicalResult checkConfig(attn::AttentionOp op,
+  virtual mlir::LogicalResult checkConfig(const KernelProblem &p,
                                           attn::GpuKernelAttr config) const;
-  /// Dynamic shared memory bytes of the kernel of `op` with `config`.
-  virtual int64_t sharedMemoryBytes(attn::AttentionOp op,
+  /// Dynamic shared memory bytes of the kernel of `p` with `config`.
+  virtual int64_t sharedMemoryBytes(const KernelProblem &p,
                                     attn::GpuKernelAttr config) const = 0;
-  /// Builds `gpu.module @attnc_kernels` with the kernel of `op` at the end
-  /// of `module`. The kernel's parameters are those of KernelAbi.h.
+  /// Builds `gpu.module @attnc_kernels` with the kernel of the tiled
+  /// attention `t` at the end of `module`. The kernel's parameters are
+  /// those of KernelAbi.h.
   virtual mlir::FailureOr<mlir::gpu::GPUModuleOp>
-  buildKernel(mlir::ModuleOp module, attn::AttentionOp op,
-              attn::GpuKernelAttr config) const = 0;
+  buildKernel(mlir::ModuleOp module, const TiledAttention &t) const = 0;
+  /// How the kernel of `t` visits and masks key tiles, in words.
+  virtual std::string tileStrategy(const TiledAttention &t) const = 0;
 };
 
 /// The #attn.gpu_kernel of `op`, or null when it has none.

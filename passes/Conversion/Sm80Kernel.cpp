@@ -36,43 +36,44 @@ using namespace attnc;
 using namespace attnc::attn;
 using attnc::mask::MaskKind;
 
-int64_t attnc::mmaSyncSharedMemoryBytes(AttentionOp op, GpuKernelAttr config) {
+int64_t attnc::mmaSyncSharedMemoryBytes(const KernelProblem &p,
+                                        GpuKernelAttr config) {
   int64_t elt = 2;
-  int64_t stage = config.getBlockK() *
-                  ((op.getHeadDim() + 8) + (op.getValueHeadDim() + 8)) * elt;
-  int64_t q = config.getQInSmem()
-                  ? config.getBlockQ() * (op.getHeadDim() + 8) * elt
-                  : 0;
+  int64_t stage =
+      config.getBlockK() * ((p.headDim + 8) + (p.valueHeadDim + 8)) * elt;
+  int64_t q =
+      config.getQInSmem() ? config.getBlockQ() * (p.headDim + 8) * elt : 0;
   return config.getStages() * stage + q;
 }
 
-std::string attnc::mmaSyncTileStrategy(AttentionOp op) {
-  MaskScoreContext c;
-  c.spec = op.getMaskSpec();
-  if (op.hasMaskFn())
-    c.maskFn = &op.getMaskFn();
-  if (c.spec.kind == MaskKind::None)
-    return "no mask: every key tile full, no mask arithmetic";
-  if (canBoundKeyTiles(c.spec))
-    return c.spec.kind == MaskKind::Document
-               ? "key tiles bounded by run-time cu_seqlens document ranges, "
-                 "mask arithmetic on boundary tiles only"
-               : "key tiles bounded in closed form, mask arithmetic on "
-                 "boundary tiles only";
-  switch (chooseTileTest(c)) {
-  case TileTest::AffineCorners:
-    return "run-time tile test at the tile corners of the affine mask_fn: "
-           "empty tiles skipped, mask arithmetic on boundary tiles only";
-  case TileTest::DocumentIds:
-    return "run-time tile test on seq_ids id ranges: empty tiles skipped, "
-           "mask arithmetic on boundary tiles only";
-  case TileTest::BlockTable:
-    return "run-time tile test on the block table: empty tiles skipped, "
-           "mask arithmetic on boundary tiles only";
-  case TileTest::RegionScan:
-    return "element-wise mask on every key tile (slow path): the mask_fn is "
-           "not affine in (q, k), so no tile is proven empty or full";
-  case TileTest::None:
+/// The mask of a tile step, as MaskCodegen describes it.
+static mask::MaskSpec maskSpecOf(TileStepOp step) {
+  if (step.hasMaskFn())
+    return mask::MaskSpec{MaskKind::Custom};
+  return step.getMaskAttr() ? step.getMaskAttr().getMaskSpec()
+                            : mask::MaskSpec::none();
+}
+
+std::string attnc::mmaSyncTileStrategy(const TiledAttention &t) {
+  mask::MaskSpec spec = maskSpecOf(t.step);
+  switch (t.keyLoop) {
+  case TiledAttention::KeyLoop::Split:
+    if (spec.kind == MaskKind::None)
+      return "no mask: every key tile unmasked, no mask arithmetic";
+    return spec.kind == MaskKind::Document
+               ? "key tiles bounded by run-time cu_seqlens document ranges "
+                 "(from the tiled IR), mask arithmetic on boundary tiles only"
+               : "key tiles bounded in closed form (from the tiled IR), mask "
+                 "arithmetic on boundary tiles only";
+  case TiledAttention::KeyLoop::TileTest:
+    if (t.tileTest == "region_scan")
+      return "element-wise mask on every key tile (slow path): the mask_fn "
+             "is not affine in (q, k) and the region scan of the tiled IR is "
+             "not run on the GPU, so no tile is proven empty or full";
+    return "run-time tile test '" + t.tileTest +
+           "' (from the tiled IR): empty tiles skipped, mask arithmetic on "
+           "boundary tiles only";
+  case TiledAttention::KeyLoop::Elementwise:
     break;
   }
   return "element-wise mask on every key tile (slow path)";
@@ -83,16 +84,17 @@ namespace {
 /// rows g and g + 8 of each of its warp's 16-row m-tiles.
 class KernelBuilder {
 public:
-  KernelBuilder(ImplicitLocOpBuilder &b, AttentionOp op, GpuKernelAttr config,
+  KernelBuilder(ImplicitLocOpBuilder &b, const TiledAttention &t,
                 gpu::GPUFuncOp func)
-      : b(b), a{b}, op(op), config(config), func(func) {}
+      : b(b), a{b}, tiled(t), step(t.step), config(t.config), func(func) {}
 
-  void build();
+  LogicalResult build();
 
 private:
   ImplicitLocOpBuilder &b;
   IndexArith a;
-  AttentionOp op;
+  TiledAttention tiled;
+  TileStepOp step;
   GpuKernelAttr config;
   gpu::GPUFuncOp func;
 
@@ -260,16 +262,17 @@ void KernelBuilder::copyTileAsync(Value head, Value rowStride32, Value k0, Value
   }
 }
 
-void KernelBuilder::build() {
+LogicalResult KernelBuilder::build() {
   i16 = b.getI16Type();
   i32 = b.getI32Type();
   i64 = b.getI64Type();
   f32 = b.getF32Type();
-  eltType = op.getQuery().getType().getElementType();
-  d = op.getHeadDim();
-  dv = op.getValueHeadDim();
-  heads = op.getNumQueryHeads();
-  kvHeads = op.getNumKeyValueHeads();
+  KernelProblem problem = KernelProblem::of(step);
+  eltType = problem.elementType;
+  d = problem.headDim;
+  dv = problem.valueHeadDim;
+  heads = problem.numQueryHeads;
+  kvHeads = problem.numKvHeads;
   smem = LLVM::AddressOfOp::create(b, sharedPtrType(), kSharedMemoryName);
   kPitch = d + 8;
   vPitch = dv + 8;
@@ -362,7 +365,7 @@ void KernelBuilder::build() {
 
   // The mask and score context, reading operands through the pointers.
   MaskScoreContext c;
-  c.spec = op.getMaskSpec();
+  c.spec = maskSpecOf(step);
   c.batch = batch;
   c.head = head;
   c.seqQ = seqQ;
@@ -400,30 +403,97 @@ void KernelBuilder::build() {
           .getResult();
     };
   }
-  if (op.getAlibiSlopes())
+  if (step.getAlibiSlopes())
     c.loadSlope = [&, slopes = arg(abi::AlibiSlopes)](ImplicitLocOpBuilder &lb, Value h) {
       return LLVM::LoadOp::create(lb, f32, gep(slopes, h, f32), 4).getResult();
     };
-  c.scale = op.getEffectiveScale();
-  c.softcap = op.getSoftcapAttr();
-  c.alibi = op.getAlibiAttr();
-  if (op.hasMaskFn())
-    c.maskFn = &op.getMaskFn();
-  if (op.hasScoreFn())
-    c.scoreFn = &op.getScoreFn();
+  c.scale = step.getScale().convertToDouble();
+  c.softcap = step.getSoftcapAttr();
+  c.alibi = step.getAlibiAttr();
+  if (step.hasMaskFn())
+    c.maskFn = &step.getMaskFn();
+  if (step.hasScoreFn())
+    c.scoreFn = &step.getScoreFn();
   // The head is fixed per block: look its ALiBi slope up once.
   c.slope = buildAlibiSlope(b, c);
 
-  // Key tiles to visit, and the full ones among them.
+  // Key tiles to visit, and the unmasked ones among them, as the tiled IR
+  // decided: its loop bounds and tile-test conditions are computed here
+  // again from the kernel's parameters (Rematerializer).
   Value numTiles = arith::CeilDivUIOp::create(b, seqK, idx(bk));
+  Value batchSize = indexOf(arg(abi::Batch));
+  SmallVector<Value> operandMemrefs = {step.getQuery(), step.getKey(),
+                                       step.getValue()};
+  for (Value m : {step.getSeqIds(), step.getCuSeqlens(), step.getBlockMask(),
+                  step.getAlibiSlopes()})
+    if (m)
+      operandMemrefs.push_back(m);
+  auto dimOf = [&](Value memref, int64_t dim) -> Value {
+    auto type = cast<MemRefType>(memref.getType());
+    if (dim >= 0 && dim < type.getRank() && !type.isDynamicDim(dim))
+      return idx(type.getDimSize(dim));
+    if (memref == step.getQuery())
+      return dim == 0 ? batchSize : seqQ;
+    if (memref == step.getKey() || memref == step.getValue() ||
+        memref == step.getSeqIds())
+      return dim == 0 ? batchSize : seqK;
+    if (memref == step.getCuSeqlens())
+      return c.numCuSeqlens;
+    if (memref == step.getBlockMask()) {
+      if (dim == 0)
+        return c.blockMaskB;
+      if (dim == 1)
+        return c.blockMaskH;
+      int64_t block = dim == 2 ? c.spec.blockQ : c.spec.blockK;
+      return arith::CeilDivUIOp::create(b, dim == 2 ? seqQ : seqK,
+                                        idx(block))
+          .getResult();
+    }
+    return idx(heads); // alibi_slopes [Hq]
+  };
+  auto loadOf = [&](ImplicitLocOpBuilder &lb, Value memref,
+                    ValueRange indices) -> Value {
+    Value linear = idx(0);
+    for (auto [i, index] : llvm::enumerate(indices))
+      linear = a.add(arith::MulIOp::create(lb, linear, dimOf(memref, i)),
+                     index);
+    Type elt = cast<MemRefType>(memref.getType()).getElementType();
+    unsigned param = memref == step.getSeqIds()      ? abi::SeqIds
+                     : memref == step.getCuSeqlens() ? abi::CuSeqlens
+                     : memref == step.getBlockMask() ? abi::BlockMask
+                                                     : abi::AlibiSlopes;
+    unsigned align = std::max(1u, elt.getIntOrFloatBitWidth() / 8);
+    return LLVM::LoadOp::create(lb, elt, gep(arg(param), linear, elt), align)
+        .getResult();
+  };
+  Rematerializer remat(b, operandMemrefs, dimOf, loadOf);
+  IRMapping hostToKernel;
+  ValueRange ivs = tiled.queryTiles.getInductionVars();
+  hostToKernel.map(ivs[0], batch);
+  hostToKernel.map(ivs[1], head);
+  hostToKernel.map(ivs[2], tile);
+  bool rematFailed = false;
+  auto kernelValue = [&](Value host, IRMapping &map) -> Value {
+    FailureOr<Value> v = remat.get(host, map);
+    if (failed(v)) {
+      rematFailed = true;
+      return idx(0);
+    }
+    return *v;
+  };
   KeyTileRange range;
-  if (canBoundKeyTiles(c.spec)) {
-    Value qLast = a.sub(a.min(a.add(q0, idx(bq)), seqQ), idx(1));
-    range = buildKeyTileRange(b, c, q0, qLast, numTiles, bk);
+  if (tiled.keyLoop == TiledAttention::KeyLoop::Split) {
+    range.lo = kernelValue(tiled.loops[0].getLowerBound(), hostToKernel);
+    range.fullLo = kernelValue(tiled.loops[1].getLowerBound(), hostToKernel);
+    range.fullHi = kernelValue(tiled.loops[1].getUpperBound(), hostToKernel);
+    range.hi = kernelValue(tiled.loops[2].getUpperBound(), hostToKernel);
   } else {
-    range = {idx(0), idx(0), idx(0), numTiles};
+    range.lo = kernelValue(tiled.loops[0].getLowerBound(), hostToKernel);
+    range.hi = kernelValue(tiled.loops[0].getUpperBound(), hostToKernel);
+    range.fullLo = range.fullHi = range.lo;
   }
-
+  if (rematFailed)
+    return failure();
   Value negInf = f32c(-INFINITY), zero = f32c(0.0), log2e = f32c(M_LOG2E);
   // Loop state: m per slot, l per slot, then the accumulators of each
   // m-tile (vTiles C fragments).
@@ -441,17 +511,22 @@ void KernelBuilder::build() {
     copyTileAsync(vHead, vRowStride, k0, seqK, dv, vPitch,
                   a.add(base, idx(vOffset)), tid, bk);
   };
-  // Masks with no key-tile bounds are classified per tile at run time (an
-  // affine mask_fn at the tile's corners, seq_ids id ranges, the block
-  // table); empty tiles are neither loaded nor computed. A mask_fn of any
-  // other form stays element-wise on every tile.
-  TileTest test = chooseTileTest(c);
-  bool tileTest = test != TileTest::None && test != TileTest::RegionScan;
-  Value blockLast = a.sub(a.min(a.add(q0, idx(bq)), seqQ), idx(1));
+  // Masks with no key-tile bounds are classified per tile at run time by the
+  // test of the tiled IR (an affine mask_fn at the tile's corners, seq_ids
+  // id ranges, the block table); empty tiles are neither loaded nor
+  // computed. A region scan is not run on the GPU: those tiles stay
+  // element-wise.
+  bool tileTest = tiled.keyLoop == TiledAttention::KeyLoop::TileTest &&
+                  tiled.tileTest != "region_scan";
   auto tileFlags = [&](Value kt) {
-    Value k0 = arith::MulIOp::create(b, kt, idx(bk));
-    Value kLast = a.sub(a.min(a.add(k0, idx(bk)), seqK), idx(1));
-    return buildTileTest(b, c, test, q0, blockLast, k0, kLast);
+    IRMapping map = hostToKernel;
+    map.map(tiled.loops[0].getInductionVar(), kt);
+    Value any = kernelValue(tiled.anyTile.getCondition(), map);
+    TileFlags flags;
+    flags.full = kernelValue(tiled.fullTile.getCondition(), map);
+    flags.empty = arith::XOrIOp::create(b, any,
+                                        arith::ConstantIntOp::create(b, 1, 1));
+    return flags;
   };
   auto notEmpty = [&](Value kt, Value cond) {
     if (!tileTest)
@@ -603,15 +678,12 @@ void KernelBuilder::build() {
     {
       Value inside = arith::CmpIOp::create(b, arith::CmpIPredicate::sle,
                                            a.add(k0, idx(bk)), seqK);
+      Value fromFullLo =
+          arith::CmpIOp::create(b, arith::CmpIPredicate::sge, kt, range.fullLo);
+      Value beforeFullHi =
+          arith::CmpIOp::create(b, arith::CmpIPredicate::slt, kt, range.fullHi);
       Value full = arith::AndIOp::create(
-          b,
-          arith::AndIOp::create(
-              b,
-              arith::CmpIOp::create(b, arith::CmpIPredicate::sge, kt,
-                                    range.fullLo),
-              arith::CmpIOp::create(b, arith::CmpIPredicate::slt, kt,
-                                    range.fullHi)),
-          inside);
+          b, arith::AndIOp::create(b, fromFullLo, beforeFullHi), inside);
       if (tileTest)
         full = arith::OrIOp::create(
             b, full, arith::AndIOp::create(b, flags.full, inside));
@@ -741,7 +813,7 @@ void KernelBuilder::build() {
       Value at = arith::AddIOp::create(b, rowOff, i32c(8 * j));
       LLVM::StoreOp::create(b, packPair(x, y), gep32(oHead, at, i16), 4);
     }
-    if (op.getLse()) {
+    if (tiled.finalize.getLse()) {
       Value first4 =
           arith::CmpIOp::create(b, arith::CmpIPredicate::eq, t, idx(0));
       auto ifLane = scf::IfOp::create(b, first4, /*withElseRegion=*/false);
@@ -759,15 +831,17 @@ void KernelBuilder::build() {
   for (int64_t sl = 0; sl < slots; ++sl)
     storeRow(sl);
   gpu::ReturnOp::create(b);
+  return failure(rematFailed);
 }
 
 FailureOr<gpu::GPUModuleOp>
-attnc::buildMmaSyncKernel(ModuleOp module, AttentionOp op,
-                          GpuKernelAttr config) {
+attnc::buildMmaSyncKernel(ModuleOp module, const TiledAttention &t) {
   MLIRContext *ctx = module.getContext();
+  Operation *op = t.queryTiles;
+  GpuKernelAttr config = t.config;
   module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                   UnitAttr::get(ctx));
-  ImplicitLocOpBuilder b(op.getLoc(), ctx);
+  ImplicitLocOpBuilder b(op->getLoc(), ctx);
   b.setInsertionPointToEnd(module.getBody());
   auto gpuModule = gpu::GPUModuleOp::create(b, "attnc_kernels");
   b.setInsertionPointToStart(gpuModule.getBody());
@@ -783,7 +857,7 @@ attnc::buildMmaSyncKernel(ModuleOp module, AttentionOp op,
   SmallVector<Type> args;
   for (const abi::ParamInfo &param : abi::kParams) {
     if (param.kind == abi::ParamKind::TensorMap)
-      return op.emitError("expected no TensorMap kernel parameter ('")
+      return op->emitError("expected no TensorMap kernel parameter ('")
              << param.name << "') on the sm_80-class kernel";
     args.push_back(param.kind == abi::ParamKind::Pointer
                        ? ptr
@@ -795,7 +869,8 @@ attnc::buildMmaSyncKernel(ModuleOp module, AttentionOp op,
   func.setKnownBlockSizeAttr(
       b.getDenseI32ArrayAttr({static_cast<int32_t>(config.getThreads()), 1, 1}));
   b.setInsertionPointToStart(&func.getBody().front());
-  KernelBuilder(b, op, config, func).build();
+  if (failed(KernelBuilder(b, t, func).build()))
+    return failure();
   return gpuModule;
 }
 

@@ -11,6 +11,7 @@
 #define ATTNC_PASSES_CONVERSION_SM80KERNEL_H
 
 #include "dialects/Attn/AttnDialect.h"
+#include "passes/Conversion/TiledAttention.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
@@ -30,19 +31,20 @@ inline constexpr llvm::StringLiteral kSharedMemoryName = "attnc_smem";
 /// Dynamic shared memory bytes of the mma.sync kernel of `op` with `config`:
 /// `stages` K and V tiles with rows padded by 8 elements (16 bytes, so
 /// ldmatrix rows hit distinct banks), plus the Q tile when q_in_smem.
-int64_t mmaSyncSharedMemoryBytes(attn::AttentionOp op,
+int64_t mmaSyncSharedMemoryBytes(const KernelProblem &problem,
                                  attn::GpuKernelAttr config);
 
-/// How the mma.sync kernel of `op` decides which key tiles to visit and
-/// which to mask, in words (for convert-attn-to-gpu's remark).
-std::string mmaSyncTileStrategy(attn::AttentionOp op);
+/// How the mma.sync kernel of `t` visits and masks key tiles, in words (for
+/// convert-attn-to-gpu's remark).
+std::string mmaSyncTileStrategy(const TiledAttention &t);
 
-/// Builds `gpu.module @attnc_kernels` holding the mma.sync kernel of `op`
-/// with `config` (block_q = 16 * m_tiles * warps, stages = 2) at the end of
-/// `module` (which gets gpu.container_module). The caller checks support.
+/// Builds `gpu.module @attnc_kernels` holding the mma.sync kernel of the
+/// tiled attention `t` with its configuration (block_q = 16 * m_tiles *
+/// warps, stages = 2) at the end of `module` (which gets
+/// gpu.container_module): the query tiles become the grid and the key-tile
+/// loops the kernel's key loop. The caller checks support.
 mlir::FailureOr<mlir::gpu::GPUModuleOp>
-buildMmaSyncKernel(mlir::ModuleOp module, attn::AttentionOp op,
-                   attn::GpuKernelAttr config);
+buildMmaSyncKernel(mlir::ModuleOp module, const TiledAttention &t);
 
 } // namespace attnc
 

@@ -73,8 +73,9 @@ static void splitLoop(RewriterBase &rewriter, scf::ForOp loop,
 /// Wraps the step of a run-time classified tile: skipped unless `any`,
 /// unmasked when `all`.
 static void guardStep(RewriterBase &rewriter, ImplicitLocOpBuilder &b,
-                      TileStepOp step, Value any, Value all) {
+                      TileStepOp step, Value any, Value all, StringRef test) {
   auto ifAny = scf::IfOp::create(b, any, /*withElseRegion=*/false);
+  ifAny->setAttr(kTileTestAttrName, b.getStringAttr(test));
   b.setInsertionPointToStart(&ifAny.getThenRegion().front());
   auto ifAll = scf::IfOp::create(b, all, /*withElseRegion=*/true);
   rewriter.setInsertionPointToStart(&ifAll.getThenRegion().front());
@@ -83,6 +84,23 @@ static void guardStep(RewriterBase &rewriter, ImplicitLocOpBuilder &b,
   rewriter.setInsertionPointToStart(&ifAll.getElseRegion().front());
   rewriter.clone(*step);
   rewriter.eraseOp(step);
+}
+
+/// The name of `test` in the attn.tile_test attribute.
+static StringRef tileTestName(TileTest test) {
+  switch (test) {
+  case TileTest::AffineCorners:
+    return "affine_corners";
+  case TileTest::RegionScan:
+    return "region_scan";
+  case TileTest::DocumentIds:
+    return "document_ids";
+  case TileTest::BlockTable:
+    return "block_table";
+  case TileTest::None:
+    break;
+  }
+  return "none";
 }
 
 /// Classifies each tile of `loop` at run time with `test`.
@@ -103,7 +121,7 @@ static void classifyWithTest(RewriterBase &rewriter, TileStepOp step,
                                   step.getKBegin(), kLast);
   Value any = arith::XOrIOp::create(b, flags.empty,
                                     arith::ConstantIntOp::create(b, 1, 1));
-  guardStep(rewriter, b, step, any, flags.full);
+  guardStep(rewriter, b, step, any, flags.full, tileTestName(test));
 }
 
 FailureOr<SkipStrategy> attnc::skipMaskedTiles(RewriterBase &rewriter,

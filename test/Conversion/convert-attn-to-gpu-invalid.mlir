@@ -1,4 +1,4 @@
-// RUN: attnc-opt %s --attn-choose-gpu-kernel=chip=sm_80 --convert-attn-to-gpu --split-input-file --verify-diagnostics
+// RUN: attnc-opt %s --attn-choose-gpu-kernel=chip=sm_80 --attn-tile --attn-skip-masked-tiles --convert-attn-to-gpu --split-input-file --verify-diagnostics
 
 // Every error of attn-choose-gpu-kernel and convert-attn-to-gpu names the
 // target chip and what it cannot do.
@@ -31,10 +31,12 @@ func.func @value_head_dim_40(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16
 // -----
 
 // One kernel per module: a second attention is an error on the module.
-// expected-error @+1 {{expected exactly one attn.attention, found 2}}
+// expected-error @+1 {{expected exactly one tiled attention, found 2}}
 module {
   func.func @two_attentions(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>) -> (tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>) {
+    // expected-remark @+1 {{attn-skip-masked-tiles: mask none: closed-form bounds}}
     %a = attn.attention %q, %k, %v : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x4x?x64xbf16>
+    // expected-remark @+1 {{attn-skip-masked-tiles: mask #attn.causal: closed-form bounds}}
     %b = attn.attention %q, %k, %v mask(#attn.causal) : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x4x?x64xbf16>
     return %a, %b : tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>
   }

@@ -1,5 +1,5 @@
-// RUN: attnc-opt %s --attn-choose-gpu-kernel=chip=sm_80 --convert-attn-to-gpu --split-input-file 2>/dev/null | FileCheck %s
-// RUN: attnc-opt %s --attn-choose-gpu-kernel=chip=sm_80 --convert-attn-to-gpu --split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
+// RUN: attnc-opt %s --attn-choose-gpu-kernel=chip=sm_80 --attn-tile --attn-skip-masked-tiles --convert-attn-to-gpu --split-input-file 2>/dev/null | FileCheck %s
+// RUN: attnc-opt %s --attn-choose-gpu-kernel=chip=sm_80 --attn-tile --attn-skip-masked-tiles --convert-attn-to-gpu --split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
 
 // The kernel of a causal GQA attention (8 query heads over 2 key/value heads,
 // bf16, head dim 64) with the log-sum-exp: the module becomes a GPU container
@@ -11,16 +11,17 @@
 // The attention op stays in place for the host side.
 // Every op gets a remark naming the kernel, its configuration and how key
 // tiles are chosen.
-// REMARK: remark: convert-attn-to-gpu: sm_80 kernel (mma.sync m16n8k16, cp.async double buffering), block_q = 128, block_k = 64, 4 warps x 2 m-tiles; key tiles bounded in closed form, mask arithmetic on boundary tiles only
-// REMARK: block_q = 128, block_k = 32, 4 warps x 2 m-tiles; no mask: every key tile full, no mask arithmetic
-// REMARK: key tiles bounded by run-time cu_seqlens document ranges
-// REMARK: run-time tile test on seq_ids id ranges: empty tiles skipped
-// REMARK: run-time tile test on the block table: empty tiles skipped
-// REMARK: run-time tile test at the tile corners of the affine mask_fn: empty tiles skipped
-// REMARK: element-wise mask on every key tile (slow path): the mask_fn is not affine in (q, k)
+// REMARK: remark: convert-attn-to-gpu: sm_80 kernel (mma.sync m16n8k16, cp.async double buffering), block_q = 128, block_k = 64, 4 warps x 2 m-tiles; key tiles bounded in closed form (from the tiled IR), mask arithmetic on boundary tiles only
+// REMARK: block_q = 128, block_k = 32, 4 warps x 2 m-tiles; no mask: every key tile unmasked, no mask arithmetic
+// REMARK: key tiles bounded by run-time cu_seqlens document ranges (from the tiled IR)
+// REMARK: run-time tile test 'document_ids' (from the tiled IR): empty tiles skipped
+// REMARK: run-time tile test 'block_table' (from the tiled IR): empty tiles skipped
+// REMARK: run-time tile test 'affine_corners' (from the tiled IR): empty tiles skipped
+// REMARK: element-wise mask on every key tile (slow path): the mask_fn is not affine in (q, k) and the region scan of the tiled IR is not run on the GPU
 // CHECK: module attributes {gpu.container_module}
 // CHECK-LABEL: func.func @causal_bf16(
-// CHECK: attn.attention {{.*}} mask(#attn.causal)
+// The host side keeps the tiled IR the kernel was built from.
+// CHECK: attn.tile_step {{.*}} mask(#attn.causal)
 // CHECK: gpu.module @attnc_kernels {
 // CHECK-NEXT: llvm.mlir.global external @attnc_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
 // CHECK-NEXT: gpu.func @attnc_attention(
@@ -62,19 +63,17 @@
 // CHECK-NEXT: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> i32
 // The key tiles to visit, before the loop, with the causal interval formula
 // (i' = i + Sk - Sq sees keys [0, i' + 1)) at the tile's first row.
-// CHECK: %[[NUM_TILES:.*]] = arith.ceildivui %[[SK]], %{{.*}} : index
 // CHECK: %[[SHIFT:.*]] = arith.subi %[[SK]], %[[SQ]] : index
-// CHECK-NEXT: %[[I0:.*]] = arith.addi %[[Q0]], %[[SHIFT]] : index
-// CHECK-NEXT: arith.addi %[[I0]], %{{.*}} : index
+// CHECK-NEXT: %[[I0:.*]] = arith.addi %{{.*}}, %[[SHIFT]] : index
+// CHECK: arith.addi %[[I0]], %{{.*}} : index
 // CHECK: %[[LO:.*]] = arith.divui %{{.*}}, %{{.*}} : index
-// CHECK: %[[HI:.*]] = arith.minsi %{{.*}}, %[[NUM_TILES]] : index
 // CHECK: %[[NEG_INF:.*]] = arith.constant 0xFF800000 : f32
 // The first K and V tiles stream into shared memory with cp.async.
 // CHECK: scf.if
 // CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
 // CHECK: nvvm.cp.async.commit.group
 // The key-tile loop, carrying the row max, the row sum and the accumulators.
-// CHECK: %[[RES:.*]]:{{[0-9]+}} = scf.for %[[KT:[a-z0-9_]+]] = %[[LO]] to %[[HI]] step %{{.*}} iter_args(
+// CHECK: %[[RES:.*]]:{{[0-9]+}} = scf.for %[[KT:[a-z0-9_]+]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(
 // CHECK-SAME: -> (f32, f32, f32, f32,
 // Prefetch the next tile, then wait for this one.
 // CHECK: nvvm.cp.async.shared.global
@@ -155,11 +154,12 @@ func.func @none_f16_d128(%q: tensor<?x4x?x128xf16>, %k: tensor<?x4x?x128xf16>, %
 // CHECK: %[[TILE:.*]] = gpu.block_id x
 // CHECK: %[[Q0:.*]] = arith.muli %[[TILE]], %{{.*}} : index
 // CHECK: %[[SHIFT:.*]] = arith.subi %[[SK]], %[[SQ]] : index
-// CHECK-NEXT: %[[I0:.*]] = arith.addi %[[Q0]], %[[SHIFT]] : index
+// CHECK-NEXT: %[[I0:.*]] = arith.addi %{{.*}}, %[[SHIFT]] : index
 // CHECK-NEXT: %[[LEFT:.*]] = arith.constant 100 : index
 // CHECK-NEXT: arith.subi %[[I0]], %[[LEFT]] : index
 // CHECK: %[[LO:.*]] = arith.divui %{{.*}}, %{{.*}} : index
-// CHECK: %[[HI:.*]] = arith.minsi
+// CHECK: %[[NT:.*]] = arith.ceildivui %[[SK]], %{{.*}} : index
+// CHECK: %[[HI:.*]] = arith.minsi %{{.*}}, %[[NT]] : index
 // CHECK: scf.for %{{.*}} = %[[LO]] to %[[HI]] step
 // CHECK: gpu.return
 func.func @sliding_window(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>) -> tensor<?x8x?x64xbf16> {
@@ -172,11 +172,10 @@ func.func @sliding_window(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, 
 // Prefix-LM (top-left): row i sees keys [0, max(prefix, i + 1)).
 // CHECK-LABEL: func.func @prefix_lm(
 // CHECK: gpu.func @attnc_attention(
-// CHECK: %[[PREFIX:.*]] = arith.constant 40 : index
-// CHECK-NEXT: arith.maxsi %[[PREFIX]], %{{.*}} : index
-// CHECK: %[[LO:.*]] = arith.divui %{{.*}}, %{{.*}} : index
-// CHECK: %[[HI:.*]] = arith.minsi
-// CHECK: scf.for %{{.*}} = %[[LO]] to %[[HI]] step
+// CHECK: %[[SQ:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK-NEXT: %[[SK:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK: arith.maxsi %c40{{.*}}, %{{.*}} : index
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step
 // CHECK: gpu.return
 func.func @prefix_lm(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>) -> tensor<?x8x?x64xbf16> {
   %o = attn.attention %q, %k, %v mask(#attn.prefix_lm<prefix = 40, top_left>) : tensor<?x8x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x8x?x64xbf16>
@@ -195,14 +194,14 @@ func.func @prefix_lm(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: t
 // CHECK-SAME: %[[CU:[a-z0-9_]+]]: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr,
 // CHECK-SAME: %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64,
 // CHECK-SAME: %[[NUM_CU_ARG:[a-z0-9_]+]]: i64,
+// CHECK: %[[SQ:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK-NEXT: %[[SK:.*]] = arith.index_cast %{{.*}} : i64 to index
 // CHECK: %[[NUM_CU:.*]] = arith.index_cast %[[NUM_CU_ARG]] : i64 to index
 // CHECK: scf.for %{{.*}} = %{{.*}} to %[[NUM_CU]] step %{{.*}} iter_args({{.*}}) -> (index, index) {
 // CHECK: llvm.getelementptr %[[CU]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i32
 // CHECK-NEXT: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> i32
 // CHECK: scf.for %{{.*}} = %{{.*}} to %[[NUM_CU]] step %{{.*}} iter_args({{.*}}) -> (index, index) {
-// CHECK: %[[LO:.*]] = arith.divui %{{.*}}, %{{.*}} : index
-// CHECK: %[[HI:.*]] = arith.minsi
-// CHECK: scf.for %{{.*}} = %[[LO]] to %[[HI]] step %{{.*}} iter_args(
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(
 // CHECK-SAME: -> (f32,
 // CHECK: gpu.return
 func.func @document_cu_seqlens(%q: tensor<1x4x?x64xbf16>, %k: tensor<1x2x?x64xbf16>, %v: tensor<1x2x?x64xbf16>, %cu: tensor<?xi32>) -> tensor<1x4x?x64xbf16> {

@@ -106,3 +106,21 @@ func.func @finalize_state(%m: memref<4xf32>, %acc: memref<8x16xf32>, %o: memref<
   attn.tile_finalize state(%m, %m, %acc) into %o at(%i, %i, %i) : memref<4xf32>, memref<8x16xf32>, memref<1x2x?x16xf32>
   return
 }
+
+// -----
+
+// The regions of a tile step are isolated from above, as those of
+// attn.attention: a lowering copies them into kernels, which cannot see the
+// host's values.
+func.func @region_uses_outside(%q: memref<1x2x?x16xf32>, %m: memref<8xf32>, %acc: memref<8x16xf32>, %i: index) {
+  %c20 = arith.constant 20 : index
+  // expected-note @+1 {{required by region isolation constraints}}
+  attn.tile_step %q, %q, %q state(%m, %m, %acc) at(%i, %i, %i, %i) mask_fn {
+  ^bb0(%b: index, %h: index, %qi: index, %kj: index):
+    // expected-error @+1 {{'arith.addi' op using value defined outside the region}}
+    %s = arith.addi %kj, %c20 : index
+    %vis = arith.cmpi slt, %qi, %s : index
+    attn.yield %vis : i1
+  } {block_k = 4 : i64, block_q = 8 : i64, scale = 1.0 : f32} : memref<1x2x?x16xf32>, memref<1x2x?x16xf32>, memref<1x2x?x16xf32>, memref<8xf32>, memref<8x16xf32>
+  return
+}

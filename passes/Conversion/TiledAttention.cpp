@@ -1,0 +1,196 @@
+//===- TiledAttention.cpp - the tiled IR a GPU kernel is built from -------===//
+//
+// The analysis of the tiled form and the rematerialisation of its index
+// computations into a kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Conversion/TiledAttention.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+using namespace mlir;
+using namespace attnc;
+using namespace attnc::attn;
+
+KernelProblem KernelProblem::of(AttentionOp op) {
+  KernelProblem p;
+  p.op = op;
+  p.elementType = op.getQuery().getType().getElementType();
+  p.headDim = op.getHeadDim();
+  p.valueHeadDim = op.getValueHeadDim();
+  p.numQueryHeads = op.getNumQueryHeads();
+  p.numKvHeads = op.getNumKeyValueHeads();
+  return p;
+}
+
+KernelProblem KernelProblem::of(TileStepOp step) {
+  auto q = cast<MemRefType>(step.getQuery().getType());
+  auto k = cast<MemRefType>(step.getKey().getType());
+  auto v = cast<MemRefType>(step.getValue().getType());
+  KernelProblem p;
+  p.op = step;
+  p.elementType = q.getElementType();
+  p.headDim = q.getDimSize(3);
+  p.valueHeadDim = v.getDimSize(3);
+  p.numQueryHeads = q.getDimSize(1);
+  p.numKvHeads = k.getDimSize(1);
+  return p;
+}
+
+/// The nearest scf.for around `op` below `limit`.
+static scf::ForOp keyLoopOf(Operation *op, Operation *limit) {
+  for (Operation *p = op->getParentOp(); p && p != limit; p = p->getParentOp())
+    if (auto loop = dyn_cast<scf::ForOp>(p))
+      return loop;
+  return {};
+}
+
+FailureOr<TiledAttention> attnc::analyzeTiledAttention(
+    scf::ParallelOp queryTiles) {
+  TiledAttention t;
+  t.queryTiles = queryTiles;
+  t.config = queryTiles->getAttrOfType<GpuKernelAttr>(kGpuKernelAttrName);
+  if (!t.config)
+    return queryTiles.emitError("expected ")
+           << kGpuKernelAttrName << " on the query-tile loop";
+  if (queryTiles.getNumLoops() != 3)
+    return queryTiles.emitError(
+               "expected the query-tile loop over (batch, head, query tile), "
+               "got ")
+           << queryTiles.getNumLoops() << " dimensions";
+  SmallVector<TileStepOp> steps;
+  SmallVector<TileFinalizeOp> finalizes;
+  queryTiles.walk([&](TileStepOp s) { steps.push_back(s); });
+  queryTiles.walk([&](TileFinalizeOp f) { finalizes.push_back(f); });
+  if (steps.empty() || finalizes.size() != 1)
+    return queryTiles.emitError("expected attn.tile_step ops and one "
+                                "attn.tile_finalize in the query-tile loop");
+  t.step = steps.front();
+  t.finalize = finalizes.front();
+  if (t.step.getBlockQ() != t.config.getBlockQ() ||
+      t.step.getBlockK() != t.config.getBlockK())
+    return t.step.emitError("expected the tiles (block_q = ")
+           << t.step.getBlockQ() << ", block_k = " << t.step.getBlockK()
+           << ") to match the kernel's " << t.config;
+
+  // The key-tile loops, in program order.
+  SmallVector<scf::ForOp> loops;
+  for (TileStepOp s : steps) {
+    scf::ForOp loop = keyLoopOf(s, queryTiles);
+    if (!loop)
+      return s.emitError("expected the tile step inside a key-tile loop");
+    if (!llvm::is_contained(loops, loop))
+      loops.push_back(loop);
+  }
+  if (loops.size() == 3) {
+    llvm::sort(loops, [](scf::ForOp x, scf::ForOp y) {
+      return x->isBeforeInBlock(y);
+    });
+    bool unmasked[3];
+    for (int i = 0; i < 3; ++i) {
+      t.loops[i] = loops[i];
+      TileStepOp s;
+      loops[i].walk([&](TileStepOp found) { s = found; });
+      unmasked[i] = s.getUnmasked();
+    }
+    if (unmasked[0] || !unmasked[1] || unmasked[2])
+      return queryTiles.emitError(
+          "expected split key loops: boundary, unmasked, boundary");
+    t.keyLoop = TiledAttention::KeyLoop::Split;
+    return t;
+  }
+  if (loops.size() != 1)
+    return queryTiles.emitError("expected one or three key-tile loops, got ")
+           << loops.size();
+  t.loops[0] = loops.front();
+  auto full = dyn_cast<scf::IfOp>(t.step->getParentOp());
+  auto any = full ? dyn_cast<scf::IfOp>(full->getParentOp()) : scf::IfOp();
+  if (full && any && steps.size() == 2) {
+    t.anyTile = any;
+    t.fullTile = full;
+    if (auto kind = any->getAttrOfType<StringAttr>(kTileTestAttrName))
+      t.tileTest = kind.str();
+    t.keyLoop = TiledAttention::KeyLoop::TileTest;
+    return t;
+  }
+  if (steps.size() != 1)
+    return queryTiles.emitError("expected one tile step in an unsplit "
+                                "key-tile loop");
+  t.keyLoop = TiledAttention::KeyLoop::Elementwise;
+  return t;
+}
+
+void Rematerializer::rewriteOperandAccesses(Operation *op) {
+  SmallVector<Operation *> accesses;
+  op->walk([&](Operation *inner) {
+    if (auto dim = dyn_cast<memref::DimOp>(inner); dim && isOperand(dim.getSource()))
+      accesses.push_back(inner);
+    if (auto load = dyn_cast<memref::LoadOp>(inner);
+        load && isOperand(load.getMemRef()))
+      accesses.push_back(inner);
+  });
+  for (Operation *access : accesses) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(access);
+    Value replacement;
+    if (auto dim = dyn_cast<memref::DimOp>(access)) {
+      std::optional<int64_t> index = dim.getConstantIndex();
+      replacement = dimOf(dim.getSource(), index ? *index : -1);
+    } else {
+      auto load = cast<memref::LoadOp>(access);
+      replacement = loadOf(b, load.getMemRef(), load.getIndices());
+    }
+    access->getResult(0).replaceAllUsesWith(replacement);
+    access->erase();
+  }
+}
+
+FailureOr<Value> Rematerializer::get(Value v, IRMapping &map) {
+  if (Value mapped = map.lookupOrNull(v))
+    return mapped;
+  if (isa<MemRefType>(v.getType()))
+    return emitError(v.getLoc(), "expected an index computation, got a "
+                                 "memref use the kernel cannot make");
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return emitError(v.getLoc(), "expected a value the kernel can compute, "
+                                 "got an unmapped block argument");
+  if (auto dim = dyn_cast<memref::DimOp>(def); dim && isOperand(dim.getSource())) {
+    std::optional<int64_t> index = dim.getConstantIndex();
+    if (!index)
+      return def->emitError("expected a constant dimension index");
+    Value r = dimOf(dim.getSource(), *index);
+    map.map(v, r);
+    return r;
+  }
+  if (auto load = dyn_cast<memref::LoadOp>(def);
+      load && isOperand(load.getMemRef())) {
+    SmallVector<Value> indices;
+    for (Value i : load.getIndices()) {
+      FailureOr<Value> r = get(i, map);
+      if (failed(r))
+        return failure();
+      indices.push_back(*r);
+    }
+    Value r = loadOf(b, load.getMemRef(), indices);
+    map.map(v, r);
+    return r;
+  }
+  // Operands, and for region ops the values their regions use.
+  SetVector<Value> needed(def->operand_begin(), def->operand_end());
+  if (def->getNumRegions())
+    getUsedValuesDefinedAbove(def->getRegions(), needed);
+  for (Value n : needed) {
+    if (isOperand(n))
+      continue;
+    if (failed(get(n, map)))
+      return failure();
+  }
+  Operation *clone = b.clone(*def, map);
+  if (clone->getNumRegions())
+    rewriteOperandAccesses(clone);
+  return map.lookup(v);
+}
