@@ -19,6 +19,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace llvm {
@@ -60,6 +61,9 @@ struct CompileOptions {
   bool skipMaskedTiles = true;
   /// "cpu", or the GPU chip ("sm_80", "sm_90a").
   std::string target = "cpu";
+  /// Count the tile steps a CPU run executes (attn-count-tile-steps;
+  /// CpuKernel::tileStepCounts reads them).
+  bool countTileSteps = false;
 };
 
 /// Creates a context with everything attnc parses and produces registered.
@@ -156,6 +160,11 @@ public:
   scoreFn() const;
 
   bool hasLse() const { return lse; }
+
+  /// The tile steps the runs so far executed and how many were unmasked,
+  /// when compiled with CompileOptions::countTileSteps; std::nullopt
+  /// otherwise.
+  std::optional<std::pair<int64_t, int64_t>> tileStepCounts() const;
 
 private:
   struct Impl;

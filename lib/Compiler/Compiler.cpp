@@ -203,6 +203,8 @@ void attnc::buildPipeline(OpPassManager &pm, EmitLevel level,
   // by attn-choose-gpu-kernel).
   buildAttnTilePipeline(pm, {options.blockQ, options.blockK,
                              options.skipMaskedTiles});
+  if (options.countTileSteps && !gpu)
+    pm.addPass(createAttnCountTileSteps());
   if (level == EmitLevel::Tiled || gpu)
     return;
   buildTiledToLoopsPipeline(pm);

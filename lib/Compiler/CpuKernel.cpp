@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "attnc/Compiler.h"
+#include "passes/Transforms/Passes.h"
 
 #include "dialects/Attn/AttnDialect.h"
 
@@ -30,6 +31,8 @@ struct CpuKernel::Impl {
   float (*scoreFn)(float, int64_t, int64_t, int64_t, int64_t) = nullptr;
   bool hasSeqIds = false, hasCuSeqlens = false, hasBlockMask = false,
        hasAlibiSlopes = false;
+  /// The counters of attn-count-tile-steps, when compiled in.
+  int64_t *tileSteps = nullptr;
 };
 
 CpuKernel::CpuKernel(std::unique_ptr<Impl> impl, bool lse)
@@ -91,7 +94,21 @@ std::unique_ptr<CpuKernel> CpuKernel::compile(ModuleOp entryModule,
     }
     impl->scoreFn = reinterpret_cast<decltype(impl->scoreFn)>(*fn);
   }
+  if (options.countTileSteps) {
+    auto counts = impl->engine->lookup(kTileStepCounterName);
+    if (!counts) {
+      error = llvm::toString(counts.takeError());
+      return nullptr;
+    }
+    impl->tileSteps = reinterpret_cast<int64_t *>(*counts);
+  }
   return std::unique_ptr<CpuKernel>(new CpuKernel(std::move(impl), hasLse));
+}
+
+std::optional<std::pair<int64_t, int64_t>> CpuKernel::tileStepCounts() const {
+  if (!impl->tileSteps)
+    return std::nullopt;
+  return std::make_pair(impl->tileSteps[0], impl->tileSteps[1]);
 }
 
 std::function<bool(int64_t, int64_t, int64_t, int64_t)>

@@ -72,6 +72,9 @@ mlir::LogicalResult decomposeTileStep(mlir::RewriterBase &rewriter,
 mlir::LogicalResult decomposeTileFinalize(mlir::RewriterBase &rewriter,
                                           attn::TileFinalizeOp op);
 
+/// The global attn-count-tile-steps adds: [tile steps run, unmasked ones].
+inline constexpr llvm::StringLiteral kTileStepCounterName = "attnc_tile_steps";
+
 } // namespace attnc
 
 #endif // ATTNC_PASSES_TRANSFORMS_PASSES_H

@@ -144,4 +144,34 @@ def AttnDecomposeOnlineSoftmax
   ];
 }
 
+def AttnCountTileSteps : Pass<"attn-count-tile-steps", "::mlir::ModuleOp"> {
+  let summary = "Count the tile steps a run executes (instrumentation)";
+  let description = [{
+    Input: tiled IR (after attn-tile, usually after attn-skip-masked-tiles).
+    Output: the module gains `memref.global @attnc_tile_steps :
+    memref<2xi64>` (zero), and each `attn.tile_step` is preceded by an
+    atomic increment of entry 0, and of entry 1 too when the step is
+    `unmasked`. Running the code then counts the key tiles it visits and how
+    many of them ran without mask arithmetic, which tests compare with the
+    exact tile classification of `attnc compile --report` (`attnc-run
+    --count-tiles`): a silent loss of tile skipping shows up as more
+    visited tiles.
+
+    ```mlir
+    // before
+    attn.tile_step ... {unmasked}
+    // after
+    %g = memref.get_global @attnc_tile_steps : memref<2xi64>
+    memref.atomic_rmw addi %c1_i64, %g[%c0] : (i64, memref<2xi64>) -> i64
+    memref.atomic_rmw addi %c1_i64, %g[%c1] : (i64, memref<2xi64>) -> i64
+    attn.tile_step ... {unmasked}
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+  let statistics = [
+    Statistic<"numInstrumented", "num-instrumented", "tile steps counted">,
+  ];
+}
+
 #endif // ATTNC_TRANSFORMS_PASSES

@@ -85,6 +85,11 @@ static cl::opt<bool> noSkip("no-skip",
                             cl::desc("Do not skip masked tiles (every tile "
                                      "gets the element-wise mask; CPU)"),
                             cl::init(false));
+static cl::opt<bool> countTiles(
+    "count-tiles",
+    cl::desc("Count the key tiles the CPU run visits and the unmasked ones "
+             "(attn-count-tile-steps); compare with attnc compile --report"),
+    cl::init(false));
 static cl::opt<double>
     tolerance("tolerance",
               cl::desc("Allowed ratio of the kernel's error to the naive "
@@ -237,6 +242,9 @@ int main(int argc, char **argv) {
   options.blockK = blockK;
   // On the GPU the CPU build is not run: no tile skipping (nor its remark).
   options.skipMaskedTiles = !noSkip && !cuda;
+  if (countTiles && cuda)
+    return badInput("--count-tiles counts the CPU run: use --device=cpu");
+  options.countTileSteps = countTiles;
   bool hasLse = static_cast<bool>(op->getLse());
   std::vector<double> out, lse;
   std::string where = "cpu";
@@ -282,6 +290,11 @@ int main(int argc, char **argv) {
   CheckResult check =
       checkResult(problem, spec.dtype, out, lse, hasLse, tolerance);
   std::printf("%s", formatCheck("attnc-run", spec, where, seed, check).c_str());
+  if (kernel)
+    if (auto counts = kernel->tileStepCounts())
+      std::printf("tile steps: %lld visited, %lld unmasked\n",
+                  static_cast<long long>(counts->first),
+                  static_cast<long long>(counts->second));
   if (!outputPath.empty() &&
       !writeNpyF32(outputPath, {spec.b, spec.hq, spec.sq, spec.dv}, out, error))
     return badInput(error);
