@@ -16,6 +16,7 @@
 #include "dialects/Attn/AttnDialect.h"
 #include "passes/Codegen/IndexArith.h"
 #include "passes/Codegen/MaskCodegen.h"
+#include "passes/Codegen/OnlineSoftmax.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -717,33 +718,25 @@ LogicalResult KernelBuilder::build() {
       s.assign(ifPartial.getResults().begin(), ifPartial.getResults().end());
     }
 
-    // Online softmax. m' = max(m, rowmax S); a = exp2(m - ref); P = exp2(S -
-    // ref) with ref = 0 while a row has seen no key (so nothing is NaN).
+    // Online softmax (OnlineSoftmax.h, shared with the CPU decomposition):
+    // row max and row sum over the 4 lanes of a row by warp shuffles.
     SmallVector<Value> rowMax(slots, negInf), rowSum(slots, zero);
     for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i)
       rowMax[slotOf(i)] = arith::MaximumFOp::create(b, rowMax[slotOf(i)], s[i]);
-    auto reference = [&](Value m) {
-      Value none =
-          arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, m, negInf);
-      return arith::SelectOp::create(b, none, zero, m).getResult();
-    };
     SmallVector<Value> mNew, ref, alpha;
     for (int64_t sl = 0; sl < slots; ++sl) {
       mNew.push_back(
-          arith::MaximumFOp::create(b, mOld[sl], rowReduce(rowMax[sl], true)));
-      ref.push_back(reference(mNew[sl]));
-      alpha.push_back(
-          math::Exp2Op::create(b, arith::SubFOp::create(b, mOld[sl], ref[sl])));
+          softmax::newMax(b, mOld[sl], rowReduce(rowMax[sl], true)));
+      ref.push_back(softmax::reference(b, mNew[sl]));
+      alpha.push_back(softmax::rescale(b, mOld[sl], ref[sl]));
     }
     for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i) {
-      s[i] = math::Exp2Op::create(
-          b, arith::SubFOp::create(b, s[i], ref[slotOf(i)]));
+      s[i] = softmax::weight(b, s[i], ref[slotOf(i)]);
       rowSum[slotOf(i)] = arith::AddFOp::create(b, rowSum[slotOf(i)], s[i]);
     }
     SmallVector<Value> lNew;
     for (int64_t sl = 0; sl < slots; ++sl)
-      lNew.push_back(arith::AddFOp::create(
-          b, arith::MulFOp::create(b, alpha[sl], lOld[sl]), rowSum[sl]));
+      lNew.push_back(softmax::newSum(b, alpha[sl], lOld[sl], rowSum[sl]));
     auto accSlot = [&](int64_t i) {
       return 2 * (i / accPerTile) + ((i % accPerTile) % 4) / 2;
     };
@@ -790,16 +783,10 @@ LogicalResult KernelBuilder::build() {
   Value oRowStride = rowStrideOf(abi::OStrideS);
   Value bh = a.add(arith::MulIOp::create(b, batch, idx(heads)), head);
   Value lseBase = arith::MulIOp::create(b, bh, seqQ);
-  auto inverse = [&](Value l) {
-    Value empty = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, l, zero);
-    return arith::SelectOp::create(b, empty, zero,
-                                   arith::DivFOp::create(b, f32c(1.0), l))
-        .getResult();
-  };
   auto storeRow = [&](int64_t sl) {
     Value row = rows[sl], m = res[sl];
     Value l = rowReduce(res[slots + sl], false);
-    Value inv = inverse(l);
+    Value inv = softmax::outputScale(b, l);
     int64_t first = 2 * slots + (sl / 2) * accPerTile + 2 * (sl % 2);
     Value valid =
         arith::CmpIOp::create(b, arith::CmpIPredicate::slt, row, seqQ);
@@ -818,13 +805,7 @@ LogicalResult KernelBuilder::build() {
           arith::CmpIOp::create(b, arith::CmpIPredicate::eq, t, idx(0));
       auto ifLane = scf::IfOp::create(b, first4, /*withElseRegion=*/false);
       b.setInsertionPointToStart(&ifLane.getThenRegion().front());
-      Value empty =
-          arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, l, zero);
-      Value safeL = arith::SelectOp::create(b, empty, f32c(1.0), l);
-      Value value = arith::MulFOp::create(
-          b, arith::AddFOp::create(b, m, math::Log2Op::create(b, safeL)),
-          f32c(M_LN2));
-      value = arith::SelectOp::create(b, empty, f32c(-INFINITY), value);
+      Value value = softmax::logSumExp(b, m, l);
       LLVM::StoreOp::create(b, value, gep(lse, a.add(lseBase, row), f32), 4);
     }
   };

@@ -8,6 +8,7 @@
 
 #include "passes/Codegen/IndexArith.h"
 #include "passes/Codegen/MaskCodegen.h"
+#include "passes/Codegen/OnlineSoftmax.h"
 #include "passes/Transforms/Passes.h"
 
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -137,12 +138,9 @@ LogicalResult attnc::decomposeTileStep(RewriterBase &rewriter, TileStepOp op) {
         // m' = max(m, rowmax); a = exp2(m - m'); a row with no visible key so
         // far keeps m' = -inf and uses 0 as the reference, so nothing is NaN.
         Value mOld = memref::LoadOp::create(rb, op.getRowMax(), ValueRange{r});
-        Value mNew = arith::MaximumFOp::create(rb, mOld, rowMax);
-        Value noKey =
-            arith::CmpFOp::create(rb, arith::CmpFPredicate::OEQ, mNew, negInf);
-        Value mRef = arith::SelectOp::create(rb, noKey, zero, mNew);
-        Value alpha =
-            math::Exp2Op::create(rb, arith::SubFOp::create(rb, mOld, mRef));
+        Value mNew = softmax::newMax(rb, mOld, rowMax);
+        Value mRef = softmax::reference(rb, mNew);
+        Value alpha = softmax::rescale(rb, mOld, mRef);
 
         // P = exp2(S - m'), rowsum(P) in f32; P is kept rounded for PV.
         Value rowSum = forLoop(
@@ -150,15 +148,13 @@ LogicalResult attnc::decomposeTileStep(RewriterBase &rewriter, TileStepOp op) {
             [&](ImplicitLocOpBuilder &cb, Value c, ValueRange it,
                 SmallVectorImpl<Value> &y) {
               Value s = memref::LoadOp::create(cb, scores, ValueRange{c});
-              Value p =
-                  math::Exp2Op::create(cb, arith::SubFOp::create(cb, s, mRef));
+              Value p = softmax::weight(cb, s, mRef);
               memref::StoreOp::create(cb, roundTo(cb, p, elementType), scores,
                                       ValueRange{c});
               y.push_back(arith::AddFOp::create(cb, it[0], p));
             })[0];
         Value lOld = memref::LoadOp::create(rb, op.getRowSum(), ValueRange{r});
-        Value lNew = arith::AddFOp::create(
-            rb, arith::MulFOp::create(rb, alpha, lOld), rowSum);
+        Value lNew = softmax::newSum(rb, alpha, lOld, rowSum);
         memref::StoreOp::create(rb, lNew, op.getRowSum(), ValueRange{r});
         memref::StoreOp::create(rb, mNew, op.getRowMax(), ValueRange{r});
 
@@ -210,10 +206,7 @@ LogicalResult attnc::decomposeTileFinalize(RewriterBase &rewriter,
           SmallVectorImpl<Value> &) {
         Value row = arith::AddIOp::create(rb, op.getQBegin(), r);
         Value l = memref::LoadOp::create(rb, op.getRowSum(), ValueRange{r});
-        Value empty =
-            arith::CmpFOp::create(rb, arith::CmpFPredicate::OEQ, l, zero);
-        Value inv = arith::SelectOp::create(rb, empty, zero,
-                                            arith::DivFOp::create(rb, one, l));
+        Value inv = softmax::outputScale(rb, l);
         forLoop(rb, c0, dValue, {},
                 [&](ImplicitLocOpBuilder &vb, Value dv, ValueRange,
                     SmallVectorImpl<Value> &) {
@@ -230,13 +223,7 @@ LogicalResult attnc::decomposeTileFinalize(RewriterBase &rewriter,
         if (Value lse = op.getLse()) {
           // LSE = ln(sum exp(s)) = (m + log2 l) * ln 2; -inf for an empty row.
           Value m = memref::LoadOp::create(rb, op.getRowMax(), ValueRange{r});
-          Value safeL = arith::SelectOp::create(rb, empty, one, l);
-          Value value = arith::MulFOp::create(
-              rb, arith::AddFOp::create(rb, m, math::Log2Op::create(rb, safeL)),
-              f32Const(rb, M_LN2));
-          value = arith::SelectOp::create(
-              rb, empty, f32Const(rb, -std::numeric_limits<double>::infinity()),
-              value);
+          Value value = softmax::logSumExp(rb, m, l);
           memref::StoreOp::create(rb, value, lse,
                                   ValueRange{op.getBatch(), op.getHead(), row});
         }

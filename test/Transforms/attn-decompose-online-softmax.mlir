@@ -31,7 +31,8 @@
 // CHECK: arith.maximumf %[[MX]], %[[MASKED]] : f32
 // CHECK: %[[MOLD:.*]] = memref.load %[[M]][%[[R]]]
 // CHECK: %[[MNEW:.*]] = arith.maximumf %[[MOLD]], %[[ROWMAX]] : f32
-// CHECK: %[[NOKEY:.*]] = arith.cmpf oeq, %[[MNEW]], %[[NEGINF]] : f32
+// CHECK: %[[NEGINF2:.*]] = arith.constant 0xFF800000 : f32
+// CHECK-NEXT: %[[NOKEY:.*]] = arith.cmpf oeq, %[[MNEW]], %[[NEGINF2]] : f32
 // CHECK: %[[REF:.*]] = arith.select %[[NOKEY]], %{{.*}}, %[[MNEW]] : f32
 // CHECK: %[[DIFF:.*]] = arith.subf %[[MOLD]], %[[REF]] : f32
 // CHECK: %[[ALPHA:.*]] = math.exp2 %[[DIFF]] : f32
@@ -114,9 +115,10 @@ func.func @score_modifications(%q: memref<1x4x?x16xf32>, %k: memref<1x2x?x16xf32
 // CHECK: %[[INV:.*]] = arith.select %[[EMPTY]], %{{.*}}, %[[RCP]] : f32
 // CHECK: arith.mulf %{{.*}}, %[[INV]] : f32
 // CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK: %[[EMPTY2:.*]] = arith.cmpf oeq, %[[LV]], %{{.*}} : f32
 // CHECK: math.log2
 // CHECK: arith.mulf %{{.*}}, %cst{{.*}} : f32
-// CHECK: arith.select %[[EMPTY]], %cst{{.*}}, %{{.*}} : f32
+// CHECK: arith.select %[[EMPTY2]], %cst{{.*}}, %{{.*}} : f32
 func.func @finalize(%m: memref<8xf32>, %l: memref<8xf32>, %acc: memref<8x16xf32>, %o: memref<1x4x?x16xf16>, %lse: memref<1x4x?xf32>, %b: index, %h: index, %q0: index) {
   attn.tile_finalize state(%m, %l, %acc) into %o lse %lse : memref<1x4x?xf32> at(%b, %h, %q0) : memref<8xf32>, memref<8x16xf32>, memref<1x4x?x16xf16>
   return
