@@ -12,6 +12,8 @@
 
 #include "passes/Conversion/Sm80Kernel.h"
 
+#include "passes/Conversion/MmaSync.h"
+
 #include "attnc/Artifact/KernelAbi.h"
 #include "dialects/Attn/AttnDialect.h"
 #include "passes/Codegen/IndexArith.h"
@@ -39,12 +41,7 @@ using attnc::mask::MaskKind;
 
 int64_t attnc::mmaSyncSharedMemoryBytes(const KernelProblem &p,
                                         GpuKernelAttr config) {
-  int64_t elt = 2;
-  int64_t stage =
-      config.getBlockK() * ((p.headDim + 8) + (p.valueHeadDim + 8)) * elt;
-  int64_t q =
-      config.getQInSmem() ? config.getBlockQ() * (p.headDim + 8) * elt : 0;
-  return config.getStages() * stage + q;
+  return PaddedSmemLayout::get(p.headDim, p.valueHeadDim, config).bytes;
 }
 
 /// The mask of a tile step, as MaskCodegen describes it.
@@ -101,12 +98,14 @@ private:
 
   Type i16, i32, i64, f32, eltType;
   int64_t d = 0, dv = 0, heads = 0, kvHeads = 0;
-  /// The dynamic shared memory: two stages of a K tile then a V tile, rows
-  /// padded by 8 elements (16 bytes) so ldmatrix rows hit distinct banks.
+  /// The dynamic shared memory and its layout.
   Value smem;
+  PaddedSmemLayout layout;
   int64_t kPitch = 0, vPitch = 0, stageBytes = 0, vOffset = 0;
-  /// Q tile (config.getQInSmem()): after the two stages.
   int64_t qPitch = 0, qOffset = 0;
+  /// The mma.sync instructions and the tile copies.
+  std::optional<MmaSyncEmitter> mmaE;
+  std::optional<CpAsyncTileCopier> copier;
 
   Value arg(unsigned i) { return func.getArgument(i); }
   Value idx(int64_t v) { return a.constant(v); }
@@ -121,147 +120,20 @@ private:
     return LLVM::GEPOp::create(b, LLVM::LLVMPointerType::get(b.getContext()),
                                elementType, base, ValueRange{toI64(index)});
   }
-  /// Element `index32` (i32) of `base`: offsets within one (batch, head)
-  /// fit 31 bits (the runtime checks each head's span), so in-head address
-  /// arithmetic is 32-bit, which keeps registers free for the tiles.
-  Value gep32(Value base, Value index32, Type elementType) {
-    return LLVM::GEPOp::create(b, LLVM::LLVMPointerType::get(b.getContext()),
-                               elementType, base, ValueRange{index32});
-  }
-  /// An index value as i32.
-  Value toI32(Value index) {
-    return arith::IndexCastOp::create(b, i32, index);
-  }
-  /// The i32 element offset of (row, col) in a head with row stride
-  /// `stride32`.
-  Value rowOffset(Value row, Value stride32, Value col) {
-    return arith::AddIOp::create(
-        b, arith::MulIOp::create(b, toI32(row), stride32), toI32(col));
-  }
   /// Loads the 32-bit word holding the 16-bit elements `index32`,
   /// `index32 + 1` (an i32 offset).
   Value loadPair(Value base, Value index32) {
-    return LLVM::LoadOp::create(b, i32, gep32(base, index32, i16),
+    return LLVM::LoadOp::create(b, i32, gep32(b, base, index32, i16),
                                 /*align=*/4);
   }
-  /// Packs two f32 into the input type's 16-bit pair (low half first).
-  Value packPair(Value lo, Value hi) {
-    auto half = [&](Value x) {
-      Value narrow = arith::TruncFOp::create(b, eltType, x);
-      Value bits = arith::BitcastOp::create(b, i16, narrow);
-      return arith::ExtUIOp::create(b, i32, bits).getResult();
-    };
-    Value h = arith::ShLIOp::create(b, half(hi), i32c(16));
-    return arith::OrIOp::create(b, half(lo), h);
+  Value rowOffset(Value row, Value stride32, Value col) {
+    return rowOffset32(b, row, stride32, col);
   }
-  /// One mma.sync m16n8k16 with f32 accumulation.
-  SmallVector<Value, 4> mma(ArrayRef<Value> aFrag, ArrayRef<Value> bFrag,
-                            ArrayRef<Value> c) {
-    auto resultType =
-        LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
-    NVVM::MMATypes t =
-        eltType.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
-    // bf16 operands travel as i32 pairs, f16 ones as vector<2xf16>.
-    auto operands = [&](ArrayRef<Value> words) {
-      SmallVector<Value, 4> out(words.begin(), words.end());
-      if (eltType.isF16())
-        for (Value &w : out)
-          w = LLVM::BitcastOp::create(b, VectorType::get({2}, eltType), w);
-      return out;
-    };
-    auto mmaOp =
-        NVVM::MmaOp::create(b, resultType, operands(aFrag), operands(bFrag), c,
-                            ArrayRef<int64_t>{16, 8, 16}, std::nullopt,
-                            std::nullopt, std::array<NVVM::MMATypes, 2>{t, t},
-                            std::array<NVVM::MMALayout, 2>{
-                                NVVM::MMALayout::row, NVVM::MMALayout::col});
-    SmallVector<Value, 4> out;
-    for (int64_t i = 0; i < 4; ++i)
-      out.push_back(LLVM::ExtractValueOp::create(b, mmaOp, i));
-    return out;
-  }
-  /// Butterfly reduction over the 4 lanes that share a row.
-  Value rowReduce(Value v, bool isMax) {
-    for (int32_t offset : {1, 2}) {
-      Value other =
-          gpu::ShuffleOp::create(b, v, offset, 32, gpu::ShuffleMode::XOR)
-              .getShuffleResult();
-      v = isMax ? arith::MaximumFOp::create(b, v, other).getResult()
-                : arith::AddFOp::create(b, v, other).getResult();
-    }
-    return v;
-  }
-  /// Address of byte `offset` of the shared memory.
-  Value smemAt(Value offset) {
-    return LLVM::GEPOp::create(
-        b, sharedPtrType(), b.getI8Type(), smem,
-        ValueRange{arith::IndexCastOp::create(b, i32, offset)});
-  }
-  Type sharedPtrType() { return LLVM::LLVMPointerType::get(b.getContext(), 3); }
-  /// Issues cp.async copies of rows [k0, k0 + `rows`) of one head of a
-  /// [.., S, width] view (row r at element r * rowStride32 of `head`, a
-  /// pointer to the head's first element) into the shared tile at
-  /// byte `dst` (row pitch `pitch` elements); rows past `seqK` are
-  /// zero-filled.
-  void copyTileAsync(Value head, Value rowStride32, Value k0,
-                     Value seqK, int64_t width, int64_t pitch, Value dst,
-                     Value tid, int64_t rows);
-  /// ldmatrix x4 at byte `offset` of the shared memory.
-  SmallVector<Value, 4> ldmatrix(Value offset, bool transpose) {
-    auto type =
-        LLVM::LLVMStructType::getLiteral(b.getContext(), {i32, i32, i32, i32});
-    Value m = NVVM::LdMatrixOp::create(
-        b, type, smemAt(offset), 4,
-        transpose ? NVVM::MMALayout::col : NVVM::MMALayout::row,
-        NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
-        NVVM::LdStMatrixEltType::B16);
-    SmallVector<Value, 4> out;
-    for (int64_t i = 0; i < 4; ++i)
-      out.push_back(LLVM::ExtractValueOp::create(b, m, i));
-    return out;
+  Value toI32(Value index) {
+    return arith::IndexCastOp::create(b, i32, index);
   }
 };
 } // namespace
-
-void KernelBuilder::copyTileAsync(Value head, Value rowStride32, Value k0, Value seqK, int64_t width,
-                                  int64_t pitch, Value dst, Value tid,
-                                  int64_t rows) {
-  // 16-byte chunks: `rows` rows of width / 8 chunks.
-  int64_t chunksPerRow = width / 8;
-  int64_t chunks = rows * chunksPerRow;
-  Type globalPtr = LLVM::LLVMPointerType::get(b.getContext(), 1);
-  const int64_t threads = config.getThreads();
-  for (int64_t first = 0; first < chunks; first += threads) {
-    Value chunk = a.add(tid, idx(first));
-    std::optional<OpBuilder::InsertionGuard> guard;
-    if (first + threads > chunks) {
-      Value inRange = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, chunk,
-                                            idx(chunks));
-      auto ifIn = scf::IfOp::create(b, inRange, /*withElseRegion=*/false);
-      guard.emplace(b);
-      b.setInsertionPointToStart(&ifIn.getThenRegion().front());
-    }
-    Value row = arith::DivUIOp::create(b, chunk, idx(chunksPerRow));
-    Value col = arith::RemUIOp::create(b, chunk, idx(chunksPerRow));
-    Value key = a.add(k0, row);
-    Value valid =
-        arith::CmpIOp::create(b, arith::CmpIPredicate::slt, key, seqK);
-    // Past the keys: read a valid row with a source size of 0 (zero fill).
-    Value element =
-        rowOffset(a.min(key, a.sub(seqK, idx(1))), rowStride32,
-                  arith::MulIOp::create(b, col, idx(8)));
-    Value src =
-        LLVM::AddrSpaceCastOp::create(b, globalPtr, gep32(head, element, i16));
-    Value at = a.add(dst, arith::MulIOp::create(
-                              b,
-                              a.add(arith::MulIOp::create(b, row, idx(pitch)),
-                                    arith::MulIOp::create(b, col, idx(8))),
-                              idx(2)));
-    Value size = arith::SelectOp::create(b, valid, i32c(16), i32c(0));
-    NVVM::CpAsyncOp::create(b, smemAt(at), src, 16,
-                            NVVM::LoadCacheModifierKind::CG, size);
-  }
-}
 
 LogicalResult KernelBuilder::build() {
   i16 = b.getI16Type();
@@ -274,13 +146,17 @@ LogicalResult KernelBuilder::build() {
   dv = problem.valueHeadDim;
   heads = problem.numQueryHeads;
   kvHeads = problem.numKvHeads;
-  smem = LLVM::AddressOfOp::create(b, sharedPtrType(), kSharedMemoryName);
-  kPitch = d + 8;
-  vPitch = dv + 8;
-  vOffset = config.getBlockK() * kPitch * 2;
-  stageBytes = vOffset + config.getBlockK() * vPitch * 2;
-  qPitch = d + 8;
-  qOffset = 2 * stageBytes;
+  smem = LLVM::AddressOfOp::create(
+      b, LLVM::LLVMPointerType::get(b.getContext(), 3), kSharedMemoryName);
+  layout = PaddedSmemLayout::get(d, dv, config);
+  kPitch = layout.kPitch;
+  vPitch = layout.vPitch;
+  vOffset = layout.vOffset;
+  stageBytes = layout.stageBytes;
+  qPitch = layout.qPitch;
+  qOffset = layout.qOffset;
+  mmaE.emplace(b, eltType, smem);
+  copier.emplace(b, *mmaE, config.getThreads());
   const int64_t bq = config.getBlockQ(), bk = config.getBlockK();
   const int64_t nTiles = bk / 8, vTiles = dv / 8, kSteps = d / 16;
 
@@ -508,8 +384,8 @@ LogicalResult KernelBuilder::build() {
   auto issueTile = [&](Value kt, Value stage) {
     Value k0 = arith::MulIOp::create(b, kt, idx(bk));
     Value base = arith::MulIOp::create(b, stage, idx(stageBytes));
-    copyTileAsync(kHead, kRowStride, k0, seqK, d, kPitch, base, tid, bk);
-    copyTileAsync(vHead, vRowStride, k0, seqK, dv, vPitch,
+    copier->copyRows(kHead, kRowStride, k0, seqK, d, kPitch, base, tid, bk);
+    copier->copyRows(vHead, vRowStride, k0, seqK, dv, vPitch,
                   a.add(base, idx(vOffset)), tid, bk);
   };
   // Masks with no key-tile bounds are classified per tile at run time by the
@@ -549,9 +425,9 @@ LogicalResult KernelBuilder::build() {
     issueTile(range.lo, idx(0));
   }
   if (config.getQInSmem())
-    copyTileAsync(qHead, qRowStride, q0, seqQ, d, qPitch, idx(qOffset),
+    copier->copyRows(qHead, qRowStride, q0, seqQ, d, qPitch, idx(qOffset),
                   tid, bq);
-  NVVM::CpAsyncCommitGroupOp::create(b);
+  copier->commit();
 
   // Lane parts of the ldmatrix addresses (elements): lane = 8 m + r
   // supplies row r of matrix m. K (x4): matrices (keys 8n.., d lo/hi),
@@ -598,8 +474,8 @@ LogicalResult KernelBuilder::build() {
       b.setInsertionPointToStart(&ifMore.getThenRegion().front());
       issueTile(next, a.sub(idx(1), stage));
     }
-    NVVM::CpAsyncCommitGroupOp::create(b);
-    NVVM::CpAsyncWaitGroupOp::create(b, 1);
+    copier->commit();
+    copier->wait(1);
     gpu::BarrierOp::create(b);
 
     // The tile's work, skipped for a tile proven empty (block-uniform).
@@ -623,7 +499,7 @@ LogicalResult KernelBuilder::build() {
           a.add(idx(qOffset), arith::MulIOp::create(b, qLane, idx(2)));
       for (int64_t m = 0; m < mt; ++m)
         for (int64_t ks = 0; ks < kSteps; ++ks)
-          qFrag[m][ks] = ldmatrix(
+          qFrag[m][ks] = mmaE->ldmatrix(
               a.add(qLaneBytes, a.add(arith::MulIOp::create(
                                           b, warp, idx(16 * mt * qPitch * 2)),
                                       idx((16 * m * qPitch + 16 * ks) * 2))),
@@ -640,11 +516,11 @@ LogicalResult KernelBuilder::build() {
       SmallVector<SmallVector<Value, 4>> c0(mt, {zero, zero, zero, zero}),
           c1 = c0;
       for (int64_t ks = 0; ks < kSteps; ++ks) {
-        SmallVector<Value, 4> frag = ldmatrix(
+        SmallVector<Value, 4> frag = mmaE->ldmatrix(
             a.add(kLaneBytes, idx((8 * n * kPitch + 16 * ks) * 2)), false);
         for (int64_t m = 0; m < mt; ++m) {
-          c0[m] = mma(qFrag[m][ks], {frag[0], frag[1]}, c0[m]);
-          c1[m] = mma(qFrag[m][ks], {frag[2], frag[3]}, c1[m]);
+          c0[m] = mmaE->mma(qFrag[m][ks], {frag[0], frag[1]}, c0[m]);
+          c1[m] = mmaE->mma(qFrag[m][ks], {frag[2], frag[3]}, c1[m]);
         }
       }
       for (int64_t m = 0; m < mt; ++m) {
@@ -654,13 +530,12 @@ LogicalResult KernelBuilder::build() {
       }
     }
     // Scores: the score pipeline, log2(e) folded in, -inf past Sk.
-    auto slotOf = [&](int64_t i) {
-      return 2 * (i / sPerTile) + ((i % sPerTile) % 4) / 2;
-    };
+    // Which row slot and column each score register holds.
+    MmaAccumulatorLayout sLayout{mt, nTiles};
+    auto slotOf = [&](int64_t i) { return sLayout.slot(i); };
     auto rowOf = [&](int64_t i) { return rows[slotOf(i)]; };
     auto colOf = [&](int64_t i) {
-      int64_t w = i % sPerTile;
-      return a.add(k0, a.add(idx(8 * (w / 4) + (w % 2)), t2));
+      return a.add(k0, a.add(idx(sLayout.column(i)), t2));
     };
     bool plainScores = !c.softcap && !c.alibi && !c.loadSlope && !c.scoreFn;
     Value scaleLog2e = f32c(c.scale * M_LOG2E);
@@ -726,7 +601,7 @@ LogicalResult KernelBuilder::build() {
     SmallVector<Value> mNew, ref, alpha;
     for (int64_t sl = 0; sl < slots; ++sl) {
       mNew.push_back(
-          softmax::newMax(b, mOld[sl], rowReduce(rowMax[sl], true)));
+          softmax::newMax(b, mOld[sl], mmaE->quadReduce(rowMax[sl], true)));
       ref.push_back(softmax::reference(b, mNew[sl]));
       alpha.push_back(softmax::rescale(b, mOld[sl], ref[sl]));
     }
@@ -737,9 +612,8 @@ LogicalResult KernelBuilder::build() {
     SmallVector<Value> lNew;
     for (int64_t sl = 0; sl < slots; ++sl)
       lNew.push_back(softmax::newSum(b, alpha[sl], lOld[sl], rowSum[sl]));
-    auto accSlot = [&](int64_t i) {
-      return 2 * (i / accPerTile) + ((i % accPerTile) % 4) / 2;
-    };
+    MmaAccumulatorLayout accLayout{mt, vTiles};
+    auto accSlot = [&](int64_t i) { return accLayout.slot(i); };
     for (int64_t i = 0; i < static_cast<int64_t>(acc.size()); ++i)
       acc[i] = arith::MulFOp::create(b, acc[i], alpha[accSlot(i)]);
 
@@ -752,17 +626,17 @@ LogicalResult KernelBuilder::build() {
       SmallVector<SmallVector<Value, 4>> pFrag;
       for (int64_t m = 0; m < mt; ++m) {
         const Value *p = s.begin() + m * sPerTile + 8 * kk;
-        pFrag.push_back({packPair(p[0], p[1]), packPair(p[2], p[3]),
-                         packPair(p[4], p[5]), packPair(p[6], p[7])});
+        pFrag.push_back({mmaE->packPair(p[0], p[1]), mmaE->packPair(p[2], p[3]),
+                         mmaE->packPair(p[4], p[5]), mmaE->packPair(p[6], p[7])});
       }
       for (int64_t j = 0; j < vTiles; j += 2) {
-        SmallVector<Value, 4> frag = ldmatrix(
+        SmallVector<Value, 4> frag = mmaE->ldmatrix(
             a.add(vLaneBytes, idx((16 * kk * vPitch + 8 * j) * 2)), true);
         for (int64_t m = 0; m < mt; ++m)
           for (int64_t h = 0; h < 2; ++h) {
             auto at = acc.begin() + m * accPerTile + 4 * (j + h);
             SmallVector<Value, 4> cfrag(at, at + 4);
-            cfrag = mma(pFrag[m], {frag[2 * h], frag[2 * h + 1]}, cfrag);
+            cfrag = mmaE->mma(pFrag[m], {frag[2 * h], frag[2 * h + 1]}, cfrag);
             std::copy(cfrag.begin(), cfrag.end(), at);
           }
       }
@@ -785,7 +659,7 @@ LogicalResult KernelBuilder::build() {
   Value lseBase = arith::MulIOp::create(b, bh, seqQ);
   auto storeRow = [&](int64_t sl) {
     Value row = rows[sl], m = res[sl];
-    Value l = rowReduce(res[slots + sl], false);
+    Value l = mmaE->quadReduce(res[slots + sl], false);
     Value inv = softmax::outputScale(b, l);
     int64_t first = 2 * slots + (sl / 2) * accPerTile + 2 * (sl % 2);
     Value valid =
@@ -798,7 +672,7 @@ LogicalResult KernelBuilder::build() {
       Value x = arith::MulFOp::create(b, res[first + 4 * j], inv);
       Value y = arith::MulFOp::create(b, res[first + 4 * j + 1], inv);
       Value at = arith::AddIOp::create(b, rowOff, i32c(8 * j));
-      LLVM::StoreOp::create(b, packPair(x, y), gep32(oHead, at, i16), 4);
+      LLVM::StoreOp::create(b, mmaE->packPair(x, y), gep32(b, oHead, at, i16), 4);
     }
     if (tiled.finalize.getLse()) {
       Value first4 =

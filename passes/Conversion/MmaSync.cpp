@@ -1,0 +1,163 @@
+//===- MmaSync.cpp - the pieces of the sm_80-class kernel -----------------===//
+
+#include "passes/Conversion/MmaSync.h"
+
+#include "passes/Codegen/IndexArith.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace attnc;
+
+PaddedSmemLayout PaddedSmemLayout::get(int64_t headDim, int64_t valueHeadDim,
+                                       attn::GpuKernelAttr config) {
+  PaddedSmemLayout l;
+  l.kPitch = headDim + 8;
+  l.vPitch = valueHeadDim + 8;
+  l.qPitch = headDim + 8;
+  l.vOffset = config.getBlockK() * l.kPitch * 2;
+  l.stageBytes = l.vOffset + config.getBlockK() * l.vPitch * 2;
+  l.qOffset = config.getStages() * l.stageBytes;
+  l.bytes = l.qOffset +
+            (config.getQInSmem() ? config.getBlockQ() * l.qPitch * 2 : 0);
+  return l;
+}
+
+Value MmaSyncEmitter::smemAt(Value offset) {
+  return LLVM::GEPOp::create(
+      b, LLVM::LLVMPointerType::get(b.getContext(), 3), b.getI8Type(), smem,
+      ValueRange{arith::IndexCastOp::create(b, b.getI32Type(), offset)});
+}
+
+SmallVector<Value, 4> MmaSyncEmitter::ldmatrix(Value offset, bool transpose) {
+  Type i32 = b.getI32Type();
+  auto type =
+      LLVM::LLVMStructType::getLiteral(b.getContext(), {i32, i32, i32, i32});
+  Value m = NVVM::LdMatrixOp::create(
+      b, type, smemAt(offset), 4,
+      transpose ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+      NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
+      NVVM::LdStMatrixEltType::B16);
+  SmallVector<Value, 4> out;
+  for (int64_t i = 0; i < 4; ++i)
+    out.push_back(LLVM::ExtractValueOp::create(b, m, i));
+  return out;
+}
+
+SmallVector<Value, 4> MmaSyncEmitter::mma(ArrayRef<Value> aFrag,
+                                          ArrayRef<Value> bFrag,
+                                          ArrayRef<Value> c) {
+  Type f32 = b.getF32Type();
+  auto resultType =
+      LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
+  NVVM::MMATypes t =
+      elementType.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+  // bf16 operands travel as i32 pairs, f16 ones as vector<2xf16>.
+  auto operands = [&](ArrayRef<Value> words) {
+    SmallVector<Value, 4> out(words.begin(), words.end());
+    if (elementType.isF16())
+      for (Value &w : out)
+        w = LLVM::BitcastOp::create(b, VectorType::get({2}, elementType), w);
+    return out;
+  };
+  auto mmaOp = NVVM::MmaOp::create(
+      b, resultType, operands(aFrag), operands(bFrag), c,
+      ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
+      std::array<NVVM::MMATypes, 2>{t, t},
+      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                     NVVM::MMALayout::col});
+  SmallVector<Value, 4> out;
+  for (int64_t i = 0; i < 4; ++i)
+    out.push_back(LLVM::ExtractValueOp::create(b, mmaOp, i));
+  return out;
+}
+
+Value MmaSyncEmitter::packPair(Value lo, Value hi) {
+  Type i16 = b.getI16Type(), i32 = b.getI32Type();
+  auto half = [&](Value x) {
+    Value narrow = arith::TruncFOp::create(b, elementType, x);
+    Value bits = arith::BitcastOp::create(b, i16, narrow);
+    return arith::ExtUIOp::create(b, i32, bits).getResult();
+  };
+  Value h = arith::ShLIOp::create(b, half(hi),
+                                  arith::ConstantIntOp::create(b, 16, 32));
+  return arith::OrIOp::create(b, half(lo), h);
+}
+
+Value MmaSyncEmitter::quadReduce(Value v, bool isMax) {
+  for (int32_t offset : {1, 2}) {
+    Value other =
+        gpu::ShuffleOp::create(b, v, offset, 32, gpu::ShuffleMode::XOR)
+            .getShuffleResult();
+    v = isMax ? arith::MaximumFOp::create(b, v, other).getResult()
+              : arith::AddFOp::create(b, v, other).getResult();
+  }
+  return v;
+}
+
+Value attnc::rowOffset32(ImplicitLocOpBuilder &b, Value row, Value stride32,
+                         Value col) {
+  Type i32 = b.getI32Type();
+  Value row32 = arith::IndexCastOp::create(b, i32, row);
+  Value col32 = arith::IndexCastOp::create(b, i32, col);
+  return arith::AddIOp::create(b, arith::MulIOp::create(b, row32, stride32),
+                               col32);
+}
+
+Value attnc::gep32(ImplicitLocOpBuilder &b, Value base, Value index32,
+                   Type elementType) {
+  return LLVM::GEPOp::create(b, LLVM::LLVMPointerType::get(b.getContext()),
+                             elementType, base, ValueRange{index32});
+}
+
+void CpAsyncTileCopier::copyRows(Value head, Value rowStride32, Value first,
+                                 Value count, int64_t width, int64_t pitch,
+                                 Value dst, Value tid, int64_t rows) {
+  IndexArith a{b};
+  auto idx = [&](int64_t v) { return a.constant(v); };
+  auto i32c = [&](int64_t v) { return arith::ConstantIntOp::create(b, v, 32); };
+  // 16-byte chunks: `rows` rows of width / 8 chunks.
+  int64_t chunksPerRow = width / 8;
+  int64_t chunks = rows * chunksPerRow;
+  Type globalPtr = LLVM::LLVMPointerType::get(b.getContext(), 1);
+  for (int64_t firstChunk = 0; firstChunk < chunks; firstChunk += threads) {
+    Value chunk = a.add(tid, idx(firstChunk));
+    std::optional<OpBuilder::InsertionGuard> guard;
+    if (firstChunk + threads > chunks) {
+      Value inRange = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, chunk,
+                                            idx(chunks));
+      auto ifIn = scf::IfOp::create(b, inRange, /*withElseRegion=*/false);
+      guard.emplace(b);
+      b.setInsertionPointToStart(&ifIn.getThenRegion().front());
+    }
+    Value row = arith::DivUIOp::create(b, chunk, idx(chunksPerRow));
+    Value col = arith::RemUIOp::create(b, chunk, idx(chunksPerRow));
+    Value key = a.add(first, row);
+    Value valid =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::slt, key, count);
+    // Past the rows: read a valid row with a source size of 0 (zero fill).
+    Value element =
+        rowOffset32(b, a.min(key, a.sub(count, idx(1))), rowStride32,
+                    arith::MulIOp::create(b, col, idx(8)));
+    Value src = LLVM::AddrSpaceCastOp::create(
+        b, globalPtr, gep32(b, head, element, b.getI16Type()));
+    Value at = a.add(dst, arith::MulIOp::create(
+                              b,
+                              a.add(arith::MulIOp::create(b, row, idx(pitch)),
+                                    arith::MulIOp::create(b, col, idx(8))),
+                              idx(2)));
+    Value size = arith::SelectOp::create(b, valid, i32c(16), i32c(0));
+    NVVM::CpAsyncOp::create(b, emitter.smemAt(at), src, 16,
+                            NVVM::LoadCacheModifierKind::CG, size);
+  }
+}
+
+void CpAsyncTileCopier::commit() { NVVM::CpAsyncCommitGroupOp::create(b); }
+
+void CpAsyncTileCopier::wait(int32_t pending) {
+  NVVM::CpAsyncWaitGroupOp::create(b, pending);
+}

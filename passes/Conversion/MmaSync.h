@@ -1,0 +1,135 @@
+//===- MmaSync.h - the pieces of the sm_80-class kernel ---------*- C++ -*-===//
+//
+// The building blocks of the mma.sync kernel, each usable by other
+// schedules of the same instructions (a split-KV decode kernel, say):
+//
+//   PaddedSmemLayout      where K, V and Q tiles sit in dynamic shared memory
+//   MmaSyncEmitter        mma.sync m16n8k16, ldmatrix, fragment packing and
+//                         the reductions over the lanes of a fragment row
+//   MmaAccumulatorLayout  which row slot and column each C-fragment register
+//                         of a warp holds
+//   CpAsyncTileCopier     rows of a strided global tensor into a shared tile
+//                         with cp.async (16-byte chunks, zero fill)
+//
+// Fragment layouts follow the PTX ISA, "Matrix Fragments for mma.m16n8k16
+// with floating point type": with lane = 4 g + t, A (16x16, row) registers
+// hold (g, 2t..2t+1), (g+8, 2t..), (g, 2t+8..), (g+8, 2t+8..); B (16x8, col)
+// registers hold (k = 2t..2t+1, n = g) and (k = 2t+8.., n = g); C holds
+// (g, 2t..2t+1) and (g+8, 2t..).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTNC_PASSES_CONVERSION_MMASYNC_H
+#define ATTNC_PASSES_CONVERSION_MMASYNC_H
+
+#include "dialects/Attn/AttnDialect.h"
+
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+
+namespace attnc {
+
+/// The dynamic shared memory of the mma.sync kernel: `stages` stages of a K
+/// tile then a V tile, rows padded by 8 elements (16 bytes) so the 8 rows an
+/// ldmatrix reads hit distinct banks; then, with q_in_smem, the Q tile.
+struct PaddedSmemLayout {
+  /// Row pitches in elements.
+  int64_t kPitch = 0, vPitch = 0, qPitch = 0;
+  /// Byte offsets: of V within a stage, of a stage, of the Q tile.
+  int64_t vOffset = 0, stageBytes = 0, qOffset = 0;
+  /// Total bytes.
+  int64_t bytes = 0;
+
+  static PaddedSmemLayout get(int64_t headDim, int64_t valueHeadDim,
+                              attn::GpuKernelAttr config);
+};
+
+/// Emits mma.sync m16n8k16 (bf16/f16 in, f32 accumulate) and the fragment
+/// traffic around it; `smem` is the base of the dynamic shared memory.
+class MmaSyncEmitter {
+public:
+  MmaSyncEmitter(mlir::ImplicitLocOpBuilder &b, mlir::Type elementType,
+                 mlir::Value smem)
+      : b(b), elementType(elementType), smem(smem) {}
+
+  /// The shared-memory address of byte `offset` (index).
+  mlir::Value smemAt(mlir::Value offset);
+  /// ldmatrix.x4 (b16, 8x8) at byte `offset`: four 32-bit registers, lane
+  /// 8 m + r giving the address of row r of matrix m; `transpose` for
+  /// B fragments of a row-major V tile.
+  llvm::SmallVector<mlir::Value, 4> ldmatrix(mlir::Value offset,
+                                             bool transpose);
+  /// One mma.sync m16n8k16: C' = A B + C with A four and B two 32-bit
+  /// registers of 16-bit pairs, C four f32.
+  llvm::SmallVector<mlir::Value, 4> mma(llvm::ArrayRef<mlir::Value> aFrag,
+                                        llvm::ArrayRef<mlir::Value> bFrag,
+                                        llvm::ArrayRef<mlir::Value> c);
+  /// Two f32 rounded to the element type and packed into one 32-bit
+  /// register (low half first): a C fragment becomes an A fragment.
+  mlir::Value packPair(mlir::Value lo, mlir::Value hi);
+  /// Max or sum over the 4 lanes (t = 0..3) that hold one C-fragment row,
+  /// by xor shuffles.
+  mlir::Value quadReduce(mlir::Value v, bool isMax);
+
+private:
+  mlir::ImplicitLocOpBuilder &b;
+  mlir::Type elementType;
+  mlir::Value smem;
+};
+
+/// The C fragments of one warp: `mTiles` 16-row m-tiles, each with `nTiles`
+/// 8-column n-tiles of 4 registers, flattened m-tile major. A lane holds two
+/// rows of each m-tile, its "slots": slot 2 m + h is row 16 m + g + 8 h of
+/// the warp's rows.
+struct MmaAccumulatorLayout {
+  int64_t mTiles = 1, nTiles = 1;
+
+  int64_t registersPerMTile() const { return 4 * nTiles; }
+  int64_t size() const { return mTiles * registersPerMTile(); }
+  /// The row slot of register `i`.
+  int64_t slot(int64_t i) const {
+    return 2 * (i / registersPerMTile()) + ((i % registersPerMTile()) % 4) / 2;
+  }
+  /// The column of register `i` relative to the lane's 2 t: 8 n + (i % 2).
+  int64_t column(int64_t i) const {
+    int64_t w = i % registersPerMTile();
+    return 8 * (w / 4) + (w % 2);
+  }
+};
+
+/// Copies tiles with cp.async.cg: `rows` rows of `width` elements (16-bit)
+/// as 16-byte chunks spread over `threads` threads.
+class CpAsyncTileCopier {
+public:
+  CpAsyncTileCopier(mlir::ImplicitLocOpBuilder &b, MmaSyncEmitter &emitter,
+                    int64_t threads)
+      : b(b), emitter(emitter), threads(threads) {}
+
+  /// Rows [first, first + rows) of one head (row r at element r *
+  /// `rowStride32` of the pointer `head`) into the shared tile at byte `dst`
+  /// with a row pitch of `pitch` elements; rows at or past `count` are
+  /// zero-filled (read from a valid row with a source size of 0). `tid` is
+  /// the thread index.
+  void copyRows(mlir::Value head, mlir::Value rowStride32, mlir::Value first,
+                mlir::Value count, int64_t width, int64_t pitch,
+                mlir::Value dst, mlir::Value tid, int64_t rows);
+  /// cp.async.commit_group.
+  void commit();
+  /// cp.async.wait_group `pending`.
+  void wait(int32_t pending);
+
+private:
+  mlir::ImplicitLocOpBuilder &b;
+  MmaSyncEmitter &emitter;
+  int64_t threads;
+};
+
+/// The i32 element offset row * stride32 + col (row and col index values).
+mlir::Value rowOffset32(mlir::ImplicitLocOpBuilder &b, mlir::Value row,
+                        mlir::Value stride32, mlir::Value col);
+/// Element `index32` (i32) of the pointer `base`.
+mlir::Value gep32(mlir::ImplicitLocOpBuilder &b, mlir::Value base,
+                  mlir::Value index32, mlir::Type elementType);
+
+} // namespace attnc
+
+#endif // ATTNC_PASSES_CONVERSION_MMASYNC_H
