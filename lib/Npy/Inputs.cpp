@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "attnc/Inputs.h"
+#include "harness/Inputs.h"
 
 using namespace attnc;
 

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "attnc/Npy.h"
+#include "harness/Npy.h"
 
 #include <cerrno>
 #include <cstdio>

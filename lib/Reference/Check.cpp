@@ -1,6 +1,6 @@
 //===- Check.cpp - a run checked against the float64 reference ------------===//
 
-#include "attnc/Check.h"
+#include "harness/Check.h"
 
 #include <cmath>
 #include <cstdio>

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "attnc/Reference.h"
+#include "harness/Reference.h"
 
 #include <cassert>
 #include <cmath>

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "attnc/Runtime/DeviceRun.h"
+#include "harness/DeviceRun.h"
 #include "attnc/Runtime/CudaDriver.h"
 
 #include <algorithm>

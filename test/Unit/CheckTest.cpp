@@ -7,10 +7,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "attnc/Check.h"
+#include "harness/Check.h"
 #include "attnc/Artifact/Artifact.h"
 #include "attnc/Artifact/KernelAbi.h"
-#include "attnc/Runtime/DeviceRun.h"
+#include "harness/DeviceRun.h"
 #include "attnc/Runtime/attnrt.h"
 
 #include <gtest/gtest.h>

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "attnc/Npy.h"
+#include "harness/Npy.h"
 
 #include <gtest/gtest.h>
 

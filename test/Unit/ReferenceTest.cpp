@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "attnc/Reference.h"
+#include "harness/Reference.h"
 
 #include <gtest/gtest.h>
 

@@ -15,13 +15,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "attnc/Check.h"
+#include "harness/Check.h"
 #include "attnc/Compiler.h"
-#include "attnc/Inputs.h"
-#include "attnc/Npy.h"
-#include "attnc/Reference.h"
+#include "harness/CpuKernel.h"
+#include "harness/Inputs.h"
+#include "harness/Npy.h"
+#include "harness/Reference.h"
 #include "attnc/Artifact/Artifact.h"
-#include "attnc/Runtime/DeviceRun.h"
+#include "harness/DeviceRun.h"
 #include "attnc/Runtime/attnrt.h"
 #include "attnc/Spec.h"
 

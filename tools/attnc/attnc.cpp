@@ -11,7 +11,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "attnc/Compiler.h"
-#include "attnc/Report.h"
+#include "harness/CpuKernel.h"
+#include "harness/Report.h"
 #include "attnc/Artifact/Artifact.h"
 #include "attnc/Spec.h"
 

@@ -13,12 +13,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "attnc/Check.h"
-#include "attnc/Inputs.h"
-#include "attnc/Npy.h"
-#include "attnc/Reference.h"
+#include "harness/Check.h"
+#include "harness/Inputs.h"
+#include "harness/Npy.h"
+#include "harness/Reference.h"
 #include "attnc/Artifact/Artifact.h"
-#include "attnc/Runtime/DeviceRun.h"
+#include "harness/DeviceRun.h"
 #include "attnc/Runtime/attnrt.h"
 #include "attnc/Spec.h"
 

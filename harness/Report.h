@@ -7,10 +7,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ATTNC_REPORT_H
-#define ATTNC_REPORT_H
+#ifndef ATTNC_HARNESS_REPORT_H
+#define ATTNC_HARNESS_REPORT_H
 
-#include "attnc/Reference.h"
+#include "harness/Reference.h"
 #include "attnc/Spec.h"
 
 #include <string>
@@ -56,4 +56,4 @@ std::string formatReport(const AttentionSpec &spec, const AttentionReport &r,
 
 } // namespace attnc
 
-#endif // ATTNC_REPORT_H
+#endif // ATTNC_HARNESS_REPORT_H

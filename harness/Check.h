@@ -7,10 +7,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ATTNC_CHECK_H
-#define ATTNC_CHECK_H
+#ifndef ATTNC_HARNESS_CHECK_H
+#define ATTNC_HARNESS_CHECK_H
 
-#include "attnc/Reference.h"
+#include "harness/Reference.h"
 #include "attnc/Spec.h"
 
 #include <cstdint>
@@ -64,4 +64,4 @@ std::string formatCheck(const std::string &tool, const AttentionSpec &spec,
 
 } // namespace attnc
 
-#endif // ATTNC_CHECK_H
+#endif // ATTNC_HARNESS_CHECK_H

@@ -1,6 +1,6 @@
 //===- Report.cpp - what an attention costs -------------------------------===//
 
-#include "attnc/Report.h"
+#include "harness/Report.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -7,11 +7,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ATTNC_INPUTS_H
-#define ATTNC_INPUTS_H
+#ifndef ATTNC_HARNESS_INPUTS_H
+#define ATTNC_HARNESS_INPUTS_H
 
-#include "attnc/Npy.h"
-#include "attnc/Reference.h"
+#include "harness/Npy.h"
+#include "harness/Reference.h"
 #include "attnc/Spec.h"
 
 #include <cstdint>
@@ -64,4 +64,4 @@ bool loadInputs(const std::vector<std::string> &paths,
 
 } // namespace attnc
 
-#endif // ATTNC_INPUTS_H
+#endif // ATTNC_HARNESS_INPUTS_H

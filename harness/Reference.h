@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ATTNC_REFERENCE_H
-#define ATTNC_REFERENCE_H
+#ifndef ATTNC_HARNESS_REFERENCE_H
+#define ATTNC_HARNESS_REFERENCE_H
 
 #include "attnc/Mask/MaskSemantics.h"
 #include "attnc/Spec.h"
@@ -94,4 +94,4 @@ void makeProblem(const AttentionSpec &spec, uint64_t seed, AttentionProblem &p);
 
 } // namespace attnc
 
-#endif // ATTNC_REFERENCE_H
+#endif // ATTNC_HARNESS_REFERENCE_H

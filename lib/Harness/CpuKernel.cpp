@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "attnc/Compiler.h"
+#include "harness/CpuKernel.h"
 #include "passes/Transforms/Passes.h"
 
 #include "dialects/Attn/AttnDialect.h"

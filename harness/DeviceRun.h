@@ -9,10 +9,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ATTNC_RUNTIME_DEVICERUN_H
-#define ATTNC_RUNTIME_DEVICERUN_H
+#ifndef ATTNC_HARNESS_DEVICERUN_H
+#define ATTNC_HARNESS_DEVICERUN_H
 
-#include "attnc/Reference.h"
+#include "harness/Reference.h"
 #include "attnc/Runtime/attnrt.h"
 #include "attnc/Spec.h"
 
@@ -94,4 +94,4 @@ std::string formatTiming(const DeviceRunReport &report);
 
 } // namespace attnc
 
-#endif // ATTNC_RUNTIME_DEVICERUN_H
+#endif // ATTNC_HARNESS_DEVICERUN_H

@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ATTNC_NPY_H
-#define ATTNC_NPY_H
+#ifndef ATTNC_HARNESS_NPY_H
+#define ATTNC_HARNESS_NPY_H
 
 #include <cstdint>
 #include <string>
@@ -37,4 +37,4 @@ bool writeNpyF32(const std::string &path, const std::vector<int64_t> &shape,
 
 } // namespace attnc
 
-#endif // ATTNC_NPY_H
+#endif // ATTNC_HARNESS_NPY_H
