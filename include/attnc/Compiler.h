@@ -68,8 +68,13 @@ struct CompileOptions {
 /// Creates a context with everything attnc parses and produces registered.
 std::unique_ptr<mlir::MLIRContext> createContext();
 
-/// Renders a spec as attn IR: `func.func @attention` with dynamic B, Sq and
-/// Sk, so one compile serves every length.
+/// Builds the attn IR of a spec: `func.func @attention` with dynamic B, Sq
+/// and Sk, so one compile serves every length.
+mlir::OwningOpRef<mlir::ModuleOp> buildSpecModule(mlir::MLIRContext &ctx,
+                                                  const AttentionSpec &spec);
+
+/// The IR of buildSpecModule as text, after a `// attnc spec:` comment (the
+/// tools parse it back so that diagnostics point at its lines).
 std::string specToMlir(const AttentionSpec &spec);
 
 /// Parses IR text into `sourceMgr` (which keeps the buffer for located

@@ -87,87 +87,93 @@ std::unique_ptr<MLIRContext> attnc::createContext() {
 // Spec to IR
 //===----------------------------------------------------------------------===//
 
-static std::string maskAttrText(const AttentionSpec &spec) {
-  const mask::MaskSpec &m = spec.mask;
-  std::string align =
-      m.alignment == Alignment::TopLeft ? ", top_left" : std::string();
+/// The mask attribute of a spec; null for no mask (and for a custom one,
+/// which a spec cannot spell).
+static MaskAttrInterface maskAttrOf(MLIRContext *ctx, const mask::MaskSpec &m) {
   switch (m.kind) {
   case MaskKind::None:
   case MaskKind::Custom:
-    return "";
+    return {};
   case MaskKind::Causal:
-    return m.alignment == Alignment::TopLeft ? "#attn.causal<top_left>"
-                                             : "#attn.causal";
+    return CausalMaskAttr::get(ctx, m.alignment);
   case MaskKind::SlidingWindow:
-    return "#attn.sliding_window<left = " + std::to_string(m.windowLeft) +
-           ", right = " + std::to_string(m.windowRight) + align + ">";
+    return SlidingWindowMaskAttr::get(ctx, m.windowLeft, m.windowRight,
+                                      m.alignment);
   case MaskKind::PrefixLM:
-    return "#attn.prefix_lm<prefix = " + std::to_string(m.prefixLength) +
-           align + ">";
+    return PrefixLMMaskAttr::get(ctx, m.prefixLength, m.alignment);
   case MaskKind::Document:
-    return std::string("#attn.document<") +
-           (m.documentSource == DocumentSource::CuSeqlens ? "cu_seqlens"
-                                                          : "seq_ids") +
-           (m.documentCausal ? ", causal>" : ">");
+    return DocumentMaskAttr::get(ctx, m.documentSource, m.documentCausal);
   case MaskKind::BlockSparse:
-    return "#attn.block_sparse<block_q = " + std::to_string(m.blockQ) +
-           ", block_k = " + std::to_string(m.blockK) + ">";
+    return BlockSparseMaskAttr::get(ctx, m.blockQ, m.blockK);
   }
-  return "";
+  return {};
 }
 
-static std::string floatText(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.9e", v);
-  return buf;
+OwningOpRef<ModuleOp> attnc::buildSpecModule(MLIRContext &ctx,
+                                             const AttentionSpec &spec) {
+  OpBuilder b(&ctx);
+  Location loc = NameLoc::get(b.getStringAttr("spec"));
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  Type elt = spec.dtype == ElementType::BF16  ? Type(b.getBF16Type())
+             : spec.dtype == ElementType::F16 ? Type(b.getF16Type())
+                                              : Type(b.getF32Type());
+  int64_t dyn = ShapedType::kDynamic;
+  auto t4 = [&](int64_t h, int64_t d) {
+    return RankedTensorType::get({dyn, h, dyn, d}, elt);
+  };
+  SmallVector<Type> args = {t4(spec.hq, spec.d), t4(spec.hkv, spec.d),
+                            t4(spec.hkv, spec.dv)};
+  const mask::MaskSpec &m = spec.mask;
+  bool cuSeqlens = m.kind == MaskKind::Document &&
+                   m.documentSource == DocumentSource::CuSeqlens;
+  bool seqIds = m.kind == MaskKind::Document && !cuSeqlens;
+  bool blockMask = m.kind == MaskKind::BlockSparse;
+  if (cuSeqlens)
+    args.push_back(RankedTensorType::get({dyn}, b.getI32Type()));
+  if (seqIds)
+    args.push_back(RankedTensorType::get({dyn, dyn}, b.getI32Type()));
+  if (blockMask)
+    args.push_back(RankedTensorType::get({1, 1, dyn, dyn}, b.getI8Type()));
+  Type outType = t4(spec.hq, spec.dv);
+  Type lseType = spec.lse ? RankedTensorType::get({dyn, spec.hq, dyn},
+                                                  b.getF32Type())
+                          : Type();
+  SmallVector<Type> results = {outType};
+  if (lseType)
+    results.push_back(lseType);
+
+  b.setInsertionPointToEnd(module->getBody());
+  auto func = func::FuncOp::create(b, loc, "attention",
+                                   b.getFunctionType(args, results));
+  Block *body = func.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  Value operand = args.size() > 3 ? body->getArgument(3) : Value();
+  auto f32Attr = [&](std::optional<double> v) {
+    return v ? b.getF32FloatAttr(*v) : FloatAttr();
+  };
+  DenseF32ArrayAttr alibi;
+  if (spec.alibi) {
+    SmallVector<float> slopes;
+    for (double s : standardAlibiSlopes(spec.hq))
+      slopes.push_back(static_cast<float>(s));
+    alibi = b.getDenseF32ArrayAttr(slopes);
+  }
+  auto op = AttentionOp::create(
+      b, loc, outType, lseType, body->getArgument(0), body->getArgument(1),
+      body->getArgument(2), seqIds ? operand : Value(),
+      cuSeqlens ? operand : Value(), blockMask ? operand : Value(),
+      /*alibi_slopes=*/Value(), maskAttrOf(&ctx, m), f32Attr(spec.scale),
+      f32Attr(spec.softcap), alibi);
+  func::ReturnOp::create(b, loc, op->getResults());
+  return module;
 }
 
 std::string attnc::specToMlir(const AttentionSpec &spec) {
-  std::string elt = elementTypeName(spec.dtype);
-  auto t4 = [&](int64_t h, int64_t d) {
-    return "tensor<?x" + std::to_string(h) + "x?x" + std::to_string(d) + "x" +
-           elt + ">";
-  };
-  std::string qT = t4(spec.hq, spec.d), kT = t4(spec.hkv, spec.d),
-              vT = t4(spec.hkv, spec.dv), oT = t4(spec.hq, spec.dv);
-  std::string lseT = "tensor<?x" + std::to_string(spec.hq) + "x?xf32>";
-  std::string args = "%q: " + qT + ", %k: " + kT + ", %v: " + vT;
-  std::string operands;
-  if (spec.mask.kind == MaskKind::Document) {
-    bool cu = spec.mask.documentSource == DocumentSource::CuSeqlens;
-    std::string name = cu ? "cu_seqlens" : "seq_ids";
-    std::string type = cu ? "tensor<?xi32>" : "tensor<?x?xi32>";
-    args += ", %" + name + ": " + type;
-    operands += " " + name + "(%" + name + " : " + type + ")";
-  }
-  if (spec.mask.kind == MaskKind::BlockSparse) {
-    args += ", %block_mask: tensor<1x1x?x?xi8>";
-    operands += " block_mask(%block_mask : tensor<1x1x?x?xi8>)";
-  }
-  std::string attrs;
-  std::string maskText = maskAttrText(spec);
-  if (!maskText.empty())
-    attrs += " mask(" + maskText + ")";
-  if (spec.scale)
-    attrs += " scale = " + floatText(*spec.scale);
-  if (spec.softcap)
-    attrs += " softcap = " + floatText(*spec.softcap);
-  if (spec.alibi) {
-    attrs += " alibi = [";
-    std::vector<double> slopes = standardAlibiSlopes(spec.hq);
-    for (size_t i = 0; i < slopes.size(); ++i)
-      attrs += (i ? ", " : "") + floatText(slopes[i]);
-    attrs += "]";
-  }
-  std::string results = spec.lse ? "(" + oT + ", " + lseT + ")" : oT;
-  std::string names = spec.lse ? "%o, %lse" : "%o";
-  std::string resultTypes = spec.lse ? oT + ", " + lseT : oT;
-  std::string ir;
-  ir += "// attnc spec: " + printSpec(spec) + "\n";
-  ir += "func.func @attention(" + args + ") -> " + results + " {\n";
-  ir += "  " + names + " = attn.attention %q, %k, %v" + operands + attrs +
-        "\n      : " + qT + ", " + kT + ", " + vT + " -> " + resultTypes + "\n";
-  ir += "  return " + names + " : " + resultTypes + "\n}\n";
+  std::unique_ptr<MLIRContext> ctx = createContext();
+  OwningOpRef<ModuleOp> module = buildSpecModule(*ctx, spec);
+  std::string ir = "// attnc spec: " + printSpec(spec) + "\n";
+  llvm::raw_string_ostream os(ir);
+  module->print(os);
   return ir;
 }
 
