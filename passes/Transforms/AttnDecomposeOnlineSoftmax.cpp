@@ -92,10 +92,11 @@ LogicalResult attnc::decomposeTileStep(RewriterBase &rewriter, TileStepOp op) {
   Value zero = f32Const(b, 0.0);
   Value log2e = f32Const(b, M_LOG2E);
 
-  auto scope = memref::AllocaScopeOp::create(b, TypeRange());
-  b.setInsertionPointToStart(b.createBlock(&scope.getBodyRegion()));
-  // Scores (then probabilities) of one row of the tile, base-2 units.
-  Value scores = memref::AllocaOp::create(
+  // Scores (then probabilities) of one row of the tile, base-2 units. On
+  // the heap and freed after the step: a stack buffer inside the key loop
+  // would outlive its step once canonicalization hoists it out of an
+  // alloca_scope, growing the stack with every tile.
+  Value scores = memref::AllocOp::create(
       b, MemRefType::get({op.getBlockK()}, b.getF32Type()));
 
   forLoop(
@@ -181,7 +182,7 @@ LogicalResult attnc::decomposeTileStep(RewriterBase &rewriter, TileStepOp op) {
               memref::StoreOp::create(vb, oNew, op.getAcc(), ValueRange{r, dv});
             });
       });
-  memref::AllocaScopeReturnOp::create(b);
+  memref::DeallocOp::create(b, scores);
   rewriter.eraseOp(op);
   return success();
 }

@@ -148,13 +148,12 @@ LogicalResult attnc::tileAttention(RewriterBase &rewriter, AttentionOp op,
       b, ValueRange{c0, c0, c0}, ValueRange{batch, heads, numQueryTiles},
       ValueRange{c1, c1, c1}, [&](OpBuilder &pb, Location loc, ValueRange ivs) {
         ImplicitLocOpBuilder ib(loc, pb);
-        auto scope = memref::AllocaScopeOp::create(ib, TypeRange());
-        Block *body = ib.createBlock(&scope.getBodyRegion());
-        ib.setInsertionPointToStart(body);
-
-        Value rowMax = memref::AllocaOp::create(ib, stateRowType);
-        Value rowSum = memref::AllocaOp::create(ib, stateRowType);
-        Value acc = memref::AllocaOp::create(ib, accType);
+        // The state of one query tile, on the heap and freed after the
+        // finalize: block_q x Dv floats can be large, and stack buffers
+        // inside the loop nest would not be released per iteration.
+        Value rowMax = memref::AllocOp::create(ib, stateRowType);
+        Value rowSum = memref::AllocOp::create(ib, stateRowType);
+        Value acc = memref::AllocOp::create(ib, accType);
         fill(ib, rowMax,
              arith::ConstantOp::create(
                  ib,
@@ -183,7 +182,8 @@ LogicalResult attnc::tileAttention(RewriterBase &rewriter, AttentionOp op,
         keyLoop->setAttr(kKeyTilesAttrName, ib.getUnitAttr());
         TileFinalizeOp::create(ib, rowMax, rowSum, acc, output, lse, ivs[0],
                                ivs[1], qBegin);
-        memref::AllocaScopeReturnOp::create(ib);
+        for (Value buffer : {rowMax, rowSum, acc})
+          memref::DeallocOp::create(ib, buffer);
       });
   // A GPU kernel configuration travels with the query tiles it describes.
   if (Attribute kernel = op->getAttr(kGpuKernelAttrName))
