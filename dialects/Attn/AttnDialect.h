@@ -28,6 +28,8 @@
 #include "dialects/Attn/AttnOps.h.inc"
 
 namespace attnc::attn {
+/// The largest tile side attnc accepts (rows or keys of one tile).
+inline constexpr int64_t kMaxTileSize = 4096;
 /// The op / module attribute that sets tile sizes (array<i64: bq, bk>).
 inline constexpr llvm::StringLiteral kTileSizesAttrName = "attn.tile_sizes";
 /// The attribute holding an attention's #attn.gpu_kernel; attn-tile carries

@@ -328,7 +328,7 @@ LogicalResult AttentionOp::verify() {
 
 /// Checks that `region` is one block with the given argument types whose
 /// terminator yields exactly one value of type `result`.
-static LogicalResult verifyFnRegion(AttentionOp op, StringRef name,
+static LogicalResult verifyFnRegion(OpState op, StringRef name,
                                     Region &region, TypeRange argTypes,
                                     StringRef argNames, Type result) {
   if (region.empty())
@@ -356,6 +356,29 @@ static LogicalResult verifyFnRegion(AttentionOp op, StringRef name,
                    : " of type " +
                          typeStr(yield.getValues().front().getType()));
   return success();
+}
+
+/// The mask_fn and score_fn regions of `op` (attn.attention or
+/// attn.tile_step): one block each, index (and f32) arguments, one yielded
+/// i1 (f32).
+static LogicalResult verifyFnRegions(OpState op, Region &maskFn,
+                                     Region &scoreFn) {
+  Builder b(op->getContext());
+  Type index = b.getIndexType();
+  SmallVector<Type> maskArgs(4, index);
+  SmallVector<Type> scoreArgs = {b.getF32Type(), index, index, index, index};
+  if (failed(verifyFnRegion(op, "mask_fn", maskFn, maskArgs,
+                            "(b: index, h: index, q: index, k: index)",
+                            b.getI1Type())) ||
+      failed(verifyFnRegion(op, "score_fn", scoreFn, scoreArgs,
+                            "(s: f32, b: index, h: index, q: index, k: index)",
+                            b.getF32Type())))
+    return failure();
+  return success();
+}
+
+LogicalResult TileStepOp::verifyRegions() {
+  return verifyFnRegions(*this, getMaskFn(), getScoreFn());
 }
 
 LogicalResult AttentionOp::verifyRegions() {
@@ -409,6 +432,10 @@ LogicalResult TileStepOp::verify() {
   if (k.getElementType() != q.getElementType() ||
       v.getElementType() != q.getElementType())
     return emitOpError("expected query, key and value of one element type");
+  Type elt = q.getElementType();
+  if (!elt.isBF16() && !elt.isF16() && !elt.isF32())
+    return emitOpError("expected query element type bf16, f16 or f32, got ")
+           << elt;
   if (k.getDimSize(3) != q.getDimSize(3) || k.getDimSize(1) <= 0 ||
       q.getDimSize(1) % k.getDimSize(1) != 0 ||
       v.getDimSize(1) != k.getDimSize(1))
@@ -416,9 +443,14 @@ LogicalResult TileStepOp::verify() {
            << k.getDimSize(3) << " to match query head dim "
            << q.getDimSize(3) << " and query heads " << q.getDimSize(1)
            << " to be a multiple of key/value heads " << k.getDimSize(1);
-  if (getBlockQ() <= 0 || getBlockK() <= 0)
-    return emitOpError("expected positive block sizes, got block_q = ")
-           << getBlockQ() << ", block_k = " << getBlockK();
+  // The attributes are signless: read them signed, so that a negative size
+  // is not taken for a huge one.
+  int64_t blockQ = getBlockQAttr().getInt(), blockK = getBlockKAttr().getInt();
+  if (blockQ <= 0 || blockK <= 0 || blockQ > kMaxTileSize ||
+      blockK > kMaxTileSize)
+    return emitOpError("expected block sizes in [1, ")
+           << kMaxTileSize << "], got block_q = " << blockQ
+           << ", block_k = " << blockK;
   if (getMaskAttr() && hasMaskFn())
     return emitOpError("expected either a mask attribute or a mask_fn "
                        "region, not both");

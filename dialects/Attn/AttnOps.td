@@ -172,6 +172,7 @@ def Attn_TileStepOp : Attn_Op<"tile_step", [
     bool hasScoreFn() { return !getScoreFn().empty(); }
   }];
   let hasVerifier = 1;
+  let hasRegionVerifier = 1;
 }
 
 def Attn_TileFinalizeOp : Attn_Op<"tile_finalize", [

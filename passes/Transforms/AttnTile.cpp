@@ -29,13 +29,19 @@ FailureOr<TileSizes> attnc::getTileSizes(AttentionOp op, TileSizes fallback) {
     if (!attr)
       continue;
     auto sizes = dyn_cast<DenseI64ArrayAttr>(attr);
-    if (!sizes || sizes.size() != 2 || sizes[0] <= 0 || sizes[1] <= 0)
+    auto valid = [](int64_t s) { return s > 0 && s <= kMaxTileSize; };
+    if (!sizes || sizes.size() != 2 || !valid(sizes[0]) || !valid(sizes[1]))
       return holder->emitError("expected ")
              << kTileSizesAttrName
-             << " to be array<i64: block_q, block_k> with positive sizes, got "
-             << attr;
+             << " to be array<i64: block_q, block_k> with sizes in [1, "
+             << kMaxTileSize << "], got " << attr;
     return TileSizes{sizes[0], sizes[1]};
   }
+  if (fallback.blockQ <= 0 || fallback.blockK <= 0 ||
+      fallback.blockQ > kMaxTileSize || fallback.blockK > kMaxTileSize)
+    return op.emitError("expected tile sizes in [1, ")
+           << kMaxTileSize << "], got block_q = " << fallback.blockQ
+           << ", block_k = " << fallback.blockK;
   return fallback;
 }
 

@@ -18,6 +18,14 @@
 // RUN: sh -c 'attnc-run --spec "sq=8" %s 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=BOTH
 // BOTH: give either an .mlir file or --spec, not both
 // BOTH: exit 2
+// A non-finite tolerance would turn any error into a PASS.
+// RUN: sh -c 'attnc-run --spec "b=1 hq=2 sq=8 d=16" --tolerance=inf 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=TOL
+// TOL: attnc-run: error: expected --tolerance to be a positive number, got inf
+// TOL: exit 2
+// Tiles are at most 4096 rows or keys.
+// RUN: sh -c 'attnc-run --spec "b=1 hq=2 sq=8 d=16" --block-q=5000 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=TILES
+// TILES: error: expected tile sizes in [1, 4096], got block_q = 5000, block_k = 64
+// TILES: exit 2
 
 func.func @attention(%q: tensor<?x1x?x16xf32>, %k: tensor<?x1x?x16xf32>, %v: tensor<?x1x?x16xf32>) -> tensor<?x1x?x16xf32> {
   %o = attn.attention %q, %k, %v : tensor<?x1x?x16xf32>, tensor<?x1x?x16xf32>, tensor<?x1x?x16xf32> -> tensor<?x1x?x16xf32>

@@ -49,4 +49,4 @@
 // MODTILES: tiles 32 x 16 (block_q x block_k)
 // MODTILES: tiles:                 32 total, 12 skipped, 12 full, 8 partial
 // RUN: not attnc compile %S/Inputs/bad-tiles.mlir --report 2>&1 | FileCheck %s --check-prefix=BADTILES
-// BADTILES: error: expected attn.tile_sizes to be array<i64: block_q, block_k> with positive sizes
+// BADTILES: error: expected attn.tile_sizes to be array<i64: block_q, block_k> with sizes in [1, 4096]

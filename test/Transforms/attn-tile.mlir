@@ -83,7 +83,7 @@ func.func @destination_passing(%q: tensor<1x1x?x32xf16>, %k: tensor<1x1x?x32xf16
 // -----
 
 func.func @bad_tile_sizes(%q: tensor<1x1x?x32xf16>, %k: tensor<1x1x?x32xf16>, %v: tensor<1x1x?x32xf16>) -> tensor<1x1x?x32xf16> {
-  // expected-error @+1 {{expected attn.tile_sizes to be array<i64: block_q, block_k> with positive sizes, got array<i64: 0, 4>}}
+  // expected-error @+1 {{expected attn.tile_sizes to be array<i64: block_q, block_k> with sizes in [1, 4096], got array<i64: 0, 4>}}
   %o = attn.attention %q, %k, %v {attn.tile_sizes = array<i64: 0, 4>} : tensor<1x1x?x32xf16>, tensor<1x1x?x32xf16>, tensor<1x1x?x32xf16> -> tensor<1x1x?x32xf16>
   return %o : tensor<1x1x?x32xf16>
 }

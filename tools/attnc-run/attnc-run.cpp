@@ -120,6 +120,9 @@ int main(int argc, char **argv) {
       return badInput("expected --target=sm_80 or --target=sm_90a, got " +
                       target);
   }
+  if (!std::isfinite(tolerance) || tolerance <= 0)
+    return badInput("expected --tolerance to be a positive number, got " +
+                    std::to_string(tolerance.getValue()));
   if (timeRuns.getNumOccurrences() && (timeRuns < 1 || timeRuns > 1000000))
     return badInput("expected --time to be a number of runs in [1, "
                     "1000000], got " +

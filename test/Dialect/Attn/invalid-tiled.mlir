@@ -26,7 +26,7 @@ func.func @heads(%q: memref<1x3x?x16xf32>, %k: memref<1x2x?x16xf32>, %v: memref<
 // -----
 
 func.func @block_sizes(%q: memref<1x2x?x16xf32>, %m: memref<8xf32>, %acc: memref<8x16xf32>, %i: index) {
-  // expected-error @+1 {{expected positive block sizes, got block_q = 8, block_k = 0}}
+  // expected-error @+1 {{expected block sizes in [1, 4096], got block_q = 8, block_k = 0}}
   attn.tile_step %q, %q, %q state(%m, %m, %acc) at(%i, %i, %i, %i) {block_k = 0 : i64, block_q = 8 : i64, scale = 1.0 : f32} : memref<1x2x?x16xf32>, memref<1x2x?x16xf32>, memref<1x2x?x16xf32>, memref<8xf32>, memref<8x16xf32>
   return
 }
@@ -122,5 +122,55 @@ func.func @region_uses_outside(%q: memref<1x2x?x16xf32>, %m: memref<8xf32>, %acc
     %vis = arith.cmpi slt, %qi, %s : index
     attn.yield %vis : i1
   } {block_k = 4 : i64, block_q = 8 : i64, scale = 1.0 : f32} : memref<1x2x?x16xf32>, memref<1x2x?x16xf32>, memref<1x2x?x16xf32>, memref<8xf32>, memref<8x16xf32>
+  return
+}
+
+// -----
+
+// A negative block size is not read as a huge unsigned one.
+func.func @block_sizes_negative(%q: memref<1x2x?x16xf32>, %m: memref<8xf32>, %acc: memref<8x16xf32>, %i: index) {
+  // expected-error @+1 {{expected block sizes in [1, 4096], got block_q = 8, block_k = -4}}
+  attn.tile_step %q, %q, %q state(%m, %m, %acc) at(%i, %i, %i, %i) {block_k = -4 : i64, block_q = 8 : i64, scale = 1.0 : f32} : memref<1x2x?x16xf32>, memref<1x2x?x16xf32>, memref<1x2x?x16xf32>, memref<8xf32>, memref<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @element_type_f64(%q: memref<1x2x?x16xf64>, %m: memref<8xf32>, %acc: memref<8x16xf32>, %i: index) {
+  // expected-error @+1 {{expected query element type bf16, f16 or f32, got 'f64'}}
+  attn.tile_step %q, %q, %q state(%m, %m, %acc) at(%i, %i, %i, %i) {block_k = 4 : i64, block_q = 8 : i64, scale = 1.0 : f32} : memref<1x2x?x16xf64>, memref<1x2x?x16xf64>, memref<1x2x?x16xf64>, memref<8xf32>, memref<8x16xf32>
+  return
+}
+
+// -----
+
+// The regions of a tile step are checked as those of attn.attention: a
+// mask_fn that yields nothing would leave the passes without a value.
+func.func @mask_fn_yields_nothing(%q: memref<1x2x?x16xf32>, %m: memref<8xf32>, %acc: memref<8x16xf32>, %i: index) {
+  // expected-error @+1 {{expected mask_fn to yield one 'i1', got 0 value(s)}}
+  attn.tile_step %q, %q, %q state(%m, %m, %acc) at(%i, %i, %i, %i) mask_fn {
+  ^bb0(%b: index, %h: index, %qi: index, %kj: index):
+    "attn.yield"() : () -> ()
+  } {block_k = 4 : i64, block_q = 8 : i64, scale = 1.0 : f32} : memref<1x2x?x16xf32>, memref<1x2x?x16xf32>, memref<1x2x?x16xf32>, memref<8xf32>, memref<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @score_fn_arguments(%q: memref<1x2x?x16xf32>, %m: memref<8xf32>, %acc: memref<8x16xf32>, %i: index) {
+  // expected-error @+1 {{expected score_fn arguments (s: f32, b: index, h: index, q: index, k: index), got (f32)}}
+  attn.tile_step %q, %q, %q state(%m, %m, %acc) at(%i, %i, %i, %i) score_fn {
+  ^bb0(%s: f32):
+    attn.yield %s : f32
+  } {block_k = 4 : i64, block_q = 8 : i64, scale = 1.0 : f32} : memref<1x2x?x16xf32>, memref<1x2x?x16xf32>, memref<1x2x?x16xf32>, memref<8xf32>, memref<8x16xf32>
+  return
+}
+
+// -----
+
+// Tile sizes beyond 4096 rows or keys are refused, not expanded.
+func.func @block_sizes_huge(%q: memref<1x2x?x16xf32>, %m: memref<8xf32>, %acc: memref<8x16xf32>, %i: index) {
+  // expected-error @+1 {{expected block sizes in [1, 4096], got block_q = 9223372036854775807, block_k = 4}}
+  attn.tile_step %q, %q, %q state(%m, %m, %acc) at(%i, %i, %i, %i) {block_k = 4 : i64, block_q = 9223372036854775807 : i64, scale = 1.0 : f32} : memref<1x2x?x16xf32>, memref<1x2x?x16xf32>, memref<1x2x?x16xf32>, memref<8xf32>, memref<8x16xf32>
   return
 }
