@@ -107,9 +107,12 @@ void SlidingWindowMaskAttr::print(AsmPrinter &p) const {
 LogicalResult
 SlidingWindowMaskAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                               int64_t left, int64_t right, Alignment) {
-  if (left < 0 || right < 0)
-    return emitError() << "expected sliding window extents to be "
-                          "non-negative, got left = "
+  // Sequences are shorter than 2^31 (the runtime's bound), so a wider window
+  // means nothing more, and the bound keeps i' - left and i' + right from
+  // overflowing.
+  if (left < 0 || right < 0 || left > INT32_MAX || right > INT32_MAX)
+    return emitError() << "expected sliding window extents in [0, 2^31 - 1], "
+                          "got left = "
                        << left << ", right = " << right;
   return success();
 }
@@ -141,8 +144,8 @@ void PrefixLMMaskAttr::print(AsmPrinter &p) const {
 LogicalResult
 PrefixLMMaskAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          int64_t prefix, Alignment) {
-  if (prefix < 0)
-    return emitError() << "expected prefix length to be non-negative, got "
+  if (prefix < 0 || prefix > INT32_MAX)
+    return emitError() << "expected prefix length in [0, 2^31 - 1], got "
                        << prefix;
   return success();
 }
@@ -216,8 +219,8 @@ void BlockSparseMaskAttr::print(AsmPrinter &p) const {
 LogicalResult
 BlockSparseMaskAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                             int64_t blockQ, int64_t blockK) {
-  if (blockQ <= 0 || blockK <= 0)
-    return emitError() << "expected block sizes to be positive, got block_q = "
+  if (blockQ <= 0 || blockK <= 0 || blockQ > INT32_MAX || blockK > INT32_MAX)
+    return emitError() << "expected block sizes in [1, 2^31 - 1], got block_q = "
                        << blockQ << ", block_k = " << blockK;
   return success();
 }

@@ -18,6 +18,13 @@
 
 namespace attnc {
 
+/// The largest sizes a spec accepts: the runtime's grid limits (65535 batch
+/// entries and heads), positions below 2^31, head dims up to 65536.
+inline constexpr int64_t kMaxBatch = 65535;
+inline constexpr int64_t kMaxHeads = 65535;
+inline constexpr int64_t kMaxSeqLen = 2147483647;
+inline constexpr int64_t kMaxHeadDim = 65536;
+
 /// Element types of attention inputs.
 enum class ElementType { BF16, F16, F32 };
 

@@ -173,13 +173,15 @@ static bool parseMask(const std::string &value, ParsedMask &out,
 
   if (kind == "window") {
     const char *form =
-        "window:LEFT,RIGHT[:top_left|:bottom_right] with LEFT, RIGHT >= 0";
+        "window:LEFT,RIGHT[:top_left|:bottom_right] with LEFT, RIGHT in "
+        "[0, 2147483647]";
     if (parts.size() < 2 || parts.size() > 3)
       return fail(form);
     std::vector<std::string> nums = split(parts[1], ',');
     int64_t left, right;
     if (nums.size() != 2 || !parseInt(nums[0], left) ||
-        !parseInt(nums[1], right) || left < 0 || right < 0)
+        !parseInt(nums[1], right) || left < 0 || right < 0 ||
+        left > kMaxSeqLen || right > kMaxSeqLen)
       return fail(form);
     Alignment a = Alignment::BottomRight;
     if (parts.size() == 3 && !parseAlignment(parts[2], a))
@@ -189,11 +191,12 @@ static bool parseMask(const std::string &value, ParsedMask &out,
   }
 
   if (kind == "prefix") {
-    const char *form = "prefix:N[:top_left|:bottom_right] with N >= 0";
+    const char *form =
+        "prefix:N[:top_left|:bottom_right] with N in [0, 2147483647]";
     if (parts.size() < 2 || parts.size() > 3)
       return fail(form);
     int64_t n;
-    if (!parseInt(parts[1], n) || n < 0)
+    if (!parseInt(parts[1], n) || n < 0 || n > kMaxSeqLen)
       return fail(form);
     Alignment a = Alignment::BottomRight;
     if (parts.size() == 3 && !parseAlignment(parts[2], a))
@@ -230,8 +233,8 @@ static bool parseMask(const std::string &value, ParsedMask &out,
   }
 
   if (kind == "blocksparse") {
-    const char *form = "blocksparse:BQ,BK,DENSITY with BQ, BK > 0 and "
-                       "DENSITY in [0, 1]";
+    const char *form = "blocksparse:BQ,BK,DENSITY with BQ, BK in "
+                       "[1, 2147483647] and DENSITY in [0, 1]";
     if (parts.size() != 2)
       return fail(form);
     std::vector<std::string> nums = split(parts[1], ',');
@@ -239,6 +242,7 @@ static bool parseMask(const std::string &value, ParsedMask &out,
     double density;
     if (nums.size() != 3 || !parseInt(nums[0], bq) || !parseInt(nums[1], bk) ||
         !parseDouble(nums[2], density) || bq <= 0 || bk <= 0 ||
+        bq > kMaxSeqLen || bk > kMaxSeqLen ||
         !(density >= 0.0 && density <= 1.0))
       return fail(form);
     out.spec = MaskSpec::blockSparse(bq, bk);
@@ -286,10 +290,15 @@ bool attnc::parseSpec(const std::string &text, AttentionSpec &result,
     }
     seen.push_back(key);
 
-    auto positiveInt = [&](int64_t &field) {
+    // Sizes are bounded where the runtime bounds them (the grid's 65535
+    // batches and heads, 2^31 - 1 positions) and head dims by 65536, so no
+    // size product of a valid spec overflows.
+    auto positiveInt = [&](int64_t &field, int64_t max) {
       int64_t v;
-      if (!parseInt(value, v) || v <= 0) {
-        error = invalidValue(key, value, "a positive integer");
+      if (!parseInt(value, v) || v <= 0 || v > max) {
+        error = invalidValue(key, value,
+                             ("an integer in [1, " + std::to_string(max) + "]")
+                                 .c_str());
         return false;
       }
       field = v;
@@ -315,22 +324,22 @@ bool attnc::parseSpec(const std::string &text, AttentionSpec &result,
 
     bool ok;
     if (key == "b") {
-      ok = positiveInt(spec.b);
+      ok = positiveInt(spec.b, kMaxBatch);
     } else if (key == "hq") {
-      ok = positiveInt(spec.hq);
+      ok = positiveInt(spec.hq, kMaxHeads);
     } else if (key == "hkv") {
-      ok = positiveInt(spec.hkv);
+      ok = positiveInt(spec.hkv, kMaxHeads);
       haveHkv = true;
     } else if (key == "sq") {
-      ok = positiveInt(spec.sq);
+      ok = positiveInt(spec.sq, kMaxSeqLen);
       haveSq = true;
     } else if (key == "sk") {
-      ok = positiveInt(spec.sk);
+      ok = positiveInt(spec.sk, kMaxSeqLen);
       haveSk = true;
     } else if (key == "d") {
-      ok = positiveInt(spec.d);
+      ok = positiveInt(spec.d, kMaxHeadDim);
     } else if (key == "dv") {
-      ok = positiveInt(spec.dv);
+      ok = positiveInt(spec.dv, kMaxHeadDim);
       haveDv = true;
     } else if (key == "dtype") {
       ok = true;

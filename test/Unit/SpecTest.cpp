@@ -152,26 +152,42 @@ TEST(SpecTest, DocumentMaskSetsLengths) {
 }
 
 TEST(SpecTest, Errors) {
+  const std::string seq = "expected an integer in [1, 2147483647]";
   EXPECT_EQ(parseError("sq=4 foo=1"), "unknown key 'foo'");
-  EXPECT_EQ(parseError("sq=abc"),
-            "invalid value 'abc' for key 'sq': expected a positive integer");
-  EXPECT_EQ(parseError("sq=0"),
-            "invalid value '0' for key 'sq': expected a positive integer");
-  EXPECT_EQ(parseError("sq=-3"),
-            "invalid value '-3' for key 'sq': expected a positive integer");
-  EXPECT_EQ(parseError("sq=12x"),
-            "invalid value '12x' for key 'sq': expected a positive integer");
-  EXPECT_EQ(parseError("sq="),
-            "invalid value '' for key 'sq': expected a positive integer");
+  EXPECT_EQ(parseError("sq=abc"), "invalid value 'abc' for key 'sq': " + seq);
+  EXPECT_EQ(parseError("sq=0"), "invalid value '0' for key 'sq': " + seq);
+  EXPECT_EQ(parseError("sq=-3"), "invalid value '-3' for key 'sq': " + seq);
+  EXPECT_EQ(parseError("sq=12x"), "invalid value '12x' for key 'sq': " + seq);
+  EXPECT_EQ(parseError("sq="), "invalid value '' for key 'sq': " + seq);
   EXPECT_EQ(parseError("sq=99999999999999999999999"),
-            "invalid value '99999999999999999999999' for key 'sq': expected a "
-            "positive integer");
-  EXPECT_EQ(parseError("sq=4 d=1.5"),
-            "invalid value '1.5' for key 'd': expected a positive integer");
-  for (const char *key : {"b", "hq", "hkv", "sk", "dv"})
+            "invalid value '99999999999999999999999' for key 'sq': " + seq);
+  EXPECT_EQ(parseError("sq=4 d=1.5"), "invalid value '1.5' for key 'd': "
+                                      "expected an integer in [1, 65536]");
+  for (const char *key : {"b", "hq", "hkv"})
     EXPECT_EQ(parseError(std::string("sq=4 ") + key + "=0"),
               std::string("invalid value '0' for key '") + key +
-                  "': expected a positive integer");
+                  "': expected an integer in [1, 65535]");
+  EXPECT_EQ(parseError("sq=4 sk=0"), "invalid value '0' for key 'sk': " + seq);
+  EXPECT_EQ(parseError("sq=4 dv=0"), "invalid value '0' for key 'dv': "
+                                     "expected an integer in [1, 65536]");
+  // Sizes are bounded where the runtime bounds them, so no size product of a
+  // valid spec overflows.
+  EXPECT_EQ(parseError("sq=4611686018427387904"),
+            "invalid value '4611686018427387904' for key 'sq': " + seq);
+  EXPECT_EQ(parseError("sq=4 b=65536"), "invalid value '65536' for key 'b': "
+                                        "expected an integer in [1, 65535]");
+  EXPECT_EQ(parseError("sq=4 d=65537"), "invalid value '65537' for key 'd': "
+                                        "expected an integer in [1, 65536]");
+  EXPECT_EQ(parseError("sq=4 mask=window:9223372036854775807,9223372036854775807"),
+            "invalid value 'window:9223372036854775807,9223372036854775807' "
+            "for key 'mask': expected window:LEFT,RIGHT[:top_left|:"
+            "bottom_right] with LEFT, RIGHT in [0, 2147483647]");
+  EXPECT_EQ(parseError("sq=4 mask=blocksparse:9223372036854775807,1,0.5"),
+            "invalid value 'blocksparse:9223372036854775807,1,0.5' for key "
+            "'mask': expected blocksparse:BQ,BK,DENSITY with BQ, BK in "
+            "[1, 2147483647] and DENSITY in [0, 1]");
+  EXPECT_NE(parseError("sq=4 mask=prefix:2147483648").find("expected prefix:N"),
+            std::string::npos);
   EXPECT_EQ(parseError("sq=4 dtype=fp8"),
             "invalid value 'fp8' for key 'dtype': expected bf16, f16 or f32");
   EXPECT_EQ(parseError("sq=4 scale=x"),
@@ -251,7 +267,8 @@ TEST(SpecTest, MaskErrorsNameTheValue) {
   }
   EXPECT_EQ(parseError("sq=4 mask=window:3"),
             "invalid value 'window:3' for key 'mask': expected "
-            "window:LEFT,RIGHT[:top_left|:bottom_right] with LEFT, RIGHT >= 0");
+            "window:LEFT,RIGHT[:top_left|:bottom_right] with LEFT, RIGHT in "
+            "[0, 2147483647]");
 }
 
 TEST(SpecTest, FailureLeavesSpecUntouched) {

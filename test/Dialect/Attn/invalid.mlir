@@ -665,7 +665,7 @@ func.func @bad_alignment(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %
 
 // sliding window extents must be non-negative
 func.func @sliding_window_negative(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16x64xf16> {
-  // expected-error @+1 {{expected sliding window extents to be non-negative, got left = -1, right = 0}}
+  // expected-error @+1 {{expected sliding window extents in [0, 2^31 - 1], got left = -1, right = 0}}
   %o = attn.attention %q, %k, %v mask(#attn.sliding_window<left = -1, right = 0>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
   return %o : tensor<2x8x16x64xf16>
 }
@@ -674,7 +674,7 @@ func.func @sliding_window_negative(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x
 
 // prefix length must be non-negative
 func.func @prefix_negative(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16x64xf16> {
-  // expected-error @+1 {{expected prefix length to be non-negative, got -4}}
+  // expected-error @+1 {{expected prefix length in [0, 2^31 - 1], got -4}}
   %o = attn.attention %q, %k, %v mask(#attn.prefix_lm<prefix = -4>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
   return %o : tensor<2x8x16x64xf16>
 }
@@ -692,7 +692,7 @@ func.func @bad_document_source(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf
 
 // block sizes must be positive
 func.func @block_sizes_nonpositive(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16x64xf16> {
-  // expected-error @+1 {{expected block sizes to be positive, got block_q = 0, block_k = 64}}
+  // expected-error @+1 {{expected block sizes in [1, 2^31 - 1], got block_q = 0, block_k = 64}}
   %o = attn.attention %q, %k, %v mask(#attn.block_sparse<block_q = 0, block_k = 64>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
   return %o : tensor<2x8x16x64xf16>
 }
@@ -829,5 +829,15 @@ func.func @gpu_kernel_5(%q: tensor<2x8x16x64xf16>) -> tensor<2x8x16x64xf16> {
 func.func @gpu_kernel_smem_word(%q: tensor<2x8x16x64xf16>) -> tensor<2x8x16x64xf16> {
   // expected-error @+1 {{expected q_in_smem = true or false, got yes}}
   %o = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_80", block_q = 128, block_k = 64, warps = 4, m_tiles = 2, stages = 2, q_in_smem = yes>} : tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// A window wider than any sequence (2^31 - 1) is refused: its interval
+// arithmetic would overflow and mask every row.
+func.func @window_huge(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{expected sliding window extents in [0, 2^31 - 1], got left = 9223372036854775807, right = 9223372036854775807}}
+  %o = attn.attention %q, %k, %v mask(#attn.sliding_window<left = 9223372036854775807, right = 9223372036854775807>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
   return %o : tensor<2x8x16x64xf16>
 }
