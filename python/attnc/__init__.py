@@ -10,9 +10,11 @@ libattnrt.so is looked up next to the artifact, in $ATTNRT_LIB, or by name.
 import ctypes
 import os
 
-__all__ = ["Kernel", "AttncError"]
+__all__ = ["Kernel", "AttncError", "validate_arguments"]
 
 _DTYPES = {"bf16": 0, "f16": 1, "f32": 2}
+# The torch dtype of each artifact dtype, by name (no torch import needed).
+_TORCH_DTYPE_NAMES = {"bf16": "torch.bfloat16", "f16": "torch.float16", "f32": "torch.float32"}
 
 
 class AttncError(RuntimeError):
@@ -77,7 +79,7 @@ class Kernel:
         self.manifest = {key: self._get(key) for key in (
             "spec", "target", "dtype", "num_q_heads", "num_kv_heads", "head_dim",
             "value_head_dim", "reads_lse", "reads_cu_seqlens", "reads_seq_ids",
-            "reads_block_mask", "reads_alibi_slopes")}
+            "reads_block_mask", "reads_alibi_slopes", "mask_block_q", "mask_block_k")}
 
     def _get(self, key):
         v = self._lib.attnrt_artifact_get(self._handle, key.encode())
@@ -90,33 +92,140 @@ class Kernel:
 
     def __call__(self, q, k, v, *, out=None, lse=None, seq_ids=None, cu_seqlens=None,
                  block_mask=None, alibi_slopes=None, stream=None):
-        """Runs the kernel; returns (out, lse) (lse is None without one)."""
+        """Runs the kernel; returns (out, lse) (lse is None without one).
+
+        Every argument is checked first (validate_arguments); a failure is an
+        AttncError naming the argument. The launch runs under q's device.
+        """
         import torch
-        if out is None:
-            out = torch.empty(q.shape[:3] + (v.shape[3],), device=q.device, dtype=q.dtype)
-        if lse is None and self.manifest["reads_lse"] == "1":
-            lse = torch.empty(q.shape[:3], device=q.device, dtype=torch.float32)
-        a = _Args()
-        a.dtype = _DTYPES[self.manifest["dtype"]]
-        a.batch, a.num_q_heads, a.seq_q, a.head_dim = q.shape
-        a.num_kv_heads, a.seq_k = k.shape[1], k.shape[2]
-        a.value_head_dim = v.shape[3]
-        a.q, a.k, a.v, a.o = q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr()
-        a.lse = lse.data_ptr() if lse is not None else None
-        for name, t in (("q_strides", q), ("k_strides", k), ("v_strides", v), ("o_strides", out)):
-            getattr(a, name)[:] = list(t.stride())
-        if seq_ids is not None:
-            a.seq_ids = seq_ids.data_ptr()
-        if cu_seqlens is not None:
-            a.cu_seqlens = cu_seqlens.data_ptr()
-            a.num_cu_seqlens = cu_seqlens.numel()
-        if block_mask is not None:
-            a.block_mask = block_mask.data_ptr()
-            a.block_mask_b, a.block_mask_h = block_mask.shape[0], block_mask.shape[1]
-        if alibi_slopes is not None:
-            a.alibi_slopes = alibi_slopes.data_ptr()
-        if stream is None:
-            stream = torch.cuda.current_stream(q.device).cuda_stream
-        if self._lib.attnrt_launch(self._handle, ctypes.byref(a), ctypes.c_void_p(stream)) != 0:
-            raise AttncError(self._lib.attnrt_last_error().decode())
+        validate_arguments(self.manifest, q, k, v, out=out, lse=lse, seq_ids=seq_ids,
+                           cu_seqlens=cu_seqlens, block_mask=block_mask,
+                           alibi_slopes=alibi_slopes)
+        with torch.cuda.device(q.device):
+            if out is None:
+                out = torch.empty(q.shape[:3] + (v.shape[3],), device=q.device, dtype=q.dtype)
+            if lse is None and self.manifest["reads_lse"] == "1":
+                lse = torch.empty(q.shape[:3], device=q.device, dtype=torch.float32)
+            a = _Args()
+            a.dtype = _DTYPES[self.manifest["dtype"]]
+            a.batch, a.num_q_heads, a.seq_q, a.head_dim = q.shape
+            a.num_kv_heads, a.seq_k = k.shape[1], k.shape[2]
+            a.value_head_dim = v.shape[3]
+            a.q, a.k, a.v, a.o = q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr()
+            a.lse = lse.data_ptr() if lse is not None else None
+            for name, t in (("q_strides", q), ("k_strides", k), ("v_strides", v),
+                            ("o_strides", out)):
+                getattr(a, name)[:] = list(t.stride())
+            if seq_ids is not None:
+                a.seq_ids = seq_ids.data_ptr()
+            if cu_seqlens is not None:
+                a.cu_seqlens = cu_seqlens.data_ptr()
+                a.num_cu_seqlens = cu_seqlens.numel()
+            if block_mask is not None:
+                a.block_mask = block_mask.data_ptr()
+                a.block_mask_b, a.block_mask_h = block_mask.shape[0], block_mask.shape[1]
+            if alibi_slopes is not None:
+                a.alibi_slopes = alibi_slopes.data_ptr()
+            if stream is None:
+                stream = torch.cuda.current_stream(q.device).cuda_stream
+            if self._lib.attnrt_launch(self._handle, ctypes.byref(a), ctypes.c_void_p(stream)) != 0:
+                raise AttncError(self._lib.attnrt_last_error().decode())
         return out, lse
+
+
+def _shape(t):
+    return tuple(int(x) for x in t.shape)
+
+
+def _is_contiguous(t):
+    """Dense row-major strides (size-1 dimensions may have any stride)."""
+    expected = 1
+    for size, stride in reversed(list(zip(_shape(t), t.stride()))):
+        if size != 1 and stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def validate_arguments(manifest, q, k, v, *, out=None, lse=None, seq_ids=None,
+                       cu_seqlens=None, block_mask=None, alibi_slopes=None):
+    """Checks a call against an artifact's manifest before anything reaches
+    the GPU: dtypes (from the tensors: q's must be the artifact's, k, v and
+    out q's), shapes of every operand, one CUDA device for all, int32 index
+    operands, f32 slopes and LSE, operands present exactly when the artifact
+    reads them. Raises AttncError naming the argument. Works on any object
+    with torch's tensor attributes (dtype, device, shape, stride()).
+    """
+    def fail(message):
+        raise AttncError(message)
+
+    tensors = {"q": q, "k": k, "v": v}
+    for name, t in tensors.items():
+        if t is None:
+            fail(f"expected a tensor for {name}, got None")
+    device = q.device
+    optional = {"out": out, "lse": lse, "seq_ids": seq_ids, "cu_seqlens": cu_seqlens,
+                "block_mask": block_mask, "alibi_slopes": alibi_slopes}
+    for name, t in list(tensors.items()) + [(n, t) for n, t in optional.items() if t is not None]:
+        if getattr(t.device, "type", None) != "cuda":
+            fail(f"expected {name} on a CUDA device, got {t.device}")
+        if t.device != device:
+            fail(f"expected {name} on {device} (the device of q), got {t.device}")
+    for name in ("q", "k", "v"):
+        if len(_shape(tensors[name])) != 4:
+            fail(f"expected {name} of rank 4 [B, H, S, D], got shape {_shape(tensors[name])}")
+    want = _TORCH_DTYPE_NAMES[manifest["dtype"]]
+    if str(q.dtype) != want:
+        fail(f"expected q of dtype {want} (the artifact's {manifest['dtype']}), got {q.dtype}")
+    for name, t in (("k", k), ("v", v), ("out", out)):
+        if t is not None and t.dtype != q.dtype:
+            fail(f"expected {name} of dtype {q.dtype} (that of q), got {t.dtype}")
+    b, hq, sq, d = _shape(q)
+    hkv, sk = _shape(k)[1], _shape(k)[2]
+    dv = _shape(v)[3]
+    expect = {"num_q_heads": ("q", 1, hq), "num_kv_heads": ("k", 1, hkv),
+              "head_dim": ("q", 3, d), "value_head_dim": ("v", 3, dv)}
+    for key, (name, dim, got) in expect.items():
+        if got != int(manifest[key]):
+            fail(f"expected {name} dimension {dim} to be the artifact's {key} "
+                 f"{manifest[key]}, got {got}")
+    if _shape(k) != (b, hkv, sk, d):
+        fail(f"expected k of shape {(b, hkv, sk, d)} [B, Hkv, Sk, D], got {_shape(k)}")
+    if _shape(v) != (b, hkv, sk, dv):
+        fail(f"expected v of shape {(b, hkv, sk, dv)} [B, Hkv, Sk, Dv], got {_shape(v)}")
+    if out is not None and _shape(out) != (b, hq, sq, dv):
+        fail(f"expected out of shape {(b, hq, sq, dv)} [B, Hq, Sq, Dv], got {_shape(out)}")
+
+    def operand(name, t, flag, dtype, shape, what):
+        reads = manifest.get(flag) == "1"
+        if reads and t is None:
+            fail(f"expected {name}: the artifact reads {what}")
+        if not reads and t is not None:
+            fail(f"expected no {name}: the artifact does not read {what}")
+        if t is None:
+            return
+        if str(t.dtype) not in dtype:
+            fail(f"expected {name} of dtype {' or '.join(dtype)}, got {t.dtype}")
+        if shape is not None and _shape(t) != shape:
+            fail(f"expected {name} of shape {shape}, got {_shape(t)}")
+        if not _is_contiguous(t):
+            fail(f"expected {name} to be contiguous, got strides {tuple(t.stride())}")
+
+    operand("lse", lse, "reads_lse", ("torch.float32",), (b, hq, sq), "the log-sum-exp")
+    operand("seq_ids", seq_ids, "reads_seq_ids", ("torch.int32",), (b, sk), "document ids")
+    operand("cu_seqlens", cu_seqlens, "reads_cu_seqlens", ("torch.int32",), None,
+            "document offsets")
+    if cu_seqlens is not None and len(_shape(cu_seqlens)) != 1:
+        fail(f"expected cu_seqlens of rank 1, got shape {_shape(cu_seqlens)}")
+    operand("alibi_slopes", alibi_slopes, "reads_alibi_slopes", ("torch.float32",), (hq,),
+            "ALiBi slopes")
+    operand("block_mask", block_mask, "reads_block_mask", ("torch.int8", "torch.uint8",
+            "torch.bool"), None, "a block mask")
+    if block_mask is not None:
+        mbq, mbk = int(manifest["mask_block_q"]), int(manifest["mask_block_k"])
+        shape = _shape(block_mask)
+        want = ((sq + mbq - 1) // mbq, (sk + mbk - 1) // mbk)
+        if len(shape) != 4 or shape[0] not in (1, b) or shape[1] not in (1, hq) or \
+                shape[2:] != want:
+            fail(f"expected block_mask of shape [1 or {b}, 1 or {hq}, {want[0]}, {want[1]}], "
+                 f"got {shape}")
