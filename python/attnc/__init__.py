@@ -196,12 +196,13 @@ def validate_arguments(manifest, q, k, v, *, out=None, lse=None, seq_ids=None,
     if out is not None and _shape(out) != (b, hq, sq, dv):
         fail(f"expected out of shape {(b, hq, sq, dv)} [B, Hq, Sq, Dv], got {_shape(out)}")
 
-    def operand(name, t, flag, dtype, shape, what):
+    def operand(name, t, flag, dtype, shape, what, allocated=False):
         reads = manifest.get(flag) == "1"
-        if reads and t is None:
+        if reads and t is None and not allocated:
             fail(f"expected {name}: the artifact reads {what}")
         if not reads and t is not None:
-            fail(f"expected no {name}: the artifact does not read {what}")
+            verb = "write" if name == "lse" else "read"
+            fail(f"expected no {name}: the artifact does not {verb} {what}")
         if t is None:
             return
         if str(t.dtype) not in dtype:
@@ -211,7 +212,9 @@ def validate_arguments(manifest, q, k, v, *, out=None, lse=None, seq_ids=None,
         if not _is_contiguous(t):
             fail(f"expected {name} to be contiguous, got strides {tuple(t.stride())}")
 
-    operand("lse", lse, "reads_lse", ("torch.float32",), (b, hq, sq), "the log-sum-exp")
+    # An absent lse is allocated by the call.
+    operand("lse", lse, "reads_lse", ("torch.float32",), (b, hq, sq), "the log-sum-exp",
+            allocated=True)
     operand("seq_ids", seq_ids, "reads_seq_ids", ("torch.int32",), (b, sk), "document ids")
     operand("cu_seqlens", cu_seqlens, "reads_cu_seqlens", ("torch.int32",), None,
             "document offsets")
