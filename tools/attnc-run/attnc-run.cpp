@@ -15,16 +15,16 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "harness/Check.h"
+#include "attnc/Artifact/Artifact.h"
 #include "attnc/Compiler.h"
+#include "attnc/Runtime/attnrt.h"
+#include "attnc/Spec.h"
+#include "harness/Check.h"
 #include "harness/CpuKernel.h"
+#include "harness/DeviceRun.h"
 #include "harness/Inputs.h"
 #include "harness/Npy.h"
 #include "harness/Reference.h"
-#include "attnc/Artifact/Artifact.h"
-#include "harness/DeviceRun.h"
-#include "attnc/Runtime/attnrt.h"
-#include "attnc/Spec.h"
 
 #include "dialects/Attn/AttnDialect.h"
 
@@ -43,56 +43,64 @@
 using namespace attnc;
 namespace cl = llvm::cl;
 
+/// The tool's own options; --help shows these only.
+static cl::OptionCategory toolOptions("attnc-run options");
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::cat(toolOptions),
+                                      cl::desc("[attention.mlir]"),
+                                      cl::init(""));
 static cl::opt<std::string>
-    inputFile(cl::Positional, cl::desc("[attention.mlir]"), cl::init(""));
-static cl::opt<std::string>
-    specText("spec",
+    specText("spec", cl::cat(toolOptions),
              cl::desc("Attention spec, e.g. \"b=2 hq=8 sq=1000 "
                       "d=64 mask=causal\" (see docs/attnc-run.md)"),
              cl::init(""));
 static cl::opt<std::string>
-    sizesText("sizes",
+    sizesText("sizes", cl::cat(toolOptions),
               cl::desc("Sizes of the dynamic dims of an .mlir input, e.g. "
                        "\"b=2 sq=100 sk=120\""),
               cl::init(""));
-static cl::opt<std::string> device("device", cl::desc("cpu or cuda"),
-                                   cl::init("cpu"));
+static cl::opt<std::string> device("device", cl::cat(toolOptions),
+                                   cl::desc("cpu or cuda"), cl::init("cpu"));
 static cl::opt<std::string>
-    target("target",
+    target("target", cl::cat(toolOptions),
            cl::desc("GPU target of --device=cuda: sm_80 or sm_90a (default: "
                     "the arch of CUDA device 0)"),
            cl::init(""));
 static cl::opt<int64_t>
-    timeRuns("time",
+    timeRuns("time", cl::cat(toolOptions),
              cl::desc("With --device=cuda: after the check, time N launches "
                       "(3 warm-up launches first)"),
              cl::init(0));
-static cl::opt<uint64_t> seed("seed", cl::desc("Seed of the random inputs"),
+static cl::opt<uint64_t> seed("seed", cl::cat(toolOptions),
+                              cl::desc("Seed of the random inputs"),
                               cl::init(0));
 static cl::opt<std::string>
-    inputsList("inputs",
+    inputsList("inputs", cl::cat(toolOptions),
                cl::desc("q.npy,k.npy,v.npy[,mask operand.npy][,alibi "
                         "slopes.npy]: inputs instead of random ones"),
                cl::init(""));
-static cl::opt<std::string>
-    outputPath("output", cl::desc("Write the output as .npy"), cl::init(""));
-static cl::opt<std::string> lsePath("lse", cl::desc("Write the LSE as .npy"),
+static cl::opt<std::string> outputPath("output", cl::cat(toolOptions),
+                                       cl::desc("Write the output as .npy"),
+                                       cl::init(""));
+static cl::opt<std::string> lsePath("lse", cl::cat(toolOptions),
+                                    cl::desc("Write the LSE as .npy"),
                                     cl::init(""));
-static cl::opt<int64_t> blockQ("block-q", cl::desc("Query rows per tile (CPU)"),
+static cl::opt<int64_t> blockQ("block-q", cl::cat(toolOptions),
+                               cl::desc("Query rows per tile (CPU)"),
                                cl::init(64));
-static cl::opt<int64_t> blockK("block-k", cl::desc("Keys per tile (CPU)"),
-                               cl::init(64));
-static cl::opt<bool> noSkip("no-skip",
+static cl::opt<int64_t> blockK("block-k", cl::cat(toolOptions),
+                               cl::desc("Keys per tile (CPU)"), cl::init(64));
+static cl::opt<bool> noSkip("no-skip", cl::cat(toolOptions),
                             cl::desc("Do not skip masked tiles (every tile "
                                      "gets the element-wise mask; CPU)"),
                             cl::init(false));
 static cl::opt<bool> countTiles(
-    "count-tiles",
+    "count-tiles", cl::cat(toolOptions),
     cl::desc("Count the key tiles the CPU run visits and the unmasked ones "
              "(attn-count-tile-steps); compare with attnc compile --report"),
     cl::init(false));
 static cl::opt<double>
-    tolerance("tolerance",
+    tolerance("tolerance", cl::cat(toolOptions),
               cl::desc("Allowed ratio of the kernel's error to the naive "
                        "same-precision error"),
               cl::init(1.25));
@@ -104,6 +112,7 @@ static int badInput(const std::string &message) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(toolOptions);
   cl::ParseCommandLineOptions(
       argc, argv,
       "attnc-run: run an attention and check it against a float64 "

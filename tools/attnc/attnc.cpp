@@ -10,11 +10,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "attnc/Artifact/Artifact.h"
 #include "attnc/Compiler.h"
+#include "attnc/Spec.h"
 #include "harness/CpuKernel.h"
 #include "harness/Report.h"
-#include "attnc/Artifact/Artifact.h"
-#include "attnc/Spec.h"
 
 #include "dialects/Attn/AttnDialect.h"
 #include "passes/Transforms/Passes.h"
@@ -35,35 +35,42 @@
 using namespace attnc;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string>
-    inputFile(cl::Positional, cl::desc("[attention.mlir]"), cl::init(""));
-static cl::opt<std::string> specText("spec", cl::desc("Attention spec"),
-                                     cl::init(""));
-static cl::opt<std::string> target("target", cl::desc("cpu, sm_80 or sm_90a"),
+/// The tool's own options; --help shows these only.
+static cl::OptionCategory toolOptions("attnc compile options");
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::cat(toolOptions),
+                                      cl::desc("[attention.mlir]"),
+                                      cl::init(""));
+static cl::opt<std::string> specText("spec", cl::cat(toolOptions),
+                                     cl::desc("Attention spec"), cl::init(""));
+static cl::opt<std::string> target("target", cl::cat(toolOptions),
+                                   cl::desc("cpu, sm_80 or sm_90a"),
                                    cl::init("cpu"));
 static cl::opt<std::string>
-    emit("emit",
-         cl::desc("Stop after: attn | tiled | loops | llvm (cpu); attn | "
+    emit("emit", cl::cat(toolOptions),
+         cl::desc("Stop after: attn | tiled | loops | llvm (cpu); attn | tiled | "
                   "kernel | nvvm | ptx | artifact (GPU targets)"),
          cl::init(""));
-static cl::opt<bool> report("report", cl::desc("Print the cost report"),
-                            cl::init(false));
-static cl::opt<std::string> gpuName("gpu",
+static cl::opt<bool> report("report", cl::cat(toolOptions),
+                            cl::desc("Print the cost report"), cl::init(false));
+static cl::opt<std::string> gpuName("gpu", cl::cat(toolOptions),
                                     cl::desc("GPU of the roofline (h200, "
                                              "h100, a100)"),
                                     cl::init("h200"));
 static cl::opt<std::string>
-    sizesText("sizes",
+    sizesText("sizes", cl::cat(toolOptions),
               cl::desc("Sizes of dynamic dims for --report, e.g. "
                        "\"b=2 sq=1024 sk=1024\""),
               cl::init(""));
-static cl::opt<int64_t> blockQ("block-q", cl::desc("Query rows per tile"),
-                               cl::init(64));
-static cl::opt<int64_t> blockK("block-k", cl::desc("Keys per tile"),
-                               cl::init(64));
-static cl::opt<bool> noSkip("no-skip", cl::desc("Do not skip masked tiles"),
+static cl::opt<int64_t> blockQ("block-q", cl::cat(toolOptions),
+                               cl::desc("Query rows per tile"), cl::init(64));
+static cl::opt<int64_t> blockK("block-k", cl::cat(toolOptions),
+                               cl::desc("Keys per tile"), cl::init(64));
+static cl::opt<bool> noSkip("no-skip", cl::cat(toolOptions),
+                            cl::desc("Do not skip masked tiles"),
                             cl::init(false));
-static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
+static cl::opt<std::string> outputFile("o", cl::cat(toolOptions),
+                                       cl::desc("Output file"),
                                        cl::value_desc("filename"),
                                        cl::init("-"));
 
@@ -83,20 +90,22 @@ int main(int argc, char **argv) {
   // Drop the subcommand.
   std::vector<char *> args = {argv[0]};
   args.insert(args.end(), argv + 2, argv + argc);
+  cl::HideUnrelatedOptions(toolOptions);
   cl::ParseCommandLineOptions(static_cast<int>(args.size()), args.data(),
                               "attnc compile: lower an attention\n");
 
   bool gpu = target != "cpu";
   if (gpu && !isGpuChip(target))
     return fail("expected --target=cpu, sm_80 or sm_90a, got " + target);
-  std::string levelName =
-      !emit.empty() ? emit.getValue() : gpu ? "artifact" : "llvm";
+  std::string levelName = !emit.empty() ? emit.getValue()
+                          : gpu         ? "artifact"
+                                        : "llvm";
   std::optional<EmitLevel> level = parseEmitLevel(levelName);
   if (!level || !isEmitLevelOf(*level, gpu))
     return fail("expected --emit=" + emitLevelNames(gpu).str() + " for " +
                 target + ", got " + levelName);
-  bool kernelLevel = gpu && *level != EmitLevel::Attn &&
-                     *level != EmitLevel::Tiled;
+  bool kernelLevel =
+      gpu && *level != EmitLevel::Attn && *level != EmitLevel::Tiled;
   if (*level == EmitLevel::Artifact && outputFile == "-")
     return fail("an artifact is binary: give -o out.attnc");
   if (inputFile.empty() == specText.empty())
