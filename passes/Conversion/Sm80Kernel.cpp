@@ -405,20 +405,28 @@ LogicalResult KernelBuilder::build() {
                                         arith::ConstantIntOp::create(b, 1, 1));
     return flags;
   };
-  auto notEmpty = [&](Value kt, Value cond) {
+  // `cond` and, with a tile test, tile `kt` not empty. The test runs only
+  // when `cond` holds (kt < hi), so it never reads mask operands for a tile
+  // past the keys (none exist when Sk = 0).
+  auto notEmpty = [&](Value kt, Value cond) -> Value {
     if (!tileTest)
       return cond;
+    auto ifCond = scf::IfOp::create(b, TypeRange{b.getI1Type()}, cond,
+                                    /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifCond.getThenRegion().front());
     Value empty = tileFlags(kt).empty;
-    return arith::AndIOp::create(
-               b, cond,
-               arith::XOrIOp::create(b, empty,
-                                     arith::ConstantIntOp::create(b, 1, 1)))
-        .getResult();
+    scf::YieldOp::create(
+        b, ValueRange{arith::XOrIOp::create(
+               b, empty, arith::ConstantIntOp::create(b, 1, 1))});
+    b.setInsertionPointToStart(&ifCond.getElseRegion().front());
+    scf::YieldOp::create(b, ValueRange{arith::ConstantIntOp::create(b, 0, 1)});
+    return ifCond.getResult(0);
   };
   {
     Value any =
         arith::CmpIOp::create(b, arith::CmpIPredicate::slt, range.lo, range.hi);
-    any = notEmpty(a.min(range.lo, a.sub(numTiles, idx(1))), any);
+    any = notEmpty(range.lo, any);
     auto ifAny = scf::IfOp::create(b, any, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&ifAny.getThenRegion().front());
@@ -468,7 +476,7 @@ LogicalResult KernelBuilder::build() {
     {
       Value more =
           arith::CmpIOp::create(b, arith::CmpIPredicate::slt, next, range.hi);
-      more = notEmpty(a.min(next, a.sub(numTiles, idx(1))), more);
+      more = notEmpty(next, more);
       auto ifMore = scf::IfOp::create(b, more, /*withElseRegion=*/false);
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPointToStart(&ifMore.getThenRegion().front());
