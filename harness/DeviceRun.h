@@ -83,10 +83,6 @@ bool runOnDevice(attnrt_artifact *artifact, const AttentionProblem &problem,
                  std::vector<double> &lse, const DeviceRunOptions &options,
                  DeviceRunReport &report, std::string &error);
 
-/// The (query, key) pairs the mask of `problem` leaves visible, over every
-/// batch entry and query head: per row for the interval masks, per block for
-/// block-sparse masks, per element for documents and custom masks.
-double visiblePairs(const AttentionProblem &problem);
 
 /// "  time: median 1.365 ms over 20 runs, 1.5 TFLOP/s\n" for a timed report,
 /// "" otherwise.

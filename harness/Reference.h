@@ -92,6 +92,11 @@ ErrorStats compare(const std::vector<double> &got,
 /// ALiBi slopes when spec.alibi.
 void makeProblem(const AttentionSpec &spec, uint64_t seed, AttentionProblem &p);
 
+/// The (query, key) pairs the mask of `problem` leaves visible, over every
+/// batch entry and query head: per row for the interval masks, per block for
+/// block-sparse masks, per element for documents and custom masks.
+double visiblePairs(const AttentionProblem &problem);
+
 } // namespace attnc
 
 #endif // ATTNC_HARNESS_REFERENCE_H

@@ -46,23 +46,11 @@ AttentionReport attnc::computeReport(const AttentionSpec &spec,
   double elt = spec.dtype == ElementType::F32 ? 4 : 2;
   double keyBytes = 0; // K/V bytes the tiled kernel reads, all heads
 
+  r.visiblePairs = static_cast<int64_t>(visiblePairs(p));
   int64_t classes = uniform ? 1 : p.b * p.hq;
   double weight = uniform ? static_cast<double>(p.b * p.hq) : 1.0;
   for (int64_t c = 0; c < classes; ++c) {
     int64_t bi = uniform ? 0 : c / p.hq, h = uniform ? 0 : c % p.hq;
-    int64_t pairs = 0;
-    if (mask::hasIntervalForm(m.kind)) {
-      for (int64_t i = 0; i < p.sq; ++i) {
-        mask::KeyRange kr = mask::rowKeyRange(m, i, p.sq, p.sk);
-        pairs += std::max<int64_t>(0, kr.end - kr.begin);
-      }
-    } else {
-      for (int64_t i = 0; i < p.sq; ++i)
-        for (int64_t j = 0; j < p.sk; ++j)
-          pairs += p.visible(bi, h, i, j);
-    }
-    r.visiblePairs += static_cast<int64_t>(pairs * weight);
-
     for (int64_t tq = 0; tq < nq; ++tq)
       for (int64_t tk = 0; tk < nk; ++tk) {
         int64_t k0 = tk * bk, k1 = std::min(k0 + bk, p.sk);

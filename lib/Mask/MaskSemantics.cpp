@@ -142,3 +142,13 @@ TileClass attnc::mask::classifyTile(const MaskSpec &spec, int64_t qBegin,
     return TileClass::Full;
   return TileClass::Partial;
 }
+
+int64_t attnc::mask::countIntervalPairs(const MaskSpec &spec, int64_t sq,
+                                        int64_t sk) {
+  int64_t pairs = 0;
+  for (int64_t i = 0; i < sq; ++i) {
+    KeyRange r = rowKeyRange(spec, i, sq, sk);
+    pairs += std::max<int64_t>(0, r.end - r.begin);
+  }
+  return pairs;
+}

@@ -175,8 +175,8 @@ bool AttentionProblem::visible(int64_t bi, int64_t h, int64_t qi,
     }
   } else if (mask.kind == MaskKind::BlockSparse) {
     int64_t rows = ceilDiv(sq, mask.blockQ), cols = ceilDiv(sk, mask.blockK);
-    int64_t bb = blockMaskB == 1 ? 0 : bi;
-    int64_t hb = blockMaskH == 1 ? 0 : h;
+    int64_t bb = mask::broadcastIndex(blockMaskB, bi);
+    int64_t hb = mask::broadcastIndex(blockMaskH, h);
     haveData = mask.blockQ > 0 && mask.blockK > 0 &&
                static_cast<int64_t>(blockMask.size()) >=
                    blockMaskB * blockMaskH * rows * cols;
@@ -462,4 +462,41 @@ void attnc::makeProblem(const AttentionSpec &spec, uint64_t seed,
     for (uint8_t &e : p.blockMask)
       e = gen.uniform() < spec.blockDensity ? 1 : 0;
   }
+}
+
+double attnc::visiblePairs(const AttentionProblem &p) {
+  const mask::MaskSpec &m = p.mask;
+  double heads = static_cast<double>(p.b) * p.hq;
+  if (mask::hasIntervalForm(m.kind))
+    return static_cast<double>(mask::countIntervalPairs(m, p.sq, p.sk)) *
+           heads;
+  if (m.kind == MaskKind::BlockSparse) {
+    if (m.blockQ <= 0 || m.blockK <= 0 || p.blockMaskB <= 0 ||
+        p.blockMaskH <= 0)
+      return 0;
+    double pairs = 0;
+    for (int64_t bb = 0; bb < p.blockMaskB; ++bb)
+      for (int64_t hb = 0; hb < p.blockMaskH; ++hb)
+        for (int64_t q0 = 0; q0 < p.sq; q0 += m.blockQ)
+          for (int64_t k0 = 0; k0 < p.sk; k0 += m.blockK)
+            if (p.visible(bb, hb, q0, k0))
+              pairs += static_cast<double>(std::min(m.blockQ, p.sq - q0)) *
+                       std::min(m.blockK, p.sk - k0);
+    return pairs * (static_cast<double>(p.b) / p.blockMaskB) *
+           (static_cast<double>(p.hq) / p.blockMaskH);
+  }
+  // Element by element. Documents do not depend on the head, nor (for
+  // cu_seqlens) on the batch entry; a custom mask may depend on both.
+  bool custom = m.kind == MaskKind::Custom;
+  bool perBatch = m.kind != MaskKind::Document ||
+                  m.documentSource == mask::DocumentSource::SegmentIds;
+  int64_t batches = perBatch ? p.b : 1;
+  int64_t headsVisited = custom ? p.hq : 1;
+  double pairs = 0;
+  for (int64_t bi = 0; bi < batches; ++bi)
+    for (int64_t h = 0; h < headsVisited; ++h)
+      for (int64_t i = 0; i < p.sq; ++i)
+        for (int64_t j = 0; j < p.sk; ++j)
+          pairs += p.visible(bi, h, i, j);
+  return pairs * (custom ? 1 : p.hq) * (perBatch ? 1 : p.b);
 }

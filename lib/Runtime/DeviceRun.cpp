@@ -416,48 +416,6 @@ bool attnc::runOnDevice(attnrt_artifact *artifact, const AttentionProblem &p,
 // FLOPs and the time line
 //===----------------------------------------------------------------------===//
 
-double attnc::visiblePairs(const AttentionProblem &p) {
-  const mask::MaskSpec &m = p.mask;
-  double heads = static_cast<double>(p.b) * p.hq;
-  if (mask::hasIntervalForm(m.kind)) {
-    double pairs = 0;
-    for (int64_t i = 0; i < p.sq; ++i) {
-      mask::KeyRange r = mask::rowKeyRange(m, i, p.sq, p.sk);
-      pairs += std::max<int64_t>(0, r.end - r.begin);
-    }
-    return pairs * heads;
-  }
-  if (m.kind == MaskKind::BlockSparse) {
-    if (m.blockQ <= 0 || m.blockK <= 0 || p.blockMaskB <= 0 ||
-        p.blockMaskH <= 0)
-      return 0;
-    double pairs = 0;
-    for (int64_t bb = 0; bb < p.blockMaskB; ++bb)
-      for (int64_t hb = 0; hb < p.blockMaskH; ++hb)
-        for (int64_t q0 = 0; q0 < p.sq; q0 += m.blockQ)
-          for (int64_t k0 = 0; k0 < p.sk; k0 += m.blockK)
-            if (p.visible(bb, hb, q0, k0))
-              pairs += static_cast<double>(std::min(m.blockQ, p.sq - q0)) *
-                       std::min(m.blockK, p.sk - k0);
-    return pairs * (static_cast<double>(p.b) / p.blockMaskB) *
-           (static_cast<double>(p.hq) / p.blockMaskH);
-  }
-  // Element by element. Documents do not depend on the head, nor (for
-  // cu_seqlens) on the batch entry; a custom mask may depend on both.
-  bool custom = m.kind == MaskKind::Custom;
-  bool perBatch = m.kind != MaskKind::Document ||
-                  m.documentSource == DocumentSource::SegmentIds;
-  int64_t batches = perBatch ? p.b : 1;
-  int64_t headsVisited = custom ? p.hq : 1;
-  double pairs = 0;
-  for (int64_t bi = 0; bi < batches; ++bi)
-    for (int64_t h = 0; h < headsVisited; ++h)
-      for (int64_t i = 0; i < p.sq; ++i)
-        for (int64_t j = 0; j < p.sk; ++j)
-          pairs += p.visible(bi, h, i, j);
-  return pairs * (custom ? 1 : p.hq) * (perBatch ? 1 : p.b);
-}
-
 std::string attnc::formatTiming(const DeviceRunReport &r) {
   if (r.timedRuns <= 0)
     return "";

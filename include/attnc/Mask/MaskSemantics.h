@@ -238,6 +238,16 @@ TileClass classifyTile(const MaskSpec &spec, int64_t qBegin, int64_t qEnd,
                        int64_t kBegin, int64_t kEnd, int64_t sq, int64_t sk,
                        const MaskOperandView *data = nullptr);
 
+/// The number of (query, key) pairs an interval-form mask leaves visible in
+/// one (batch, head): the sum of the rows' key ranges.
+int64_t countIntervalPairs(const MaskSpec &spec, int64_t sq, int64_t sk);
+
+/// The index along a block-mask dimension of size `size` for batch entry or
+/// head `index`: a dimension of size 1 is shared by all of them.
+inline int64_t broadcastIndex(int64_t size, int64_t index) {
+  return size == 1 ? 0 : index;
+}
+
 } // namespace mask
 } // namespace attnc
 
