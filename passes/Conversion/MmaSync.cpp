@@ -3,6 +3,7 @@
 #include "passes/Conversion/MmaSync.h"
 
 #include "passes/Codegen/IndexArith.h"
+#include "passes/Codegen/OnlineSoftmax.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -160,4 +161,88 @@ void CpAsyncTileCopier::commit() { NVVM::CpAsyncCommitGroupOp::create(b); }
 
 void CpAsyncTileCopier::wait(int32_t pending) {
   NVVM::CpAsyncWaitGroupOp::create(b, pending);
+}
+
+void TwoStageKeyLoop::prologue(Value lo, Value hi) {
+  IndexArith a{b};
+  Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, lo, hi);
+  any = hooks.notEmpty(lo, any);
+  auto ifAny = scf::IfOp::create(b, any, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifAny.getThenRegion().front());
+  hooks.issue(lo, a.constant(0));
+}
+
+ValueRange TwoStageKeyLoop::loop(Value lo, Value hi, ValueRange inits) {
+  IndexArith a{b};
+  auto loop = scf::ForOp::create(b, lo, hi, a.constant(1), inits);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value kt = loop.getInductionVar();
+  Value stage = arith::RemUIOp::create(b, a.sub(kt, lo), a.constant(2));
+  Value stageBase = arith::MulIOp::create(b, stage, a.constant(stageBytes));
+
+  // Prefetch the next tile into the other stage, then wait for this one.
+  Value next = a.add(kt, a.constant(1));
+  {
+    Value more = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, next, hi);
+    more = hooks.notEmpty(next, more);
+    auto ifMore = scf::IfOp::create(b, more, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(&ifMore.getThenRegion().front());
+    hooks.issue(next, a.sub(a.constant(1), stage));
+  }
+  copier.commit();
+  copier.wait(1);
+  gpu::BarrierOp::create(b);
+  SmallVector<Value> state =
+      hooks.body(kt, stageBase, loop.getRegionIterArgs());
+  // Every warp is done with this stage before the next prefetch reuses it.
+  gpu::BarrierOp::create(b);
+  scf::YieldOp::create(b, state);
+  return loop.getResults();
+}
+
+void attnc::storeOutputRows(ImplicitLocOpBuilder &b, MmaSyncEmitter &emitter,
+                            const MmaAccumulatorLayout &layout,
+                            const OutputRows &out, ValueRange m,
+                            ValueRange lPartial, ValueRange acc) {
+  IndexArith a{b};
+  Type i16 = b.getI16Type(), f32 = b.getF32Type();
+  int64_t slots = 2 * layout.mTiles;
+  for (int64_t sl = 0; sl < slots; ++sl) {
+    Value row = out.rows[sl];
+    Value l = emitter.quadReduce(lPartial[sl], false);
+    Value inv = softmax::outputScale(b, l);
+    // The slot's registers: m-tile sl / 2, C rows g (h = 0) or g + 8.
+    int64_t first = (sl / 2) * layout.registersPerMTile() + 2 * (sl % 2);
+    Value valid =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::slt, row, out.seqQ);
+    auto ifValid = scf::IfOp::create(b, valid, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifValid.getThenRegion().front());
+    Value rowOff = rowOffset32(b, row, out.oRowStride32, out.laneColumn);
+    for (int64_t j = 0; j < layout.nTiles; ++j) {
+      Value x = arith::MulFOp::create(b, acc[first + 4 * j], inv);
+      Value y = arith::MulFOp::create(b, acc[first + 4 * j + 1], inv);
+      Value at = arith::AddIOp::create(
+          b, rowOff, arith::ConstantIntOp::create(b, 8 * j, 32));
+      LLVM::StoreOp::create(b, emitter.packPair(x, y),
+                            gep32(b, out.oHead, at, i16), 4);
+    }
+    if (out.lse) {
+      Value first4 = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
+                                           out.laneInQuad, a.constant(0));
+      auto ifLane = scf::IfOp::create(b, first4, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(&ifLane.getThenRegion().front());
+      Value value = softmax::logSumExp(b, m[sl], l);
+      Value index = arith::IndexCastOp::create(b, b.getI64Type(),
+                                               a.add(out.lseRowBase, row));
+      LLVM::StoreOp::create(
+          b, value,
+          LLVM::GEPOp::create(b, LLVM::LLVMPointerType::get(b.getContext()),
+                              f32, out.lse, ValueRange{index}),
+          4);
+    }
+  }
 }

@@ -10,6 +10,10 @@
 //                         of a warp holds
 //   CpAsyncTileCopier     rows of a strided global tensor into a shared tile
 //                         with cp.async (16-byte chunks, zero fill)
+//   TwoStageKeyLoop       the key-loop schedule: tile kt + 1 in flight while
+//                         tile kt is computed, empty tiles skipped
+//   storeOutputRows       the epilogue: O = acc / l and the LSE of a warp's
+//                         rows
 //
 // Fragment layouts follow the PTX ISA, "Matrix Fragments for mma.m16n8k16
 // with floating point type": with lane = 4 g + t, A (16x16, row) registers
@@ -25,6 +29,8 @@
 #include "dialects/Attn/AttnDialect.h"
 
 #include "mlir/IR/ImplicitLocOpBuilder.h"
+
+#include <functional>
 
 namespace attnc {
 
@@ -122,6 +128,69 @@ private:
   MmaSyncEmitter &emitter;
   int64_t threads;
 };
+
+/// The key-loop schedule of the sm_80-class kernel: key tiles [lo, hi) in
+/// order through two shared-memory stages. Tile kt + 1 streams in with
+/// cp.async (one commit group per tile, possibly empty) while tile kt is
+/// computed; a tile the hooks prove empty is neither loaded nor computed.
+class TwoStageKeyLoop {
+public:
+  struct Hooks {
+    /// Issues the copies of tile `kt` into stage `stage` (0 or 1).
+    std::function<void(mlir::Value kt, mlir::Value stage)> issue;
+    /// `cond` and tile `kt` holding a visible pair (`cond` itself when no
+    /// tile in [lo, hi) is empty); evaluated only where `cond` says kt < hi.
+    std::function<mlir::Value(mlir::Value kt, mlir::Value cond)> notEmpty;
+    /// The work of tile `kt`, whose K and V sit at byte `stageBase`, once
+    /// every thread sees them: the loop state in, the next state out.
+    std::function<llvm::SmallVector<mlir::Value>(
+        mlir::Value kt, mlir::Value stageBase, mlir::ValueRange state)>
+        body;
+  };
+
+  TwoStageKeyLoop(mlir::ImplicitLocOpBuilder &b, CpAsyncTileCopier &copier,
+                  Hooks hooks, int64_t stageBytes)
+      : hooks(std::move(hooks)), b(b), copier(copier),
+        stageBytes(stageBytes) {}
+
+  /// Issues tile `lo` into stage 0 when [lo, hi) has a tile to visit. The
+  /// group is not committed: the caller may add copies, then commit.
+  void prologue(mlir::Value lo, mlir::Value hi);
+  /// The loop over [lo, hi) from `inits`; returns the final state.
+  mlir::ValueRange loop(mlir::Value lo, mlir::Value hi, mlir::ValueRange inits);
+
+  /// The hooks (the body may be set after the prologue).
+  Hooks hooks;
+
+private:
+  mlir::ImplicitLocOpBuilder &b;
+  CpAsyncTileCopier &copier;
+  int64_t stageBytes;
+};
+
+/// Where and how the epilogue writes a warp's rows.
+struct OutputRows {
+  /// The row index of each slot (MmaAccumulatorLayout), and Sq.
+  llvm::SmallVector<mlir::Value> rows;
+  mlir::Value seqQ;
+  /// The (batch, head)'s first element of O, the O row stride (i32), and
+  /// the lane's first column (2 t).
+  mlir::Value oHead, oRowStride32, laneColumn;
+  /// Lane t (index) within its row's quad.
+  mlir::Value laneInQuad;
+  /// The LSE pointer and the element offset of the (batch, head)'s rows, or
+  /// null without an LSE.
+  mlir::Value lse, lseRowBase;
+};
+
+/// The epilogue of the sm_80-class kernel: for each row slot below Sq,
+/// O = acc * outputScale(l) stored as 16-bit pairs, and (lane t = 0) the
+/// LSE (OnlineSoftmax.h). `m` and `lPartial` hold a value per slot (`l`
+/// still summed over the lane's columns only); `acc` the C fragments.
+void storeOutputRows(mlir::ImplicitLocOpBuilder &b, MmaSyncEmitter &emitter,
+                     const MmaAccumulatorLayout &layout,
+                     const OutputRows &out, mlir::ValueRange m,
+                     mlir::ValueRange lPartial, mlir::ValueRange acc);
 
 /// The i32 element offset row * stride32 + col (row and col index values).
 mlir::Value rowOffset32(mlir::ImplicitLocOpBuilder &b, mlir::Value row,

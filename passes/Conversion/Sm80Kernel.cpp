@@ -423,15 +423,11 @@ LogicalResult KernelBuilder::build() {
     scf::YieldOp::create(b, ValueRange{arith::ConstantIntOp::create(b, 0, 1)});
     return ifCond.getResult(0);
   };
-  {
-    Value any =
-        arith::CmpIOp::create(b, arith::CmpIPredicate::slt, range.lo, range.hi);
-    any = notEmpty(range.lo, any);
-    auto ifAny = scf::IfOp::create(b, any, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&ifAny.getThenRegion().front());
-    issueTile(range.lo, idx(0));
-  }
+  TwoStageKeyLoop::Hooks hooks;
+  hooks.issue = issueTile;
+  hooks.notEmpty = notEmpty;
+  TwoStageKeyLoop keyLoop(b, *copier, hooks, stageBytes);
+  keyLoop.prologue(range.lo, range.hi);
   if (config.getQInSmem())
     copier->copyRows(qHead, qRowStride, q0, seqQ, d, qPitch, idx(qOffset),
                   tid, bq);
@@ -458,33 +454,14 @@ LogicalResult KernelBuilder::build() {
           b, a.add(arith::MulIOp::create(b, mLow, idx(8)), rIdx), idx(vPitch)),
       arith::MulIOp::create(b, mHigh, idx(8)));
 
-  auto loop = scf::ForOp::create(b, range.lo, range.hi, idx(1), inits);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value kt = loop.getInductionVar();
-    ValueRange it = loop.getRegionIterArgs();
+  // The tile's work (TwoStageKeyLoop has issued, committed and waited for
+  // it), skipped for a tile proven empty (block-uniform).
+  auto body = [&](Value kt, Value stageBase,
+                  ValueRange it) -> SmallVector<Value> {
     SmallVector<Value> mOld(it.begin(), it.begin() + slots);
     SmallVector<Value> lOld(it.begin() + slots, it.begin() + 2 * slots);
     SmallVector<Value> acc(it.begin() + 2 * slots, it.end());
     Value k0 = arith::MulIOp::create(b, kt, idx(bk));
-    Value stage = arith::RemUIOp::create(b, a.sub(kt, range.lo), idx(2));
-    Value stageBase = arith::MulIOp::create(b, stage, idx(stageBytes));
-
-    // Prefetch the next tile into the other stage, then wait for this one.
-    Value next = a.add(kt, idx(1));
-    {
-      Value more =
-          arith::CmpIOp::create(b, arith::CmpIPredicate::slt, next, range.hi);
-      more = notEmpty(next, more);
-      auto ifMore = scf::IfOp::create(b, more, /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(&ifMore.getThenRegion().front());
-      issueTile(next, a.sub(idx(1), stage));
-    }
-    copier->commit();
-    copier->wait(1);
-    gpu::BarrierOp::create(b);
 
     // The tile's work, skipped for a tile proven empty (block-uniform).
     TileFlags flags;
@@ -654,45 +631,27 @@ LogicalResult KernelBuilder::build() {
     yields.append(acc.begin(), acc.end());
     scf::YieldOp::create(b, yields);
     b.setInsertionPointAfter(ifWork);
-    // Every warp is done with this stage before the next prefetch reuses it.
-    gpu::BarrierOp::create(b);
-    scf::YieldOp::create(b, ifWork.getResults());
-  }
-
-  // O = acc / l (0 for a row with no key), LSE = (m + log2 l) ln 2.
-  ValueRange res = loop.getResults();
-  Value oHead = gep(o, baseOf(stridesOf(abi::OStrideB), head), i16);
-  Value oRowStride = rowStrideOf(abi::OStrideS);
-  Value bh = a.add(arith::MulIOp::create(b, batch, idx(heads)), head);
-  Value lseBase = arith::MulIOp::create(b, bh, seqQ);
-  auto storeRow = [&](int64_t sl) {
-    Value row = rows[sl], m = res[sl];
-    Value l = mmaE->quadReduce(res[slots + sl], false);
-    Value inv = softmax::outputScale(b, l);
-    int64_t first = 2 * slots + (sl / 2) * accPerTile + 2 * (sl % 2);
-    Value valid =
-        arith::CmpIOp::create(b, arith::CmpIPredicate::slt, row, seqQ);
-    auto ifValid = scf::IfOp::create(b, valid, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&ifValid.getThenRegion().front());
-    Value rowOff = rowOffset(row, oRowStride, t2);
-    for (int64_t j = 0; j < vTiles; ++j) {
-      Value x = arith::MulFOp::create(b, res[first + 4 * j], inv);
-      Value y = arith::MulFOp::create(b, res[first + 4 * j + 1], inv);
-      Value at = arith::AddIOp::create(b, rowOff, i32c(8 * j));
-      LLVM::StoreOp::create(b, mmaE->packPair(x, y), gep32(b, oHead, at, i16), 4);
-    }
-    if (tiled.finalize.getLse()) {
-      Value first4 =
-          arith::CmpIOp::create(b, arith::CmpIPredicate::eq, t, idx(0));
-      auto ifLane = scf::IfOp::create(b, first4, /*withElseRegion=*/false);
-      b.setInsertionPointToStart(&ifLane.getThenRegion().front());
-      Value value = softmax::logSumExp(b, m, l);
-      LLVM::StoreOp::create(b, value, gep(lse, a.add(lseBase, row), f32), 4);
-    }
+    return SmallVector<Value>(ifWork.getResults());
   };
-  for (int64_t sl = 0; sl < slots; ++sl)
-    storeRow(sl);
+  keyLoop.hooks.body = body;
+  ValueRange res = keyLoop.loop(range.lo, range.hi, inits);
+
+  // The epilogue: O = acc / l (0 for a row with no key) and the LSE.
+  OutputRows out;
+  out.rows = rows;
+  out.seqQ = seqQ;
+  out.oHead = gep(o, baseOf(stridesOf(abi::OStrideB), head), i16);
+  out.oRowStride32 = rowStrideOf(abi::OStrideS);
+  out.laneColumn = t2;
+  out.laneInQuad = t;
+  if (tiled.finalize.getLse()) {
+    Value bh = a.add(arith::MulIOp::create(b, batch, idx(heads)), head);
+    out.lse = lse;
+    out.lseRowBase = arith::MulIOp::create(b, bh, seqQ);
+  }
+  storeOutputRows(b, *mmaE, MmaAccumulatorLayout{mt, vTiles}, out,
+                  res.take_front(slots), res.slice(slots, slots),
+                  res.drop_front(2 * slots));
   gpu::ReturnOp::create(b);
   return failure(rematFailed);
 }
