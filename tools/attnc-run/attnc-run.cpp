@@ -249,6 +249,15 @@ int main(int argc, char **argv) {
                                      nullptr, &spec.documentLengths))
     return badInput(error);
 
+  // An IR that passes one value as several of q, k, v computes with one
+  // tensor: the reference must see the same values there.
+  if (op->getKey() == op->getQuery())
+    problem.k = problem.q;
+  if (op->getValue() == op->getQuery())
+    problem.v = problem.q;
+  else if (op->getValue() == op->getKey())
+    problem.v = problem.k;
+
   // Compile and run.
   CompileOptions options;
   options.blockQ = blockQ;
