@@ -29,6 +29,10 @@ struct NpyArray {
 /// data are an error too. b1 reads as 0 or 1.
 bool readNpy(const std::string &path, NpyArray &array, std::string &error);
 
+/// readNpy on the bytes of a file; `name` goes into the messages.
+bool readNpyBytes(const std::string &bytes, const std::string &name,
+                  NpyArray &array, std::string &error);
+
 /// Writes `data` as a float32 .npy file of `shape` (format 1.0, '<f4', data
 /// 64-byte aligned as numpy does). Fails when the shape's element count is
 /// not data.size() or the file cannot be written.

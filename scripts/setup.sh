@@ -8,6 +8,7 @@ PACKAGES=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   libgtest-dev googletest
   python3-numpy
+  clang libclang-rt-14-dev
 )
 
 missing=()

@@ -281,6 +281,14 @@ bool attnc::readArtifact(const void *data, size_t size, Artifact &artifact,
               ": duplicate manifest key '" + key + "'";
       return false;
     }
+    // A carriage return inside a value would not survive writing it back
+    // (found by fuzz/artifact_fuzzer.cpp).
+    if (value.find('\r') != std::string::npos) {
+      error = "line " + std::to_string(r.lineNumber()) +
+              ": expected the value of manifest key '" + key +
+              "' without a carriage return";
+      return false;
+    }
     result.manifest.emplace_back(key, value);
   }
   if (!sawEnd) {

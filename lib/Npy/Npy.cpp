@@ -251,7 +251,12 @@ bool attnc::readNpy(const std::string &path, NpyArray &array,
   std::string bytes;
   if (!readFile(path, bytes, error))
     return false;
-  const std::string where = "'" + path + "': ";
+  return readNpyBytes(bytes, path, array, error);
+}
+
+bool attnc::readNpyBytes(const std::string &bytes, const std::string &name,
+                         NpyArray &array, std::string &error) {
+  const std::string where = "'" + name + "': ";
   static const char magic[] = "\x93NUMPY";
   if (bytes.size() < 10 || bytes.compare(0, 6, magic, 6) != 0) {
     error = where + "not a .npy file (bad magic)";

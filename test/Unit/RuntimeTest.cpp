@@ -188,6 +188,10 @@ TEST(ArtifactTest, RejectsMalformedFiles) {
             "got 'my key = k'");
   EXPECT_EQ(readError(std::string(kHead) + "kernel = a\nkernel = b\nend\n"),
             "line 3: duplicate manifest key 'kernel'");
+  // What is read must be writable back (found by fuzz/artifact_fuzzer.cpp).
+  EXPECT_EQ(readError(std::string(kHead) + "spec = a\rb\nend\n"),
+            "line 2: expected the value of manifest key 'spec' without a "
+            "carriage return");
 }
 
 TEST(ArtifactTest, RejectsMalformedSections) {
