@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 #include <mutex>
 #include <new>
 #include <string>
@@ -139,7 +140,18 @@ extern "C" const char *attnrt_artifact_get(const attnrt_artifact *artifact,
 // Validation
 //===----------------------------------------------------------------------===//
 
-static const char *dtypeName(attnrt_dtype t) {
+/// The name of the dtype a caller wrote, read as the integer it is: a C
+/// caller (or ctypes) can store any int there, and loading an out-of-range
+/// value as the enum would be undefined behaviour (found by the
+/// UBSan build of the unit tests).
+static int dtypeValue(const attnrt_attention_args &a) {
+  int value;
+  static_assert(sizeof(value) == sizeof(a.dtype), "dtype is an int");
+  std::memcpy(&value, &a.dtype, sizeof value);
+  return value;
+}
+
+static const char *dtypeName(int t) {
   switch (t) {
   case ATTNRT_BF16:
     return "bf16";
@@ -292,10 +304,10 @@ struct Checker {
   }
 
   bool run() {
-    const char *dtype = dtypeName(a.dtype);
+    const char *dtype = dtypeName(dtypeValue(a));
     if (!dtype) {
       error = "expected dtype ATTNRT_BF16, ATTNRT_F16 or ATTNRT_F32, got " +
-              std::to_string(static_cast<int>(a.dtype));
+              std::to_string(dtypeValue(a));
       return false;
     }
     if (m.dtype != dtype) {
