@@ -36,6 +36,8 @@ config.substitutions.append(
 config.substitutions.append(
     ("%abi_layout", os.path.join(config.attnc_obj_root, "test", "attnc-abi-layout")))
 config.substitutions.append(("%attnc_src", config.attnc_src_root))
+config.substitutions.append(
+    ("%attnc_bin", os.path.join(config.attnc_tools_dir, "attnc")))
 
 # Debian's python3 carries numpy (python3-numpy, installed by setup.sh).
 config.substitutions.append(("%python", "/usr/bin/python3"))

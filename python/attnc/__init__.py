@@ -1,7 +1,8 @@
 """attnc: run attnc kernels on PyTorch CUDA tensors through the runtime's C API.
 
     import attnc
-    kernel = attnc.Kernel("causal.attnc")            # an artifact from `attnc compile`
+    out = attnc.attention(q, k, v, mask="causal")    # compiled and cached on first use
+    kernel = attnc.Kernel("causal.attnc")            # or an artifact from `attnc compile`
     out, lse = kernel(q, k, v)                       # q [B, Hq, Sq, D], k/v [B, Hkv, Sk, D]
 
 The launch goes on PyTorch's current stream and allocates only the outputs.
@@ -232,3 +233,10 @@ def validate_arguments(manifest, q, k, v, *, out=None, lse=None, seq_ids=None,
                 shape[2:] != want:
             fail(f"expected block_mask of shape [1 or {b}, 1 or {hq}, {want[0]}, {want[1]}], "
                  f"got {shape}")
+
+
+from .api import (ABI_VERSION, __version__, attention, cache_path,  # noqa: E402
+                  compile_kernel, kernel_spec)
+
+__all__ += ["attention", "kernel_spec", "compile_kernel", "cache_path", "ABI_VERSION",
+            "__version__"]

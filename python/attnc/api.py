@@ -1,0 +1,190 @@
+"""attnc.attention: one call, like F.scaled_dot_product_attention.
+
+    out = attnc.attention(q, k, v, mask="causal")                 # q [B, Hq, S, D]
+    out, lse = attnc.attention(q, k, v, mask="window:1023,0", softcap=30.0,
+                               return_lse=True, layout="bshd")    # q [B, S, Hq, D]
+
+The kernel for the call's variant (head counts and dims, dtype, mask, scale,
+soft-cap, ALiBi, LSE; any batch and length) is looked up in an on-disk cache
+keyed by the variant, the GPU target and the attnc version. When it is
+missing it is compiled with the attnc compiler (`attnc compile`, found as
+$ATTNC_BIN, on PATH, or in the build next to this package); without one, the
+error says how to compile it. With PyTorch the call goes through the custom
+op `torch.ops.attnc.attention` (with a fake implementation), so torch.compile
+traces it without a graph break and CUDA graphs capture it: a launch
+allocates nothing but the outputs and synchronises nothing.
+
+Masks are spelled as in specs (docs/attnc-run.md): "none", "causal",
+"causal:top_left", "window:LEFT,RIGHT[:top_left]", "prefix:N[:top_left]".
+"""
+import hashlib
+import os
+import shutil
+import subprocess
+
+from . import AttncError, Kernel
+
+__version__ = "0.2"
+# Bumped with the kernel ABI (include/attnc/Artifact/KernelAbi.h).
+ABI_VERSION = 2
+
+_SPEC_DTYPES = {"torch.bfloat16": "bf16", "torch.float16": "f16"}
+_MASKS = ("none", "causal", "window", "prefix")
+_kernels = {}
+
+
+def kernel_spec(q, k, v, *, mask="none", scale=None, softcap=None, alibi=False,
+                return_lse=False, layout="bhsd"):
+    """The compile spec of a call (batch and lengths are chosen at run time)."""
+    if layout not in ("bhsd", "bshd"):
+        raise AttncError(f"expected layout 'bhsd' or 'bshd', got {layout!r}")
+    if len(q.shape) != 4 or len(k.shape) != 4 or len(v.shape) != 4:
+        raise AttncError("expected q, k and v of rank 4")
+    h_dim = 1 if layout == "bhsd" else 2
+    dtype = _SPEC_DTYPES.get(str(q.dtype))
+    if dtype is None:
+        raise AttncError(f"expected q of dtype torch.bfloat16 or torch.float16, got {q.dtype}")
+    mask = mask or "none"
+    if mask.split(":")[0] not in _MASKS:
+        raise AttncError(f"expected mask {', '.join(_MASKS)} (spec syntax), got {mask!r}; "
+                         "documents and block-sparse masks take operands: use attnc.Kernel")
+    parts = [f"b=1 hq={int(q.shape[h_dim])} hkv={int(k.shape[h_dim])} sq=128",
+             f"d={int(q.shape[3])} dv={int(v.shape[3])} dtype={dtype} mask={mask}",
+             f"lse={1 if return_lse else 0}"]
+    if scale is not None:
+        parts.append(f"scale={float(scale)!r}")
+    if softcap is not None:
+        parts.append(f"softcap={float(softcap)!r}")
+    if alibi:
+        parts.append("alibi")
+    return " ".join(parts)
+
+
+def target_of(device):
+    """The attnc target of a CUDA device: sm_90a (Hopper) or sm_80 (Ampere+)."""
+    import torch
+    major, minor = torch.cuda.get_device_capability(device)
+    if major == 9:
+        return "sm_90a"
+    if major >= 8:
+        return "sm_80"
+    raise AttncError(f"expected a GPU of compute capability 8.0 or later, got {major}.{minor}")
+
+
+def cache_dir():
+    return os.environ.get("ATTNC_CACHE") or os.path.join(
+        os.path.expanduser("~"), ".cache", "attnc")
+
+
+def cache_path(spec, target, directory=None):
+    """Where the artifact of (spec, target) lives in the cache."""
+    key = hashlib.sha256(f"{spec}|{target}|{__version__}|abi{ABI_VERSION}".encode()).hexdigest()
+    return os.path.join(directory or cache_dir(), key[:24] + ".attnc")
+
+
+def _compiler():
+    """$ATTNC_BIN (which must then be the compiler), attnc on PATH, or the
+    build next to this package; None when there is none."""
+    explicit = os.environ.get("ATTNC_BIN")
+    if explicit:
+        if not (os.path.isfile(explicit) and os.access(explicit, os.X_OK)):
+            raise AttncError(f"ATTNC_BIN={explicit} is not an executable attnc compiler")
+        return explicit
+    candidates = [shutil.which("attnc"),
+                  os.path.join(os.path.dirname(__file__), "..", "..", "build", "bin", "attnc")]
+    for c in candidates:
+        if c and os.path.isfile(c) and os.access(c, os.X_OK):
+            return c
+    return None
+
+
+def compile_kernel(spec, target, directory=None):
+    """The cached artifact of (spec, target), compiled when missing."""
+    path = cache_path(spec, target, directory)
+    if os.path.exists(path):
+        return path
+    attnc_bin = _compiler()
+    if attnc_bin is None:
+        raise AttncError(
+            f"no compiled kernel for '{spec}' ({target}) in {os.path.dirname(path)} and no attnc "
+            f"compiler found (set ATTNC_BIN or put attnc on PATH), or compile it elsewhere with: "
+            f"attnc compile --spec \"{spec}\" --target={target} -o {path}")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    run = subprocess.run([attnc_bin, "compile", "--spec", spec, f"--target={target}", "-o", tmp],
+                         capture_output=True, text=True)
+    if run.returncode != 0:
+        raise AttncError(f"attnc compile failed for '{spec}' ({target}):\n{run.stderr.strip()}")
+    os.replace(tmp, path)
+    return path
+
+
+def _kernel(spec, target):
+    key = (spec, target)
+    if key not in _kernels:
+        _kernels[key] = Kernel(compile_kernel(spec, target))
+    return _kernels[key]
+
+
+def _run(q, k, v, mask, scale, softcap, alibi, return_lse, layout):
+    """The eager implementation: look the kernel up and launch it."""
+    import torch
+    spec = kernel_spec(q, k, v, mask=mask, scale=scale, softcap=softcap, alibi=alibi,
+                       return_lse=return_lse, layout=layout)
+    kernel = _kernel(spec, target_of(q.device))
+    if layout == "bshd":
+        b, s, h, _ = q.shape
+        out = torch.empty(b, s, h, v.shape[3], device=q.device, dtype=q.dtype)
+        o, lse = kernel(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2),
+                        out=out.transpose(1, 2))
+    else:
+        out, lse = kernel(q, k, v)
+    if lse is None:
+        lse = torch.empty(0, device=q.device, dtype=torch.float32)
+    return out, lse
+
+
+_op = None
+
+
+def _torch_op():
+    """torch.ops.attnc.attention, registered on first use."""
+    global _op
+    if _op is not None:
+        return _op
+    import torch
+
+    @torch.library.custom_op("attnc::attention", mutates_args=())
+    def attention_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: str,
+                     scale: float, softcap: float, alibi: bool, return_lse: bool,
+                     layout: str) -> tuple[torch.Tensor, torch.Tensor]:
+        return _run(q, k, v, mask, None if scale < 0 else scale,
+                    None if softcap < 0 else softcap, alibi, return_lse, layout)
+
+    @attention_op.register_fake
+    def _(q, k, v, mask, scale, softcap, alibi, return_lse, layout):
+        if layout == "bshd":
+            out = q.new_empty(q.shape[0], q.shape[1], q.shape[2], v.shape[3])
+            lse_shape = (q.shape[0], q.shape[2], q.shape[1])
+        else:
+            out = q.new_empty(q.shape[0], q.shape[1], q.shape[2], v.shape[3])
+            lse_shape = (q.shape[0], q.shape[1], q.shape[2])
+        lse = q.new_empty(lse_shape if return_lse else (0,), dtype=torch.float32)
+        return out, lse
+
+    _op = attention_op
+    return _op
+
+
+def attention(q, k, v, *, mask="none", scale=None, softcap=None, alibi=False,
+              return_lse=False, layout="bhsd"):
+    """Masked attention on CUDA tensors. layout "bhsd": q [B, Hq, Sq, D], k and
+    v [B, Hkv, Sk, D]; "bshd": q [B, Sq, Hq, D], k and v [B, Sk, Hkv, D] (read
+    in place). Returns out (in q's layout) or (out, lse) with lse [B, Hq, Sq]
+    (natural log). Scale defaults to 1/sqrt(D); ALiBi uses the standard
+    slopes 2^(-8 (h + 1) / Hq)."""
+    op = _torch_op()
+    out, lse = op(q, k, v, mask or "none", -1.0 if scale is None else float(scale),
+                  -1.0 if softcap is None else float(softcap), bool(alibi),
+                  bool(return_lse), layout)
+    return (out, lse) if return_lse else out
