@@ -82,6 +82,12 @@ class Kernel:
             "value_head_dim", "reads_lse", "reads_cu_seqlens", "reads_seq_ids",
             "reads_block_mask", "reads_alibi_slopes", "mask_block_q", "mask_block_k")}
 
+    def launch(self, args, stream):
+        """Launches with a filled attnrt_attention_args (`_Args`) on `stream`
+        (a CUstream as int): no checks beyond the runtime's own."""
+        if self._lib.attnrt_launch(self._handle, ctypes.byref(args), ctypes.c_void_p(stream)) != 0:
+            raise AttncError(self._lib.attnrt_last_error().decode())
+
     def _get(self, key):
         v = self._lib.attnrt_artifact_get(self._handle, key.encode())
         return v.decode() if v is not None else None

@@ -9,9 +9,10 @@ soft-cap, ALiBi, LSE; any batch and length) is looked up in an on-disk cache
 keyed by the variant, the GPU target and the attnc version. When it is
 missing it is compiled with the attnc compiler (`attnc compile`, found as
 $ATTNC_BIN, on PATH, or in the build next to this package); without one, the
-error says how to compile it. With PyTorch the call goes through the custom
-op `torch.ops.attnc.attention` (with a fake implementation), so torch.compile
-traces it without a graph break and CUDA graphs capture it: a launch
+error says how to compile it. Under torch.compile the call goes through
+the custom op `torch.ops.attnc.attention` (with a fake implementation), so it
+traces without a graph break; eager calls skip the dispatcher. CUDA graphs
+capture it: a launch
 allocates nothing but the outputs and synchronises nothing.
 
 Masks are spelled as in specs (docs/attnc-run.md): "none", "causal",
@@ -126,21 +127,72 @@ def _kernel(spec, target):
     return _kernels[key]
 
 
-def _run(q, k, v, mask, scale, softcap, alibi, return_lse, layout):
-    """The eager implementation: look the kernel up and launch it."""
+class _Launch:
+    """A prepared launch of one call shape: the kernel, its argument struct
+    (sizes and strides filled in; pointers set per call) and the outputs."""
+
+    def __init__(self, kernel, args, out_shape, lse_shape, device_index):
+        self.kernel, self.args = kernel, args
+        self.out_shape, self.lse_shape = out_shape, lse_shape
+        self.device_index = device_index
+
+
+# Prepared launches by call shape: a repeated call skips the spec, the cache
+# lookup and the argument checks (its shapes, strides, dtypes and device were
+# checked the first time; the runtime still checks every launch).
+_launches = {}
+
+
+def _prepare(q, k, v, mask, scale, softcap, alibi, return_lse, layout):
     import torch
+    from . import _Args, _DTYPES, validate_arguments
     spec = kernel_spec(q, k, v, mask=mask, scale=scale, softcap=softcap, alibi=alibi,
                        return_lse=return_lse, layout=layout)
     kernel = _kernel(spec, target_of(q.device))
     if layout == "bshd":
         b, s, h, _ = q.shape
-        out = torch.empty(b, s, h, v.shape[3], device=q.device, dtype=q.dtype)
-        o, lse = kernel(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2),
-                        out=out.transpose(1, 2))
+        out_shape = (b, s, h, v.shape[3])
+        qh, kh, vh = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
+        out_strides = (s * h * v.shape[3], v.shape[3], h * v.shape[3], 1)
     else:
-        out, lse = kernel(q, k, v)
-    if lse is None:
-        lse = torch.empty(0, device=q.device, dtype=torch.float32)
+        b, h, s, _ = q.shape
+        out_shape = (b, h, s, v.shape[3])
+        qh, kh, vh = q, k, v
+        out_strides = (h * s * v.shape[3], s * v.shape[3], v.shape[3], 1)
+    validate_arguments(kernel.manifest, qh, kh, vh)
+    a = _Args()
+    a.dtype = _DTYPES[kernel.manifest["dtype"]]
+    a.batch, a.num_q_heads, a.seq_q, a.head_dim = qh.shape
+    a.num_kv_heads, a.seq_k = kh.shape[1], kh.shape[2]
+    a.value_head_dim = vh.shape[3]
+    a.q_strides[:] = list(qh.stride())
+    a.k_strides[:] = list(kh.stride())
+    a.v_strides[:] = list(vh.stride())
+    a.o_strides[:] = list(out_strides)
+    lse_shape = (b, h, s) if return_lse else None
+    return _Launch(kernel, a, out_shape, lse_shape, q.device.index)
+
+
+def _run(q, k, v, mask, scale, softcap, alibi, return_lse, layout):
+    """The eager implementation: a prepared launch for the call's shape."""
+    import torch
+    key = (q.shape, k.shape, v.shape, q.stride(), k.stride(), v.stride(), q.dtype, k.dtype,
+           v.dtype, q.device, mask, scale, softcap, alibi, return_lse, layout)
+    launch = _launches.get(key)
+    if launch is None:
+        launch = _prepare(q, k, v, mask, scale, softcap, alibi, return_lse, layout)
+        _launches[key] = launch
+    out = torch.empty(launch.out_shape, device=q.device, dtype=q.dtype)
+    lse = torch.empty(launch.lse_shape if return_lse else (0,), device=q.device,
+                      dtype=torch.float32)
+    a = launch.args
+    a.q, a.k, a.v, a.o = q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr()
+    a.lse = lse.data_ptr() if return_lse else None
+    if launch.device_index != torch.cuda.current_device():
+        with torch.cuda.device(q.device):
+            launch.kernel.launch(a, torch.cuda.current_stream(q.device).cuda_stream)
+    else:
+        launch.kernel.launch(a, torch.cuda.current_stream().cuda_stream)
     return out, lse
 
 
@@ -183,8 +235,17 @@ def attention(q, k, v, *, mask="none", scale=None, softcap=None, alibi=False,
     in place). Returns out (in q's layout) or (out, lse) with lse [B, Hq, Sq]
     (natural log). Scale defaults to 1/sqrt(D); ALiBi uses the standard
     slopes 2^(-8 (h + 1) / Hq)."""
-    op = _torch_op()
-    out, lse = op(q, k, v, mask or "none", -1.0 if scale is None else float(scale),
-                  -1.0 if softcap is None else float(softcap), bool(alibi),
-                  bool(return_lse), layout)
+    import torch
+    mask = mask or "none"
+    if torch.compiler.is_compiling():
+        # Traced: the custom op (its fake implementation gives the shapes).
+        out, lse = _torch_op()(q, k, v, mask, -1.0 if scale is None else float(scale),
+                               -1.0 if softcap is None else float(softcap), bool(alibi),
+                               bool(return_lse), layout)
+    else:
+        # Eager: the op's implementation directly, without the dispatcher.
+        _torch_op()
+        out, lse = _run(q, k, v, mask, None if scale is None else float(scale),
+                        None if softcap is None else float(softcap), bool(alibi),
+                        bool(return_lse), layout)
     return (out, lse) if return_lse else out
