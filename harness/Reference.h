@@ -86,6 +86,19 @@ struct ErrorStats {
 ErrorStats compare(const std::vector<double> &got,
                    const std::vector<double> &want);
 
+/// The host memory a run of `spec` needs, in bytes, saturating at
+/// UINT64_MAX: its inputs and mask operands, and three outputs and LSEs (the
+/// kernel's, the float64 reference's, the naive one's), as doubles.
+uint64_t problemHostBytes(const AttentionSpec &spec);
+
+/// The most host memory a run may need (`ATTNC_HOST_MEMORY_GB`, default 16):
+/// a bigger one is refused up front instead of failing in an allocation.
+uint64_t hostMemoryLimit();
+
+/// Checks problemHostBytes(spec) against hostMemoryLimit(); false with a
+/// message naming both otherwise.
+bool checkHostMemory(const AttentionSpec &spec, std::string &error);
+
 /// Fills `p` for `spec` with seeded inputs: q, k, v normal(0, 1) rounded to
 /// spec.dtype; mask operands for document (cu_seqlens and seqIds from the
 /// spec's lengths) and block-sparse masks (random with spec.blockDensity);

@@ -10,6 +10,9 @@
 
 #include "harness/Reference.h"
 
+#include <cstdlib>
+#include <cstdio>
+
 #include <cassert>
 #include <cmath>
 #include <cstring>
@@ -499,4 +502,62 @@ double attnc::visiblePairs(const AttentionProblem &p) {
         for (int64_t j = 0; j < p.sk; ++j)
           pairs += p.visible(bi, h, i, j);
   return pairs * (custom ? 1 : p.hq) * (perBatch ? 1 : p.b);
+}
+
+uint64_t attnc::problemHostBytes(const AttentionSpec &spec) {
+  const uint64_t max = UINT64_MAX;
+  auto mul = [&](std::initializer_list<int64_t> factors) {
+    uint64_t r = 1;
+    for (int64_t f : factors)
+      if (f < 0 || __builtin_mul_overflow(r, static_cast<uint64_t>(f), &r))
+        return max;
+    return r;
+  };
+  auto add = [&](uint64_t x, uint64_t y) {
+    uint64_t r;
+    return __builtin_add_overflow(x, y, &r) ? max : r;
+  };
+  uint64_t elements = 0;
+  elements = add(elements, mul({spec.b, spec.hq, spec.sq, spec.d}));
+  elements = add(elements, mul({spec.b, spec.hkv, spec.sk, spec.d}));
+  elements = add(elements, mul({spec.b, spec.hkv, spec.sk, spec.dv}));
+  elements = add(elements, mul({3, spec.b, spec.hq, spec.sq, spec.dv}));
+  elements = add(elements, mul({3, spec.b, spec.hq, spec.sq}));
+  elements = add(elements, mul({spec.b, spec.sk})); // document ids
+  if (spec.mask.kind == mask::MaskKind::BlockSparse && spec.mask.blockQ > 0 &&
+      spec.mask.blockK > 0)
+    elements = add(elements, mul({(spec.sq + spec.mask.blockQ - 1) / spec.mask.blockQ,
+                                  (spec.sk + spec.mask.blockK - 1) /
+                                      spec.mask.blockK}));
+  return elements > max / 8 ? max : elements * 8;
+}
+
+uint64_t attnc::hostMemoryLimit() {
+  uint64_t gib = 16;
+  if (const char *env = std::getenv("ATTNC_HOST_MEMORY_GB")) {
+    char *end = nullptr;
+    unsigned long long v = std::strtoull(env, &end, 10);
+    if (end != env && *end == '\0' && v > 0 && v < (1ull << 30))
+      gib = v;
+  }
+  return gib << 30;
+}
+
+bool attnc::checkHostMemory(const AttentionSpec &spec, std::string &error) {
+  uint64_t need = problemHostBytes(spec), limit = hostMemoryLimit();
+  if (need <= limit)
+    return true;
+  auto gib = [](uint64_t bytes) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.1f GiB",
+                  static_cast<double>(bytes) / (1ull << 30));
+    return std::string(text);
+  };
+  error = "the problem needs " +
+          (need == UINT64_MAX ? std::string("more than 2^64 bytes")
+                              : gib(need)) +
+          " of host memory for its inputs and the float64 reference, more "
+          "than the limit of " +
+          gib(limit) + " (ATTNC_HOST_MEMORY_GB)";
+  return false;
 }

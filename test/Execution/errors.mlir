@@ -26,6 +26,17 @@
 // RUN: sh -c 'attnc-run --spec "b=1 hq=2 sq=8 d=16" --block-q=5000 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=TILES
 // TILES: error: expected tile sizes in [1, 4096], got block_q = 5000, block_k = 64
 // TILES: exit 2
+// A problem too big for the host is refused before anything is allocated
+// (the limit is ATTNC_HOST_MEMORY_GB, 16 by default).
+// RUN: sh -c 'attnc-run --spec "b=65535 hq=8 sq=100000 d=64" 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=HOSTMEM
+// HOSTMEM: attnc-run: error: the problem needs 151218.4 GiB of host memory for its inputs and the float64 reference, more than the limit of 16.0 GiB (ATTNC_HOST_MEMORY_GB)
+// HOSTMEM: exit 2
+// RUN: sh -c 'ATTNC_HOST_MEMORY_GB=1 attnc-run --spec "b=1 hq=64 sq=32768 d=64" 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=HOSTMEM1
+// HOSTMEM1: more than the limit of 1.0 GiB (ATTNC_HOST_MEMORY_GB)
+// HOSTMEM1: exit 2
+// RUN: sh -c 'attnc compile --spec "b=65535 hq=8 sq=2147483647 d=64" --report 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=REPORTMEM
+// REPORTMEM: attnc: error: the problem needs {{[0-9.]+}} GiB of host memory
+// REPORTMEM: exit 1
 
 func.func @attention(%q: tensor<?x1x?x16xf32>, %k: tensor<?x1x?x16xf32>, %v: tensor<?x1x?x16xf32>) -> tensor<?x1x?x16xf32> {
   %o = attn.attention %q, %k, %v : tensor<?x1x?x16xf32>, tensor<?x1x?x16xf32>, tensor<?x1x?x16xf32> -> tensor<?x1x?x16xf32>

@@ -771,3 +771,26 @@ TEST(MakeProblemTest, GoldenValues) {
 }
 
 } // namespace
+
+TEST(ReferenceTest, HostBytesSaturateAndAreChecked) {
+  AttentionSpec spec;
+  spec.b = 2;
+  spec.hq = 4;
+  spec.hkv = 2;
+  spec.sq = 10;
+  spec.sk = 12;
+  spec.d = 8;
+  spec.dv = 8;
+  // q 640, k 384, v 384, three outputs 1920, three LSEs 240, ids 24.
+  EXPECT_EQ(problemHostBytes(spec), (640u + 384 + 384 + 1920 + 240 + 24) * 8);
+  std::string error;
+  EXPECT_TRUE(checkHostMemory(spec, error)) << error;
+  // Products past 2^64 saturate instead of wrapping to a small size.
+  spec.b = 65535;
+  spec.hq = spec.hkv = 65535;
+  spec.sq = spec.sk = INT32_MAX;
+  spec.d = spec.dv = 65536;
+  EXPECT_EQ(problemHostBytes(spec), UINT64_MAX);
+  EXPECT_FALSE(checkHostMemory(spec, error));
+  EXPECT_NE(error.find("more than 2^64 bytes"), std::string::npos) << error;
+}

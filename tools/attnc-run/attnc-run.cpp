@@ -216,6 +216,8 @@ int main(int argc, char **argv) {
 
   // Inputs, and the operands an --inputs file may replace.
   AttentionProblem problem;
+  if (!checkHostMemory(spec, error))
+    return badInput(error);
   makeProblem(spec, seed, problem);
   InputOperands operands;
   operands.seqIds = static_cast<bool>(op->getSeqIds());

@@ -202,6 +202,8 @@ int main(int argc, char **argv) {
       spec.blockDensity = given.blockDensity;
     }
     AttentionProblem problem;
+    if (!checkHostMemory(spec, error))
+      return fail(error);
     makeProblem(spec, /*seed=*/0, problem);
     std::unique_ptr<CpuKernel> kernel;
     if (op->hasMaskFn()) {

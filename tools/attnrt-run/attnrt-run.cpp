@@ -353,6 +353,8 @@ int main(int argc, char **argv) {
 
   // The problem on the host.
   AttentionProblem problem;
+  if (!checkHostMemory(spec, error))
+    return badInput(error);
   makeProblem(spec, opts.seed, problem);
   if (manifest.readsSeqIds && !manifest.readsCuSeqlens)
     problem.mask.documentSource = DocumentSource::SegmentIds;
