@@ -3,8 +3,9 @@
 # passes, pipelines, CPU execution), the GoogleTest unit tests, and the CPU
 # sweep of test/Execution/cpu-sweep.specs against float64, and the PTX check
 # of bench/conformance.list (ptxas for sm_80 and sm_90a, no spills; skipped
-# without the CUDA toolkit), the unit tests again under ASan + UBSan, and the
-# libFuzzer targets of fuzz/ (bounded).
+# without the CUDA toolkit), the unit tests again under ASan + UBSan, an IR
+# mutation smoke run over attnc-opt, and the libFuzzer targets of fuzz/
+# (bounded).
 # Ends with
 # the line "N passed, M failed" counting every test of every kind; exits
 # non-zero when any test fails.
@@ -36,6 +37,9 @@ scripts/ptx-check.sh bench/conformance.list "$BUILD_DIR" | tee "$RESULTS/ptx.txt
 echo "== unit tests under ASan + UBSan"
 scripts/sanitize-unit.sh "$BUILD_DIR" | tee "$RESULTS/sanitize.txt" | grep -v "^PASS"
 
+echo "== IR mutation smoke run: attnc-opt and the passes on mutated attn IR"
+/usr/bin/python3 scripts/ir-mutate.py "$BUILD_DIR" --mutants 100 | tee "$RESULTS/mutate.txt" | grep -E "^(PASS|FAIL)"
+
 echo "== fuzz targets (libFuzzer, bounded): spec parser, artifact reader, .npy reader"
 scripts/fuzz.sh "$BUILD_DIR/fuzz" | tee "$RESULTS/fuzz.txt"
 
@@ -65,7 +69,7 @@ if os.path.exists(unit):
                 passed += 1
 else:
     failed += 1
-for name in ("sweep.txt", "ptx.txt", "sanitize.txt", "fuzz.txt"):
+for name in ("sweep.txt", "ptx.txt", "sanitize.txt", "mutate.txt", "fuzz.txt"):
     lines = open(os.path.join(d, name)).read().strip().splitlines()
     m = re.fullmatch(r"(\d+) passed, (\d+) failed", lines[-1] if lines else "")
     if m:
