@@ -37,6 +37,8 @@ config.substitutions.append(
     ("%abi_layout", os.path.join(config.attnc_obj_root, "test", "attnc-abi-layout")))
 config.substitutions.append(("%attnc_src", config.attnc_src_root))
 config.substitutions.append(
+    ("%capi_test", os.path.join(config.attnc_obj_root, "test", "attnc-capi-test")))
+config.substitutions.append(
     ("%attnc_bin", os.path.join(config.attnc_tools_dir, "attnc")))
 
 # Debian's python3 carries numpy (python3-numpy, installed by setup.sh).

@@ -1,0 +1,64 @@
+//===- Attnc.cpp - attnc's C API ------------------------------------------===//
+
+#include "attnc-c/Attnc.h"
+
+#include "attnc/Artifact/Artifact.h"
+#include "attnc/Compiler.h"
+#include "attnc/Spec.h"
+#include "dialects/Attn/AttnDialect.h"
+
+#include "mlir/CAPI/Registration.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+
+#include <cstring>
+#include <string>
+
+MLIR_DEFINE_CAPI_DIALECT_REGISTRATION(Attn, attn, attnc::attn::AttnDialect)
+
+static int fail(const std::string &message, char *error, size_t size) {
+  if (error && size > 0) {
+    size_t n = std::min(size - 1, message.size());
+    std::memcpy(error, message.data(), n);
+    error[n] = '\0';
+  }
+  return 1;
+}
+
+int attncCompileSpecToArtifact(const char *spec, const char *target,
+                               const char *outputPath, char *error,
+                               size_t errorSize) {
+  if (!spec || !target || !outputPath)
+    return fail("expected a spec, a target and an output path", error,
+                errorSize);
+  if (!attnc::isGpuChip(target))
+    return fail(std::string("expected target sm_80 or sm_90a, got '") +
+                    target + "'",
+                error, errorSize);
+  attnc::AttentionSpec parsed;
+  std::string message;
+  if (!attnc::parseSpec(spec, parsed, message))
+    return fail("bad spec: " + message, error, errorSize);
+  std::unique_ptr<mlir::MLIRContext> ctx = attnc::createContext();
+  // Diagnostics become the message instead of going to stderr.
+  std::string diagnostics;
+  mlir::ScopedDiagnosticHandler handler(ctx.get(), [&](mlir::Diagnostic &d) {
+    if (d.getSeverity() == mlir::DiagnosticSeverity::Error)
+      diagnostics += (diagnostics.empty() ? "" : "; ") + d.str();
+    return mlir::success();
+  });
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      attnc::buildSpecModule(*ctx, parsed);
+  mlir::FailureOr<attnc::attn::AttentionOp> op =
+      attnc::findSingleAttention(*module);
+  if (mlir::failed(op))
+    return fail(diagnostics, error, errorSize);
+  attnc::GpuCompileResult result;
+  if (!attnc::compileForGpu(*op, parsed, target, attnc::EmitLevel::Artifact,
+                            result, message))
+    return fail(message + (diagnostics.empty() ? "" : ": " + diagnostics),
+                error, errorSize);
+  if (!attnc::writeArtifact(attnc::makeArtifact(result), outputPath, message))
+    return fail(message, error, errorSize);
+  return 0;
+}
