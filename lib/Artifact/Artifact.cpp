@@ -276,6 +276,13 @@ bool attnc::readArtifact(const void *data, size_t size, Artifact &artifact,
               quoteLine(line);
       return false;
     }
+    // 'end' ends the manifest; as a key it could not be written back (found
+    // by fuzz/artifact_fuzzer.cpp).
+    if (key == "end") {
+      error = "line " + std::to_string(r.lineNumber()) +
+              ": expected 'end' alone on its line, got " + quoteLine(line);
+      return false;
+    }
     if (result.get(key)) {
       error = "line " + std::to_string(r.lineNumber()) +
               ": duplicate manifest key '" + key + "'";

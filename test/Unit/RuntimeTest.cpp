@@ -189,6 +189,8 @@ TEST(ArtifactTest, RejectsMalformedFiles) {
   EXPECT_EQ(readError(std::string(kHead) + "kernel = a\nkernel = b\nend\n"),
             "line 3: duplicate manifest key 'kernel'");
   // What is read must be writable back (found by fuzz/artifact_fuzzer.cpp).
+  EXPECT_EQ(readError(std::string(kHead) + "end = 1\nend\n"),
+            "line 2: expected 'end' alone on its line, got 'end = 1'");
   EXPECT_EQ(readError(std::string(kHead) + "spec = a\rb\nend\n"),
             "line 2: expected the value of manifest key 'spec' without a "
             "carriage return");
