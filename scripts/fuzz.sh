@@ -4,12 +4,12 @@
 # number of inputs from its seed corpus in fuzz/corpus/, and ends with
 # "N passed, M failed" (a target fails when it crashes, trips a sanitizer
 # or breaks its own round-trip check). FUZZ_RUNS sets the inputs per target
-# (default 100000); skipped, saying so, without clang.
+# (default 30000; longer campaigns: FUZZ_RUNS=1000000); skipped, saying so, without clang.
 # Usage: scripts/fuzz.sh [OUT_DIR]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:-build/fuzz}
-RUNS=${FUZZ_RUNS:-100000}
+RUNS=${FUZZ_RUNS:-30000}
 CXX=${FUZZ_CXX:-clang++}
 if ! command -v "$CXX" >/dev/null 2>&1; then
   echo "fuzz: $CXX not found: fuzz targets skipped"
