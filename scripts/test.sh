@@ -3,7 +3,8 @@
 # passes, pipelines, CPU execution), the GoogleTest unit tests, and the CPU
 # sweep of test/Execution/cpu-sweep.specs against float64, and the PTX check
 # of bench/conformance.list (ptxas for sm_80 and sm_90a, no spills; skipped
-# without the CUDA toolkit), the unit tests again under ASan + UBSan, an IR
+# without the CUDA toolkit), examples/embed built against an installed attnc,
+# the unit tests again under ASan + UBSan, an IR
 # mutation smoke run over attnc-opt, and the libFuzzer targets of fuzz/
 # (bounded).
 # Ends with
@@ -33,6 +34,9 @@ scripts/cpu-sweep.sh test/Execution/cpu-sweep.specs "$BUILD_DIR" | tee "$RESULTS
 
 echo "== PTX check: ptxas for sm_80 and sm_90a"
 scripts/ptx-check.sh bench/conformance.list "$BUILD_DIR" | tee "$RESULTS/ptx.txt" | grep -v "^PASS"
+
+echo "== examples/embed against an installed attnc (find_package(attnc))"
+scripts/embed-check.sh "$BUILD_DIR" | tee "$RESULTS/embed.txt" | grep -v "^PASS"
 
 echo "== unit tests under ASan + UBSan"
 scripts/sanitize-unit.sh "$BUILD_DIR" | tee "$RESULTS/sanitize.txt" | grep -v "^PASS"
@@ -69,7 +73,7 @@ if os.path.exists(unit):
                 passed += 1
 else:
     failed += 1
-for name in ("sweep.txt", "ptx.txt", "sanitize.txt", "mutate.txt", "fuzz.txt"):
+for name in ("sweep.txt", "ptx.txt", "embed.txt", "sanitize.txt", "mutate.txt", "fuzz.txt"):
     lines = open(os.path.join(d, name)).read().strip().splitlines()
     m = re.fullmatch(r"(\d+) passed, (\d+) failed", lines[-1] if lines else "")
     if m:
