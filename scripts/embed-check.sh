@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs attnc into BUILD_DIR/install (cmake --install), builds
 # examples/embed against that prefix as an out-of-tree project
-# (find_package(attnc CONFIG): attnc::Compiler, attnc::Runtime) and runs it.
+# (find_package(attnc CONFIG): attnc::Compiler, attnc::Runtime, attnc::CAPI)
+# and runs it.
 # Ends with "N passed, M failed". The run needs the CUDA toolkit (ptxas and
 # libdevice); without it the build is checked and the run skipped, saying so.
 # Usage: scripts/embed-check.sh BUILD_DIR
@@ -22,14 +23,18 @@ if ! { cmake -S examples/embed -B "$OUT" -G Ninja -Dattnc_DIR="$PREFIX/lib/cmake
   tail -20 "$BUILD_DIR/embed.log"
   echo "0 passed, 1 failed"; exit 1
 fi
+if ! "$OUT/attnc-embed-capi" | grep -q "C API mask: #attn.sliding_window<left = 256, right = 0>"; then
+  echo "FAIL: examples/embed/capi.c:"; "$OUT/attnc-embed-capi"
+  echo "0 passed, 1 failed"; exit 1
+fi
 export CUDA_ROOT=${CUDA_ROOT:-/usr/local/cuda}
 if [ ! -x "$CUDA_ROOT/bin/ptxas" ]; then
-  echo "PASS: examples/embed builds against the installed attnc (run skipped: no CUDA toolkit)"
+  echo "PASS: examples/embed builds against the installed attnc and builds a mask through the C API (artifact run skipped: no CUDA toolkit)"
   echo "1 passed, 0 failed"; exit 0
 fi
 if "$OUT/attnc-embed" "$OUT/embed.attnc" > "$OUT/run.log" 2>&1 &&
    grep -q "runtime: kernel attnc_attention for sm_90a" "$OUT/run.log"; then
-  echo "PASS: examples/embed builds against the installed attnc and compiles and loads an artifact"
+  echo "PASS: examples/embed builds against the installed attnc, compiles and loads an artifact and builds a mask through the C API"
   echo "1 passed, 0 failed"
 else
   echo "FAIL: examples/embed run:"; cat "$OUT/run.log"

@@ -11,7 +11,9 @@
 
 #include "mlir-c/IR.h"
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,6 +34,44 @@ MLIR_CAPI_EXPORTED int attncCompileSpecToArtifact(const char *spec,
                                                   const char *output_path,
                                                   char *error,
                                                   size_t error_size);
+
+/*===-- Mask attributes ---------------------------------------------------===*
+ * Builders for the attn mask attributes (docs/attn-dialect.md), to put on an
+ * attn.attention built with the MLIR C API. `top_left` picks the alignment
+ * of query row i (i' = i) instead of bottom_right (i' = i + Sk - Sq). A
+ * builder whose parameters the attribute's verifier refuses (a negative
+ * window, a block size that is not positive, ...) emits the verifier's
+ * message as an error diagnostic on `ctx` and returns a null attribute
+ * (mlirAttributeIsNull). */
+
+/* #attn.causal or #attn.causal<top_left>. */
+MLIR_CAPI_EXPORTED MlirAttribute attncCausalMaskAttrGet(MlirContext ctx,
+                                                        bool top_left);
+/* #attn.sliding_window<left = L, right = R[, top_left]>. */
+MLIR_CAPI_EXPORTED MlirAttribute attncSlidingWindowMaskAttrGet(
+    MlirContext ctx, int64_t left, int64_t right, bool top_left);
+/* #attn.prefix_lm<prefix = P[, top_left]>. */
+MLIR_CAPI_EXPORTED MlirAttribute attncPrefixLMMaskAttrGet(MlirContext ctx,
+                                                          int64_t prefix,
+                                                          bool top_left);
+/* #attn.document<seq_ids> or #attn.document<cu_seqlens>, with a trailing
+ * causal when `causal`. */
+MLIR_CAPI_EXPORTED MlirAttribute attncDocumentMaskAttrGet(MlirContext ctx,
+                                                          bool cu_seqlens,
+                                                          bool causal);
+/* #attn.block_sparse<block_q = BQ, block_k = BK>. */
+MLIR_CAPI_EXPORTED MlirAttribute
+attncBlockSparseMaskAttrGet(MlirContext ctx, int64_t block_q, int64_t block_k);
+
+/* True when `attr` is an attn mask attribute. */
+MLIR_CAPI_EXPORTED bool attncAttributeIsAMask(MlirAttribute attr);
+
+/* The element-wise meaning of a structured mask (causal, sliding window,
+ * prefix-LM): 1 when query row q sees key k for sequence lengths sq and sk,
+ * 0 when it does not, -1 when `attr` is not a mask, the mask reads an
+ * operand (document, block-sparse) or q, k lie outside [0, sq) x [0, sk). */
+MLIR_CAPI_EXPORTED int attncMaskIsVisible(MlirAttribute attr, int64_t q,
+                                          int64_t k, int64_t sq, int64_t sk);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,7 @@
 #include "attnc/Spec.h"
 #include "dialects/Attn/AttnDialect.h"
 
+#include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Registration.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -61,4 +62,67 @@ int attncCompileSpecToArtifact(const char *spec, const char *target,
   if (!attnc::writeArtifact(attnc::makeArtifact(result), outputPath, message))
     return fail(message, error, errorSize);
   return 0;
+}
+
+//===-- Mask attributes ---------------------------------------------------===//
+
+using attnc::mask::Alignment;
+
+static Alignment alignmentOf(bool topLeft) {
+  return topLeft ? Alignment::TopLeft : Alignment::BottomRight;
+}
+
+/// The attribute, or a null one when the verifier refused it (its message
+/// went to the context's diagnostic handlers).
+template <typename AttrT, typename... Args>
+static MlirAttribute checkedAttr(MlirContext ctx, Args... args) {
+  mlir::MLIRContext *context = unwrap(ctx);
+  return wrap(mlir::Attribute(AttrT::getChecked(
+      mlir::detail::getDefaultDiagnosticEmitFn(context), context, args...)));
+}
+
+MlirAttribute attncCausalMaskAttrGet(MlirContext ctx, bool topLeft) {
+  return wrap(mlir::Attribute(
+      attnc::attn::CausalMaskAttr::get(unwrap(ctx), alignmentOf(topLeft))));
+}
+
+MlirAttribute attncSlidingWindowMaskAttrGet(MlirContext ctx, int64_t left,
+                                            int64_t right, bool topLeft) {
+  return checkedAttr<attnc::attn::SlidingWindowMaskAttr>(ctx, left, right,
+                                                         alignmentOf(topLeft));
+}
+
+MlirAttribute attncPrefixLMMaskAttrGet(MlirContext ctx, int64_t prefix,
+                                       bool topLeft) {
+  return checkedAttr<attnc::attn::PrefixLMMaskAttr>(ctx, prefix,
+                                                    alignmentOf(topLeft));
+}
+
+MlirAttribute attncDocumentMaskAttrGet(MlirContext ctx, bool cuSeqlens,
+                                       bool causal) {
+  return wrap(mlir::Attribute(attnc::attn::DocumentMaskAttr::get(
+      unwrap(ctx),
+      cuSeqlens ? attnc::mask::DocumentSource::CuSeqlens
+                : attnc::mask::DocumentSource::SegmentIds,
+      causal)));
+}
+
+MlirAttribute attncBlockSparseMaskAttrGet(MlirContext ctx, int64_t blockQ,
+                                          int64_t blockK) {
+  return checkedAttr<attnc::attn::BlockSparseMaskAttr>(ctx, blockQ, blockK);
+}
+
+bool attncAttributeIsAMask(MlirAttribute attr) {
+  return !mlirAttributeIsNull(attr) &&
+         mlir::isa<attnc::attn::MaskAttrInterface>(unwrap(attr));
+}
+
+int attncMaskIsVisible(MlirAttribute attr, int64_t q, int64_t k, int64_t sq,
+                       int64_t sk) {
+  if (!attncAttributeIsAMask(attr))
+    return -1;
+  auto mask = mlir::cast<attnc::attn::MaskAttrInterface>(unwrap(attr));
+  if (!mask.isStructured() || q < 0 || k < 0 || q >= sq || k >= sk)
+    return -1;
+  return mask.isVisible(q, k, sq, sk, /*data=*/nullptr) ? 1 : 0;
 }

@@ -1,9 +1,12 @@
 /* The C API from C: register the attn dialect on a context, parse attn IR,
- * walk to the attention op, and compile a spec to an artifact (or get the
+ * walk to the attention op, build mask attributes and ask what they mean,
+ * and compile a spec to an artifact (or get the
  * message for a bad one). Prints one line per step for FileCheck.
  * Usage: attnc-capi-test OUTPUT_ARTIFACT */
 #include "attnc-c/Attnc.h"
 #include "mlir-c/Dialect/Func.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/Diagnostics.h"
 #include "mlir-c/IR.h"
 
 #include <stdio.h>
@@ -15,6 +18,63 @@ static const char *kIR =
     " tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>\n"
     "  return %o : tensor<1x2x8x16xf32>\n"
     "}\n";
+
+static void printPart(MlirStringRef text, void *user) {
+  (void)user;
+  fwrite(text.data, 1, text.length, stdout);
+}
+
+static void printMask(const char *label, MlirAttribute attr) {
+  printf("%s: ", label);
+  if (mlirAttributeIsNull(attr))
+    printf("null");
+  else
+    mlirAttributePrint(attr, printPart, NULL);
+  printf("\n");
+}
+
+/* Counts error diagnostics and prints their message. */
+static MlirLogicalResult onDiagnostic(MlirDiagnostic diagnostic, void *user) {
+  ++*(int *)user;
+  printf("diagnostic: ");
+  mlirDiagnosticPrint(diagnostic, printPart, NULL);
+  printf("\n");
+  return mlirLogicalResultSuccess();
+}
+
+/* The mask builders, their checks and the structured masks' meaning. */
+static void masks(MlirContext ctx) {
+  int errors = 0;
+  MlirDiagnosticHandlerID handler =
+      mlirContextAttachDiagnosticHandler(ctx, onDiagnostic, &errors, NULL);
+  MlirAttribute causal = attncCausalMaskAttrGet(ctx, false);
+  printMask("causal", causal);
+  printMask("causal top_left", attncCausalMaskAttrGet(ctx, true));
+  MlirAttribute window = attncSlidingWindowMaskAttrGet(ctx, 2, 0, false);
+  printMask("window", window);
+  printMask("prefix", attncPrefixLMMaskAttrGet(ctx, 4, true));
+  MlirAttribute document = attncDocumentMaskAttrGet(ctx, true, true);
+  printMask("document", document);
+  printMask("block sparse", attncBlockSparseMaskAttrGet(ctx, 128, 64));
+  printf("is mask: %d %d %d\n", attncAttributeIsAMask(causal), attncAttributeIsAMask(document),
+         attncAttributeIsAMask(mlirUnitAttrGet(ctx)));
+  /* A window of 2 keys to the left: row 5 of 8 (Sq = Sk) sees keys 3..5. */
+  printf("window row 5:");
+  for (int64_t k = 0; k < 8; ++k)
+    printf(" %d", attncMaskIsVisible(window, 5, k, 8, 8));
+  printf("\n");
+  /* Bottom-right causal with Sq = 2, Sk = 4: row 0 stands at key 2. */
+  printf("causal row 0 of 2x4:");
+  for (int64_t k = 0; k < 4; ++k)
+    printf(" %d", attncMaskIsVisible(causal, 0, k, 2, 4));
+  printf("\n");
+  printf("not answerable: %d %d %d\n", attncMaskIsVisible(document, 0, 0, 4, 4),
+         attncMaskIsVisible(causal, 4, 0, 4, 4), attncMaskIsVisible(mlirUnitAttrGet(ctx), 0, 0, 1, 1));
+  printMask("negative window", attncSlidingWindowMaskAttrGet(ctx, -1, 0, false));
+  printMask("zero block", attncBlockSparseMaskAttrGet(ctx, 0, 64));
+  printf("errors: %d\n", errors);
+  mlirContextDetachDiagnosticHandler(ctx, handler);
+}
 
 int main(int argc, char **argv) {
   MlirContext ctx = mlirContextCreate();
@@ -34,6 +94,7 @@ int main(int argc, char **argv) {
     printf("first op: %.*s\n", (int)text.length, text.data);
     mlirModuleDestroy(module);
   }
+  masks(ctx);
   mlirContextDestroy(ctx);
 
   char error[512];
