@@ -73,6 +73,21 @@ MLIR_CAPI_EXPORTED bool attncAttributeIsAMask(MlirAttribute attr);
 MLIR_CAPI_EXPORTED int attncMaskIsVisible(MlirAttribute attr, int64_t q,
                                           int64_t k, int64_t sq, int64_t sk);
 
+/*===-- The attention op ---------------------------------------------------===*
+ * Creates an attn.attention over q [B, Hq, Sq, D], k [B, Hkv, Sk, D] and
+ * v [B, Hkv, Sk, Dv] (ranked tensors; docs/attn-dialect.md), not inserted
+ * anywhere (put it in a block with mlirBlockInsertOwnedOperationBefore). The
+ * output is [B, Hq, Sq, Dv] in q's element type; with `return_lse` a second
+ * result [B, Hq, Sq] f32 holds the log-sum-exp of every row. `mask` may be
+ * null (no mask); a document or block-sparse mask reads `mask_operand`
+ * (seq_ids or cu_seqlens, or block_mask), which is null otherwise. The scale
+ * is 1/sqrt(D) unless `has_scale`. An op the verifier refuses is destroyed:
+ * the result is null and the message an error diagnostic on the context. */
+MLIR_CAPI_EXPORTED MlirOperation attncAttentionOpCreate(
+    MlirLocation loc, MlirValue q, MlirValue k, MlirValue v,
+    MlirAttribute mask, MlirValue mask_operand, bool has_scale, float scale,
+    bool return_lse);
+
 #ifdef __cplusplus
 }
 #endif

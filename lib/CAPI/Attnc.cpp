@@ -9,7 +9,10 @@
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Registration.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/IR/MLIRContext.h"
 
 #include <cstring>
@@ -125,4 +128,71 @@ int attncMaskIsVisible(MlirAttribute attr, int64_t q, int64_t k, int64_t sq,
   if (!mask.isStructured() || q < 0 || k < 0 || q >= sq || k >= sk)
     return -1;
   return mask.isVisible(q, k, sq, sk, /*data=*/nullptr) ? 1 : 0;
+}
+
+//===-- The attention op ---------------------------------------------------===//
+
+MlirOperation attncAttentionOpCreate(MlirLocation cLoc, MlirValue cQ,
+                                     MlirValue cK, MlirValue cV,
+                                     MlirAttribute cMask,
+                                     MlirValue cMaskOperand, bool hasScale,
+                                     float scale, bool returnLse) {
+  using namespace mlir;
+  Location loc = unwrap(cLoc);
+  if (mlirValueIsNull(cQ) || mlirValueIsNull(cK) || mlirValueIsNull(cV)) {
+    emitError(loc) << "attncAttentionOpCreate: expected q, k and v";
+    return MlirOperation{nullptr};
+  }
+  Value q = unwrap(cQ), k = unwrap(cK), v = unwrap(cV);
+  auto qType = dyn_cast<RankedTensorType>(q.getType());
+  auto vType = dyn_cast<RankedTensorType>(v.getType());
+  if (!qType || !vType || qType.getRank() != 4 || vType.getRank() != 4) {
+    emitError(loc) << "attncAttentionOpCreate: expected q and v to be ranked "
+                      "tensors of rank 4, got "
+                   << q.getType() << " and " << v.getType();
+    return MlirOperation{nullptr};
+  }
+  attnc::attn::MaskAttrInterface mask;
+  if (!mlirAttributeIsNull(cMask)) {
+    mask = dyn_cast<attnc::attn::MaskAttrInterface>(unwrap(cMask));
+    if (!mask) {
+      emitError(loc) << "attncAttentionOpCreate: expected a mask attribute, got "
+                     << unwrap(cMask);
+      return MlirOperation{nullptr};
+    }
+  }
+  // The mask's operand goes in the slot the mask names; the verifier reports
+  // a missing one, or one that is given to a mask that reads none.
+  StringRef operandName = mask ? mask.getOperandName() : StringRef();
+  Value operand =
+      mlirValueIsNull(cMaskOperand) ? Value() : unwrap(cMaskOperand);
+  if (operand && operandName.empty()) {
+    emitError(loc) << "attncAttentionOpCreate: a mask operand was given but "
+                   << (mask ? "the mask reads none" : "there is no mask");
+    return MlirOperation{nullptr};
+  }
+  MLIRContext *ctx = loc.getContext();
+  OpBuilder b(ctx);
+  Type outType = RankedTensorType::get(
+      {qType.getDimSize(0), qType.getDimSize(1), qType.getDimSize(2),
+       vType.getDimSize(3)},
+      qType.getElementType());
+  Type lseType = returnLse ? RankedTensorType::get({qType.getDimSize(0),
+                                                    qType.getDimSize(1),
+                                                    qType.getDimSize(2)},
+                                                   b.getF32Type())
+                           : Type();
+  auto op = attnc::attn::AttentionOp::create(
+      b, loc, outType, lseType, q, k, v,
+      operandName == "seq_ids" ? operand : Value(),
+      operandName == "cu_seqlens" ? operand : Value(),
+      operandName == "block_mask" ? operand : Value(),
+      /*alibi_slopes=*/Value(), mask,
+      hasScale ? b.getF32FloatAttr(scale) : FloatAttr(), FloatAttr(),
+      DenseF32ArrayAttr());
+  if (failed(verify(op))) {
+    op->destroy();
+    return MlirOperation{nullptr};
+  }
+  return wrap(op.getOperation());
 }

@@ -5,6 +5,7 @@
  * Usage: attnc-capi-test OUTPUT_ARTIFACT */
 #include "attnc-c/Attnc.h"
 #include "mlir-c/Dialect/Func.h"
+#include "mlir-c/Dialect/Tensor.h"
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/Diagnostics.h"
 #include "mlir-c/IR.h"
@@ -76,6 +77,54 @@ static void masks(MlirContext ctx) {
   mlirContextDetachDiagnosticHandler(ctx, handler);
 }
 
+static const char *kFunc =
+    "func.func @f(%q: tensor<1x4x8x16xf32>, %k: tensor<1x2x8x16xf32>,"
+    " %v: tensor<1x2x8x32xf32>, %ids: tensor<1x8xi32>) -> tensor<1x4x8x32xf32> {\n"
+    "  %z = tensor.empty() : tensor<1x4x8x32xf32>\n"
+    "  return %z : tensor<1x4x8x32xf32>\n"
+    "}\n";
+
+/* Builds attn.attention ops around a parsed function's arguments: one that
+ * replaces the returned value, and the ones the verifier refuses. */
+static void buildOps(MlirContext ctx) {
+  int errors = 0;
+  MlirDiagnosticHandlerID handler =
+      mlirContextAttachDiagnosticHandler(ctx, onDiagnostic, &errors, NULL);
+  MlirModule module = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(kFunc));
+  MlirOperation func = mlirBlockGetFirstOperation(mlirModuleGetBody(module));
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  MlirValue q = mlirBlockGetArgument(body, 0), k = mlirBlockGetArgument(body, 1),
+            v = mlirBlockGetArgument(body, 2), ids = mlirBlockGetArgument(body, 3);
+  MlirOperation ret = mlirOperationGetNextInBlock(mlirBlockGetFirstOperation(body));
+  MlirLocation loc = mlirLocationUnknownGet(ctx);
+  MlirValue none = {NULL};
+
+  MlirOperation op = attncAttentionOpCreate(loc, q, k, v, attncDocumentMaskAttrGet(ctx, false, true),
+                                            ids, true, 0.5f, true);
+  printf("op built: %d\n", !mlirOperationIsNull(op));
+  mlirBlockInsertOwnedOperationBefore(body, ret, op);
+  mlirOperationSetOperand(ret, 0, mlirOperationGetResult(op, 0));
+  printf("results: %d\n", (int)mlirOperationGetNumResults(op));
+  printf("module verifies: %d\n", mlirOperationVerify(mlirModuleGetOperation(module)));
+  mlirOperationPrint(op, printPart, NULL);
+  printf("\n");
+
+  /* The document mask without its seq_ids operand. */
+  printf("no operand: %d\n", mlirOperationIsNull(attncAttentionOpCreate(
+                                  loc, q, k, v, attncDocumentMaskAttrGet(ctx, false, false), none,
+                                  false, 0.0f, false)));
+  /* An operand for a mask that reads none. */
+  printf("extra operand: %d\n", mlirOperationIsNull(attncAttentionOpCreate(
+                                     loc, q, k, v, attncCausalMaskAttrGet(ctx, false), ids, false,
+                                     0.0f, false)));
+  /* k's head dim (32, from v) differs from q's (16). */
+  printf("bad k: %d\n", mlirOperationIsNull(attncAttentionOpCreate(loc, q, v, v, mlirAttributeGetNull(),
+                                                                  none, false, 0.0f, false)));
+  printf("errors: %d\n", errors);
+  mlirModuleDestroy(module);
+  mlirContextDetachDiagnosticHandler(ctx, handler);
+}
+
 int main(int argc, char **argv) {
   MlirContext ctx = mlirContextCreate();
   mlirDialectHandleRegisterDialect(mlirGetDialectHandle__attn__(), ctx);
@@ -95,6 +144,8 @@ int main(int argc, char **argv) {
     mlirModuleDestroy(module);
   }
   masks(ctx);
+  mlirDialectHandleRegisterDialect(mlirGetDialectHandle__tensor__(), ctx);
+  buildOps(ctx);
   mlirContextDestroy(ctx);
 
   char error[512];
