@@ -6,7 +6,7 @@ set -euo pipefail
 PACKAGES=(
   cmake ninja-build g++ python3
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
-  libgtest-dev googletest
+  libgtest-dev googletest libbenchmark-dev
   python3-numpy
   clang libclang-rt-14-dev
 )

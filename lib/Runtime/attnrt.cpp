@@ -10,6 +10,7 @@
 #include "attnc/Artifact/Artifact.h"
 #include "attnc/Artifact/KernelAbi.h"
 #include "attnc/Runtime/CudaDriver.h"
+#include "Errors.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -47,10 +48,11 @@ struct attnrt_artifact {
 
 static thread_local std::string lastError;
 
-static attnrt_status fail(attnrt_status status, std::string message) {
+attnrt_status attnc::rt::fail(attnrt_status status, std::string message) {
   lastError = std::move(message);
   return status;
 }
+using attnc::rt::fail;
 
 extern "C" const char *attnrt_last_error(void) { return lastError.c_str(); }
 

@@ -1,0 +1,227 @@
+//===- Plan.cpp - host-side work planning for split-KV kernels ------------===//
+//
+// attnrt_plan: the batch's query tiles, each split over its key tiles when
+// there are too few to fill the GPU, assigned longest-first to the least
+// loaded thread block (LPT: the busiest block carries at most the mean load
+// plus one item).
+//
+//===----------------------------------------------------------------------===//
+
+#include "attnc/Runtime/attnrt_plan.h"
+
+#include "Errors.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <queue>
+#include <string>
+#include <utility>
+#include <vector>
+
+using attnc::rt::fail;
+
+namespace {
+
+/// One query tile of one (sequence, KV head) and the key tiles it reads.
+struct Unit {
+  int32_t sequence, kvHead, qTile;
+  int32_t keyTiles;
+};
+
+constexpr int64_t kMaxBatch = 1 << 20;
+constexpr int64_t kMaxHeads = 1 << 16;
+constexpr int64_t kMaxCtas = 1 << 20;
+constexpr int64_t kMaxSplits = 1 << 10;
+constexpr int64_t kMaxUnits = int64_t(1) << 28;
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+attnrt_status badRequest(const std::string &message) {
+  return fail(ATTNRT_ERROR_INVALID_ARGUMENT, "attnrt_plan: " + message);
+}
+
+attnrt_status checkRequest(const attnrt_plan_request *r) {
+  if (!r)
+    return badRequest("expected a request");
+  auto inRange = [](int64_t v, int64_t lo, int64_t hi) {
+    return v >= lo && v <= hi;
+  };
+  if (!inRange(r->batch, 1, kMaxBatch))
+    return badRequest("expected batch in [1, 2^20], got " +
+                      std::to_string(r->batch));
+  if (!inRange(r->num_kv_heads, 1, kMaxHeads) ||
+      !inRange(r->group_size, 1, kMaxHeads))
+    return badRequest("expected num_kv_heads and group_size in [1, 2^16], "
+                      "got " + std::to_string(r->num_kv_heads) + " and " +
+                      std::to_string(r->group_size));
+  if (!r->seq_q || !r->seq_k)
+    return badRequest("expected seq_q and seq_k arrays of batch lengths");
+  if (r->block_q < 1 || r->block_k < 1)
+    return badRequest("expected block_q and block_k >= 1, got " +
+                      std::to_string(r->block_q) + " and " +
+                      std::to_string(r->block_k));
+  if (!inRange(r->num_ctas, 1, kMaxCtas))
+    return badRequest("expected num_ctas in [1, 2^20], got " +
+                      std::to_string(r->num_ctas));
+  if (!inRange(r->max_splits, 1, kMaxSplits) || r->min_split_tiles < 1)
+    return badRequest("expected max_splits in [1, 1024] and min_split_tiles "
+                      ">= 1, got " + std::to_string(r->max_splits) + " and " +
+                      std::to_string(r->min_split_tiles));
+  int64_t units = 0;
+  for (int32_t b = 0; b < r->batch; ++b) {
+    if (r->seq_q[b] < 0 || r->seq_k[b] < 0)
+      return badRequest("sequence " + std::to_string(b) +
+                        " has a negative length (seq_q " +
+                        std::to_string(r->seq_q[b]) + ", seq_k " +
+                        std::to_string(r->seq_k[b]) + ")");
+    units += ceilDiv(int64_t(r->seq_q[b]) * r->group_size, r->block_q) *
+             r->num_kv_heads;
+    if (units > kMaxUnits)
+      return badRequest("the batch has more than 2^28 query tiles");
+  }
+  return ATTNRT_OK;
+}
+
+/// Key tiles that query tile `qTile` of sequence `b` reads.
+int32_t keyTilesOf(const attnrt_plan_request &r, int32_t b, int64_t qTile) {
+  int64_t sq = r.seq_q[b], sk = r.seq_k[b];
+  int64_t all = ceilDiv(sk, r.block_k);
+  if (!r.causal)
+    return static_cast<int32_t>(all);
+  int64_t rows = sq * r.group_size;
+  int64_t lastRow = std::min(rows, (qTile + 1) * r.block_q) - 1;
+  int64_t lastKey = lastRow / r.group_size + sk - sq;
+  if (lastKey < 0)
+    return 0;
+  return static_cast<int32_t>(std::min(all, lastKey / r.block_k + 1));
+}
+
+std::vector<Unit> unitsOf(const attnrt_plan_request &r) {
+  std::vector<Unit> units;
+  for (int32_t b = 0; b < r.batch; ++b) {
+    int64_t qTiles =
+        ceilDiv(int64_t(r.seq_q[b]) * r.group_size, r.block_q);
+    for (int32_t h = 0; h < r.num_kv_heads; ++h)
+      for (int64_t t = 0; t < qTiles; ++t)
+        units.push_back({b, h, static_cast<int32_t>(t), keyTilesOf(r, b, t)});
+  }
+  return units;
+}
+
+/// Splits of a unit with `tiles` key tiles, for split length `chunk`.
+int32_t splitsOf(int64_t tiles, int64_t chunk, int64_t maxSplits) {
+  return static_cast<int32_t>(
+      std::clamp<int64_t>(ceilDiv(tiles, chunk), 1, maxSplits));
+}
+
+size_t itemsOffset(int32_t numCtas) {
+  return ceilDiv((int64_t(numCtas) + 1) * sizeof(int32_t), 8) * 8;
+}
+
+} // namespace
+
+extern "C" attnrt_status
+attnrt_plan_workspace_size(const attnrt_plan_request *request, size_t *bytes) {
+  if (attnrt_status s = checkRequest(request))
+    return s;
+  if (!bytes)
+    return badRequest("expected a place for the size");
+  // Any split length gives at most min(max_splits, max(1, tiles)) items.
+  int64_t items = 0;
+  for (const Unit &u : unitsOf(*request))
+    items += std::min<int64_t>(request->max_splits,
+                               std::max<int32_t>(1, u.keyTiles));
+  *bytes = itemsOffset(request->num_ctas) + items * sizeof(attnrt_work_item);
+  return ATTNRT_OK;
+}
+
+extern "C" attnrt_status attnrt_plan(const attnrt_plan_request *request,
+                                     void *workspace, size_t workspaceSize,
+                                     attnrt_plan_info *info) {
+  size_t needed = 0;
+  if (attnrt_status s = attnrt_plan_workspace_size(request, &needed))
+    return s;
+  if (!workspace || !info)
+    return badRequest("expected a workspace and a place for the plan info");
+  if (reinterpret_cast<uintptr_t>(workspace) % 8 != 0)
+    return badRequest("expected an 8-byte aligned workspace");
+  if (workspaceSize < needed)
+    return badRequest("the workspace holds " + std::to_string(workspaceSize) +
+                      " bytes, the plan needs " + std::to_string(needed) +
+                      " (attnrt_plan_workspace_size)");
+  const attnrt_plan_request &r = *request;
+  std::vector<Unit> units = unitsOf(r);
+
+  // Split only when the query tiles alone leave thread blocks idle; then
+  // cut every tile's keys into chunks of about the mean load per block.
+  int64_t keyTiles = 0;
+  for (const Unit &u : units)
+    keyTiles += u.keyTiles;
+  int64_t chunk = INT64_MAX;
+  if (static_cast<int64_t>(units.size()) < r.num_ctas)
+    chunk = std::max<int64_t>(r.min_split_tiles, ceilDiv(keyTiles, r.num_ctas));
+
+  std::vector<attnrt_work_item> items;
+  int32_t partials = 0, maxSplits = 1;
+  for (const Unit &u : units) {
+    int32_t n = splitsOf(u.keyTiles, chunk, r.max_splits);
+    maxSplits = std::max(maxSplits, n);
+    for (int32_t s = 0; s < n; ++s) {
+      // Split s covers [tiles * s / n, tiles * (s + 1) / n).
+      int32_t begin = static_cast<int32_t>(int64_t(u.keyTiles) * s / n);
+      int32_t end = static_cast<int32_t>(int64_t(u.keyTiles) * (s + 1) / n);
+      items.push_back({u.sequence, u.kvHead, u.qTile, begin, end, s, n,
+                       n > 1 ? partials++ : -1});
+    }
+  }
+
+  // Longest first onto the least loaded block (ties: the lower index).
+  auto cost = [](const attnrt_work_item &w) {
+    return int64_t(w.k_tile_end - w.k_tile_begin) + 1;
+  };
+  std::vector<int32_t> order(items.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = static_cast<int32_t>(i);
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+    return cost(items[a]) > cost(items[b]);
+  });
+  using Load = std::pair<int64_t, int32_t>;
+  std::priority_queue<Load, std::vector<Load>, std::greater<Load>> loads;
+  for (int32_t c = 0; c < r.num_ctas; ++c)
+    loads.push({0, c});
+  std::vector<int32_t> ctaOf(items.size());
+  std::vector<int32_t> count(r.num_ctas, 0);
+  int64_t total = 0, busiest = 0;
+  for (int32_t i : order) {
+    auto [load, c] = loads.top();
+    loads.pop();
+    ctaOf[i] = c;
+    ++count[c];
+    load += cost(items[i]);
+    total += cost(items[i]);
+    busiest = std::max(busiest, load);
+    loads.push({load, c});
+  }
+
+  // Offsets, then the items grouped by block in the order they were placed.
+  auto *offsets = static_cast<int32_t *>(workspace);
+  offsets[0] = 0;
+  for (int32_t c = 0; c < r.num_ctas; ++c)
+    offsets[c + 1] = offsets[c] + count[c];
+  size_t base = itemsOffset(r.num_ctas);
+  auto *out = reinterpret_cast<attnrt_work_item *>(
+      static_cast<char *>(workspace) + base);
+  std::vector<int32_t> next(offsets, offsets + r.num_ctas);
+  for (int32_t i : order)
+    out[next[ctaOf[i]]++] = items[i];
+
+  info->num_items = static_cast<int32_t>(items.size());
+  info->num_partials = partials;
+  info->max_num_splits = maxSplits;
+  info->items_offset = base;
+  info->total_cost = total;
+  info->max_cta_cost = busiest;
+  return ATTNRT_OK;
+}
