@@ -100,6 +100,11 @@ int32_t keyTilesOf(const attnrt_plan_request &r, int32_t b, int64_t qTile) {
 
 std::vector<Unit> unitsOf(const attnrt_plan_request &r) {
   std::vector<Unit> units;
+  int64_t count = 0;
+  for (int32_t b = 0; b < r.batch; ++b)
+    count += ceilDiv(int64_t(r.seq_q[b]) * r.group_size, r.block_q) *
+             r.num_kv_heads;
+  units.reserve(count);
   for (int32_t b = 0; b < r.batch; ++b) {
     int64_t qTiles =
         ceilDiv(int64_t(r.seq_q[b]) * r.group_size, r.block_q);
@@ -120,6 +125,44 @@ size_t itemsOffset(int32_t numCtas) {
   return ceilDiv((int64_t(numCtas) + 1) * sizeof(int32_t), 8) * 8;
 }
 
+/// Workspace bytes for `units`: any split length gives at most
+/// min(max_splits, max(1, tiles)) items per unit.
+size_t workspaceBytes(const attnrt_plan_request &r,
+                      const std::vector<Unit> &units) {
+  int64_t items = 0;
+  for (const Unit &u : units)
+    items += std::min<int64_t>(r.max_splits, std::max<int32_t>(1, u.keyTiles));
+  return itemsOffset(r.num_ctas) + items * sizeof(attnrt_work_item);
+}
+
+/// Item indices by decreasing cost, ties in index order: a counting sort
+/// when costs are small (key tiles of ordinary lengths), else a stable sort.
+template <typename Cost>
+std::vector<int32_t> longestFirst(const std::vector<attnrt_work_item> &items,
+                                  Cost cost) {
+  std::vector<int32_t> order(items.size());
+  int64_t maxCost = 0;
+  for (const attnrt_work_item &w : items)
+    maxCost = std::max(maxCost, cost(w));
+  if (maxCost > (1 << 16)) {
+    for (size_t i = 0; i < order.size(); ++i)
+      order[i] = static_cast<int32_t>(i);
+    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+      return cost(items[a]) > cost(items[b]);
+    });
+    return order;
+  }
+  // start[c]: where the items of cost maxCost - c begin.
+  std::vector<int64_t> start(maxCost + 2, 0);
+  for (const attnrt_work_item &w : items)
+    ++start[maxCost - cost(w) + 1];
+  for (size_t c = 1; c < start.size(); ++c)
+    start[c] += start[c - 1];
+  for (size_t i = 0; i < items.size(); ++i)
+    order[start[maxCost - cost(items[i])]++] = static_cast<int32_t>(i);
+  return order;
+}
+
 } // namespace
 
 extern "C" attnrt_status
@@ -128,21 +171,18 @@ attnrt_plan_workspace_size(const attnrt_plan_request *request, size_t *bytes) {
     return s;
   if (!bytes)
     return badRequest("expected a place for the size");
-  // Any split length gives at most min(max_splits, max(1, tiles)) items.
-  int64_t items = 0;
-  for (const Unit &u : unitsOf(*request))
-    items += std::min<int64_t>(request->max_splits,
-                               std::max<int32_t>(1, u.keyTiles));
-  *bytes = itemsOffset(request->num_ctas) + items * sizeof(attnrt_work_item);
+  *bytes = workspaceBytes(*request, unitsOf(*request));
   return ATTNRT_OK;
 }
 
 extern "C" attnrt_status attnrt_plan(const attnrt_plan_request *request,
                                      void *workspace, size_t workspaceSize,
                                      attnrt_plan_info *info) {
-  size_t needed = 0;
-  if (attnrt_status s = attnrt_plan_workspace_size(request, &needed))
+  if (attnrt_status s = checkRequest(request))
     return s;
+  const attnrt_plan_request &r = *request;
+  std::vector<Unit> units = unitsOf(r);
+  size_t needed = workspaceBytes(r, units);
   if (!workspace || !info)
     return badRequest("expected a workspace and a place for the plan info");
   if (reinterpret_cast<uintptr_t>(workspace) % 8 != 0)
@@ -151,9 +191,6 @@ extern "C" attnrt_status attnrt_plan(const attnrt_plan_request *request,
     return badRequest("the workspace holds " + std::to_string(workspaceSize) +
                       " bytes, the plan needs " + std::to_string(needed) +
                       " (attnrt_plan_workspace_size)");
-  const attnrt_plan_request &r = *request;
-  std::vector<Unit> units = unitsOf(r);
-
   // Split only when the query tiles alone leave thread blocks idle; then
   // cut every tile's keys into chunks of about the mean load per block.
   int64_t keyTiles = 0;
@@ -164,6 +201,7 @@ extern "C" attnrt_status attnrt_plan(const attnrt_plan_request *request,
     chunk = std::max<int64_t>(r.min_split_tiles, ceilDiv(keyTiles, r.num_ctas));
 
   std::vector<attnrt_work_item> items;
+  items.reserve(units.size());
   int32_t partials = 0, maxSplits = 1;
   for (const Unit &u : units) {
     int32_t n = splitsOf(u.keyTiles, chunk, r.max_splits);
@@ -181,12 +219,7 @@ extern "C" attnrt_status attnrt_plan(const attnrt_plan_request *request,
   auto cost = [](const attnrt_work_item &w) {
     return int64_t(w.k_tile_end - w.k_tile_begin) + 1;
   };
-  std::vector<int32_t> order(items.size());
-  for (size_t i = 0; i < order.size(); ++i)
-    order[i] = static_cast<int32_t>(i);
-  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-    return cost(items[a]) > cost(items[b]);
-  });
+  std::vector<int32_t> order = longestFirst(items, cost);
   using Load = std::pair<int64_t, int32_t>;
   std::priority_queue<Load, std::vector<Load>, std::greater<Load>> loads;
   for (int32_t c = 0; c < r.num_ctas; ++c)

@@ -215,6 +215,33 @@ TEST(Plan, RandomBatchesAreCoveredAndBalanced) {
   }
 }
 
+TEST(Plan, LongestItemsArePlacedFirst) {
+  // Costs 1, 1, 1, 1, 4 on two blocks: longest first gives 4 | 1+1+1+1;
+  // in index order the 4 would land on a block that already holds 2.
+  std::vector<int32_t> sq = {1, 1, 1, 1, 1}, sk = {0, 0, 0, 0, 3};
+  attnrt_plan_request r = request(sq, sk);
+  r.block_q = 1;
+  r.block_k = 1;
+  r.num_ctas = 2;
+  Plan p = plan(r);
+  expectValid(r, p);
+  EXPECT_EQ(p.info.total_cost, 8);
+  EXPECT_EQ(p.info.max_cta_cost, 4);
+}
+
+TEST(Plan, ItemsOfOver65536KeyTilesAreOrderedToo) {
+  // Item costs past the counting sort's range (block_k = 1).
+  std::vector<int32_t> sq = {3, 1, 2}, sk = {70000, 90000, 5};
+  attnrt_plan_request r = request(sq, sk);
+  r.block_q = 1;
+  r.block_k = 1;
+  r.num_ctas = 4;
+  r.max_splits = 1;
+  Plan p = plan(r);
+  expectValid(r, p);
+  EXPECT_EQ(p.info.num_items, 6);
+}
+
 TEST(Plan, BadRequestsAreRefusedWithAMessage) {
   std::vector<int32_t> sq = {4}, sk = {8}, negative = {-1};
   attnrt_plan_request good = request(sq, sk);
