@@ -21,7 +21,8 @@ if ! $CXX -std=c++17 -O1 -g -fno-omit-frame-pointer \
     -Iinclude -I. -DATTNRT_RUN_PATH="\"$PWD/$BUILD_DIR/bin/attnrt-run\"" \
     test/Unit/*.cpp lib/Mask/MaskSemantics.cpp lib/Spec/Spec.cpp \
     lib/Reference/*.cpp lib/Npy/*.cpp lib/Artifact/Artifact.cpp \
-    lib/Runtime/attnrt.cpp lib/Runtime/CudaDriver.cpp lib/Runtime/DeviceRun.cpp \
+    lib/Runtime/attnrt.cpp lib/Runtime/Plan.cpp lib/Runtime/CudaDriver.cpp \
+    lib/Runtime/DeviceRun.cpp \
     -lgtest -lgtest_main -lpthread -ldl -o "$OUT/unit-tests" \
     > "$OUT/build.log" 2>&1; then
   echo "FAIL: the sanitizer build of the unit tests did not build:"

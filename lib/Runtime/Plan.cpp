@@ -36,7 +36,8 @@ constexpr int64_t kMaxCtas = 1 << 20;
 constexpr int64_t kMaxSplits = 1 << 10;
 constexpr int64_t kMaxUnits = int64_t(1) << 28;
 
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+/// ceil(a / b) for a >= 0, b >= 1, without overflow for any b.
+int64_t ceilDiv(int64_t a, int64_t b) { return a / b + (a % b != 0); }
 
 attnrt_status badRequest(const std::string &message) {
   return fail(ATTNRT_ERROR_INVALID_ARGUMENT, "attnrt_plan: " + message);
