@@ -37,16 +37,21 @@ int64_t AttentionOp::getKeySeqLen() { return dimOf(getKey(), 2); }
 int64_t AttentionOp::getHeadDim() { return dimOf(getQuery(), 3); }
 int64_t AttentionOp::getValueHeadDim() { return dimOf(getValue(), 3); }
 
-MaskSpec AttentionOp::getMaskSpec() {
-  if (hasMaskFn()) {
+/// The mask of an op with an optional mask attribute and a mask_fn region.
+template <typename OpT> static MaskSpec maskSpecOf(OpT op) {
+  if (op.hasMaskFn()) {
     MaskSpec spec;
     spec.kind = MaskKind::Custom;
     return spec;
   }
-  if (auto mask = getMaskAttr())
+  if (auto mask = op.getMaskAttr())
     return mask.getMaskSpec();
   return MaskSpec::none();
 }
+
+MaskSpec AttentionOp::getMaskSpec() { return maskSpecOf(*this); }
+
+MaskSpec TileStepOp::getMaskSpec() { return maskSpecOf(*this); }
 
 double AttentionOp::getEffectiveScale() {
   if (auto scale = getScaleAttr())

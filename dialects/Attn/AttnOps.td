@@ -170,6 +170,8 @@ def Attn_TileStepOp : Attn_Op<"tile_step", [
   let extraClassDeclaration = [{
     bool hasMaskFn() { return !getMaskFn().empty(); }
     bool hasScoreFn() { return !getScoreFn().empty(); }
+    /// The plain description of the step's mask (Custom for a mask_fn).
+    ::attnc::mask::MaskSpec getMaskSpec();
   }];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;

@@ -239,12 +239,22 @@ KeyTileRange attnc::buildKeyTileRange(ImplicitLocOpBuilder &b,
   return r;
 }
 
+MaskScoreContext attnc::makeTileStepScores(attn::TileStepOp op) {
+  MaskScoreContext c;
+  c.spec = op.getMaskSpec();
+  c.scale = op.getScale().convertToDouble();
+  c.softcap = op.getSoftcapAttr();
+  c.alibi = op.getAlibiAttr();
+  if (op.hasMaskFn())
+    c.maskFn = &op.getMaskFn();
+  if (op.hasScoreFn())
+    c.scoreFn = &op.getScoreFn();
+  return c;
+}
+
 MaskScoreContext attnc::makeTileStepContext(ImplicitLocOpBuilder &b,
                                             attn::TileStepOp op) {
-  MaskScoreContext c;
-  c.spec = op.hasMaskFn()     ? mask::MaskSpec{MaskKind::Custom}
-           : op.getMaskAttr() ? op.getMaskAttr().getMaskSpec()
-                              : mask::MaskSpec::none();
+  MaskScoreContext c = makeTileStepScores(op);
   c.batch = op.getBatch();
   c.head = op.getHead();
   c.seqQ = memref::DimOp::create(b, op.getQuery(), 2);
@@ -272,13 +282,6 @@ MaskScoreContext attnc::makeTileStepContext(ImplicitLocOpBuilder &b,
     c.loadSlope = [slopes](ImplicitLocOpBuilder &lb, Value h) {
       return memref::LoadOp::create(lb, slopes, ValueRange{h}).getResult();
     };
-  c.scale = op.getScale().convertToDouble();
-  c.softcap = op.getSoftcapAttr();
-  c.alibi = op.getAlibiAttr();
-  if (op.hasMaskFn())
-    c.maskFn = &op.getMaskFn();
-  if (op.hasScoreFn())
-    c.scoreFn = &op.getScoreFn();
   return c;
 }
 
@@ -435,6 +438,37 @@ std::pair<Value, Value> combine(ImplicitLocOpBuilder &b, const Formula &f,
 }
 } // namespace
 
+/// Flags of the cells [rowLo, rowHi) x [colLo, colHi) from how many of them
+/// `visible` (an i1 per cell) holds for: none is empty, all is full.
+static TileFlags countVisibleCells(
+    ImplicitLocOpBuilder &b, Value rowLo, Value rowHi, Value colLo,
+    Value colHi,
+    llvm::function_ref<Value(ImplicitLocOpBuilder &, Value, Value)> visible) {
+  IndexArith a{b};
+  Value c0 = a.constant(0), c1 = a.constant(1);
+  auto rows = scf::ForOp::create(
+      b, rowLo, rowHi, c1, ValueRange{c0},
+      [&](OpBuilder &ob, Location loc, Value r, ValueRange outer) {
+        auto cols = scf::ForOp::create(
+            ob, loc, colLo, colHi, c1, ValueRange{outer[0]},
+            [&](OpBuilder &ib, Location iloc, Value col, ValueRange inner) {
+              ImplicitLocOpBuilder lb(iloc, ib);
+              Value inc = arith::IndexCastUIOp::create(
+                  lb, lb.getIndexType(),
+                  arith::ExtUIOp::create(lb, lb.getI64Type(),
+                                         visible(lb, r, col)));
+              scf::YieldOp::create(
+                  lb, ValueRange{arith::AddIOp::create(lb, inner[0], inc)});
+            });
+        scf::YieldOp::create(ob, loc, cols.getResults());
+      });
+  Value count = rows.getResult(0);
+  Value total =
+      arith::MulIOp::create(b, a.sub(rowHi, rowLo), a.sub(colHi, colLo));
+  return {cmp(b, arith::CmpIPredicate::eq, count, c0),
+          cmp(b, arith::CmpIPredicate::eq, count, total)};
+}
+
 TileTest attnc::chooseTileTest(const MaskScoreContext &c) {
   if (c.spec.kind == MaskKind::Custom && c.maskFn)
     return parseMaskFn(*c.maskFn) ? TileTest::AffineCorners
@@ -471,30 +505,12 @@ TileFlags attnc::buildTileTest(ImplicitLocOpBuilder &b,
   }
   if (test == TileTest::RegionScan) {
     // Count the visible pairs of the tile.
-    Value c1 = a.constant(1), c0 = a.constant(0);
-    auto rows = scf::ForOp::create(
-        b, qFirst, a.add(qLast, c1), c1, ValueRange{c0},
-        [&](OpBuilder &ob, Location loc, Value q, ValueRange outer) {
-          auto cols = scf::ForOp::create(
-              ob, loc, kFirst, a.add(kLast, c1), c1, ValueRange{outer[0]},
-              [&](OpBuilder &ib, Location iloc, Value k, ValueRange inner) {
-                ImplicitLocOpBuilder lb(iloc, ib);
-                Value vis = inlineRegion(lb, *c.maskFn,
-                                         ValueRange{c.batch, c.head, q, k});
-                Value inc = arith::IndexCastUIOp::create(
-                    lb, lb.getIndexType(),
-                    arith::ExtUIOp::create(lb, lb.getI64Type(), vis));
-                scf::YieldOp::create(
-                    lb, ValueRange{arith::AddIOp::create(lb, inner[0], inc)});
-              });
-          scf::YieldOp::create(ob, loc, cols.getResults());
+    Value c1 = a.constant(1);
+    return countVisibleCells(
+        b, qFirst, a.add(qLast, c1), kFirst, a.add(kLast, c1),
+        [&](ImplicitLocOpBuilder &lb, Value q, Value k) {
+          return inlineRegion(lb, *c.maskFn, ValueRange{c.batch, c.head, q, k});
         });
-    Value count = rows.getResult(0);
-    Value total = arith::MulIOp::create(b, a.add(a.sub(qLast, qFirst), c1),
-                                        a.add(a.sub(kLast, kFirst), c1));
-    flags.empty = cmp(b, arith::CmpIPredicate::eq, count, c0);
-    flags.full = cmp(b, arith::CmpIPredicate::eq, count, total);
-    return flags;
   }
   if (test == TileTest::DocumentIds) {
     // Rows stand at key positions p = i + Sk - Sq. Min and max ids of the
@@ -563,30 +579,13 @@ TileFlags attnc::buildTileTest(ImplicitLocOpBuilder &b,
       return arith::SelectOp::create(b, one, c0, idx);
     };
     Value bb = pick(c.blockMaskB, c.batch), bh = pick(c.blockMaskH, c.head);
-    auto rows = scf::ForOp::create(
-        b, rowLo, rowHi, c1, ValueRange{c0},
-        [&](OpBuilder &ob, Location loc, Value r, ValueRange outer) {
-          auto cols = scf::ForOp::create(
-              ob, loc, colLo, colHi, c1, ValueRange{outer[0]},
-              [&](OpBuilder &ib, Location iloc, Value col, ValueRange inner) {
-                ImplicitLocOpBuilder lb(iloc, ib);
-                Value v = c.loadBlockMask(lb, bb, bh, r, col);
-                Value nz = cmp(lb, arith::CmpIPredicate::ne, v,
-                               arith::ConstantIntOp::create(lb, 0, 8));
-                Value inc = arith::IndexCastUIOp::create(
-                    lb, lb.getIndexType(),
-                    arith::ExtUIOp::create(lb, lb.getI64Type(), nz));
-                scf::YieldOp::create(
-                    lb, ValueRange{arith::AddIOp::create(lb, inner[0], inc)});
-              });
-          scf::YieldOp::create(ob, loc, cols.getResults());
+    return countVisibleCells(
+        b, rowLo, rowHi, colLo, colHi,
+        [&](ImplicitLocOpBuilder &lb, Value r, Value col) {
+          Value v = c.loadBlockMask(lb, bb, bh, r, col);
+          return cmp(lb, arith::CmpIPredicate::ne, v,
+                     arith::ConstantIntOp::create(lb, 0, 8));
         });
-    Value count = rows.getResult(0);
-    Value total =
-        arith::MulIOp::create(b, a.sub(rowHi, rowLo), a.sub(colHi, colLo));
-    flags.empty = cmp(b, arith::CmpIPredicate::eq, count, c0);
-    flags.full = cmp(b, arith::CmpIPredicate::eq, count, total);
-    return flags;
   }
   flags.empty = arith::ConstantIntOp::create(b, 0, 1);
   flags.full = arith::ConstantIntOp::create(b, 0, 1);

@@ -138,6 +138,10 @@ namespace attn {
 class TileStepOp;
 } // namespace attn
 
+/// What of a tile step's context does not depend on how operands are read:
+/// the mask, the scale, soft-cap and ALiBi attributes, and the regions.
+MaskScoreContext makeTileStepScores(attn::TileStepOp op);
+
 /// The context of an attn.tile_step: its mask and scores, reading the
 /// operands from its memrefs.
 MaskScoreContext makeTileStepContext(mlir::ImplicitLocOpBuilder &b,

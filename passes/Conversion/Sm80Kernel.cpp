@@ -45,15 +45,8 @@ int64_t attnc::mmaSyncSharedMemoryBytes(const KernelProblem &p,
 }
 
 /// The mask of a tile step, as MaskCodegen describes it.
-static mask::MaskSpec maskSpecOf(TileStepOp step) {
-  if (step.hasMaskFn())
-    return mask::MaskSpec{MaskKind::Custom};
-  return step.getMaskAttr() ? step.getMaskAttr().getMaskSpec()
-                            : mask::MaskSpec::none();
-}
-
 std::string attnc::mmaSyncTileStrategy(const TiledAttention &t) {
-  mask::MaskSpec spec = maskSpecOf(t.step);
+  mask::MaskSpec spec = TileStepOp(t.step).getMaskSpec();
   switch (t.keyLoop) {
   case TiledAttention::KeyLoop::Split:
     if (spec.kind == MaskKind::None)
@@ -241,8 +234,7 @@ LogicalResult KernelBuilder::build() {
   }
 
   // The mask and score context, reading operands through the pointers.
-  MaskScoreContext c;
-  c.spec = maskSpecOf(step);
+  MaskScoreContext c = makeTileStepScores(step);
   c.batch = batch;
   c.head = head;
   c.seqQ = seqQ;
@@ -284,13 +276,6 @@ LogicalResult KernelBuilder::build() {
     c.loadSlope = [&, slopes = arg(abi::AlibiSlopes)](ImplicitLocOpBuilder &lb, Value h) {
       return LLVM::LoadOp::create(lb, f32, gep(slopes, h, f32), 4).getResult();
     };
-  c.scale = step.getScale().convertToDouble();
-  c.softcap = step.getSoftcapAttr();
-  c.alibi = step.getAlibiAttr();
-  if (step.hasMaskFn())
-    c.maskFn = &step.getMaskFn();
-  if (step.hasScoreFn())
-    c.scoreFn = &step.getScoreFn();
   // The head is fixed per block: look its ALiBi slope up once.
   c.slope = buildAlibiSlope(b, c);
 
