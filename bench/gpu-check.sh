@@ -27,8 +27,14 @@ done < "$DIR/conformance.list"
 
 run_job() {
   IFS=$'\t' read -r n name spec <<< "$1"
+  # "spec @splits=N": a forced split count (attnrt-run --splits).
+  extra=()
+  if [[ "$spec" == *" @splits="* ]]; then
+    extra=(--splits="${spec##* @splits=}")
+    spec="${spec% @splits=*}"
+  fi
   "$RUN" --artifact="$DIR/artifacts/$name.attnc" --spec="$spec" --seed="$n" \
-    > "$LOGS/run.$n.log" 2>&1
+    "${extra[@]}" > "$LOGS/run.$n.log" 2>&1
   echo "$? $name | $spec" > "$LOGS/rc.$n"
 }
 export -f run_job
@@ -72,6 +78,8 @@ document_causal_d128_f16 | b=1 hq=4 hkv=2 d=128 dtype=f16 mask=document:64,64,1:
 blocksparse_d64_bf16_gqa1 | b=1 hq=8 hkv=8 sq=129 sk=127 d=64 dtype=bf16 mask=blocksparse:64,64,0.5
 softcap_alibi_causal | b=1 hq=8 hkv=2 sq=129 sk=127 d=64 dtype=bf16 mask=causal softcap=20 alibi
 causal_d256_bf16 | b=1 hq=4 hkv=1 sq=129 sk=127 d=256 dtype=bf16 mask=causal
+decode_causal_d128_bf16_gqa4 | b=2 hq=8 hkv=2 sq=1 sk=3001 d=128 dtype=bf16 mask=causal decode=1
+decode_window2_d64_bf16_gqa8 | b=1 hq=16 hkv=2 sq=5 sk=1000 d=64 dtype=bf16 mask=window:37,20:top_left decode=1
 EOS
   cat "$LOGS/sanitizer.txt"
   rm -f "$LOGS"/san.*.log

@@ -52,6 +52,8 @@ struct DeviceRunOptions {
   /// back), 3 warm-up launches, then this many launches each between two
   /// CUDA events.
   int64_t timedRuns = 0;
+  /// attnrt_attention_args::num_splits (0: the runtime chooses).
+  int64_t numSplits = 0;
 };
 
 /// What runOnDevice measured.
@@ -61,6 +63,8 @@ struct DeviceRunReport {
   double medianMs = 0;
   /// 2 * visible pairs * (d + dv), set when timed.
   double flops = 0;
+  /// The key splits of the launch (1 without split_kv).
+  int64_t numSplits = 1;
 };
 
 /// Runs `artifact`'s kernel on `problem` in the calling thread's current

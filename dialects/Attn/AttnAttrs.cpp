@@ -235,11 +235,25 @@ StringRef BlockSparseMaskAttr::getOperandName() const { return "block_mask"; }
 // GpuKernelAttr
 //===----------------------------------------------------------------------===//
 
+/// Parses `true` or `false` after `name =` into `value`.
+static ParseResult parseNamedBool(AsmParser &p, StringRef name, bool &value) {
+  StringRef word;
+  if (p.parseKeyword(name) || p.parseEqual())
+    return failure();
+  llvm::SMLoc loc = p.getCurrentLocation();
+  if (p.parseKeyword(&word))
+    return failure();
+  if (word != "true" && word != "false")
+    return p.emitError(loc, "expected ") << name << " = true or false, got "
+                                         << word;
+  value = word == "true";
+  return success();
+}
+
 Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
   std::string chip;
-  int64_t blockQ, blockK, warps, mTiles, stages;
-  StringRef smem;
-  llvm::SMLoc smemLoc;
+  int64_t blockQ, blockK, warps, mTiles, stages, gqaPack = 1;
+  bool qInSmem = false, splitKv = false;
   if (p.parseLess() || p.parseKeyword("chip") || p.parseEqual() ||
       p.parseString(&chip) || p.parseComma() ||
       parseNamedInt(p, "block_q", blockQ) || p.parseComma() ||
@@ -247,33 +261,44 @@ Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
       parseNamedInt(p, "warps", warps) || p.parseComma() ||
       parseNamedInt(p, "m_tiles", mTiles) || p.parseComma() ||
       parseNamedInt(p, "stages", stages) || p.parseComma() ||
-      p.parseKeyword("q_in_smem") || p.parseEqual())
+      parseNamedBool(p, "q_in_smem", qInSmem))
     return {};
-  smemLoc = p.getCurrentLocation();
-  if (p.parseKeyword(&smem))
-    return {};
-  if (smem != "true" && smem != "false") {
-    p.emitError(smemLoc, "expected q_in_smem = true or false, got ") << smem;
-    return {};
+  // The optional decode parameters, in order.
+  if (succeeded(p.parseOptionalComma())) {
+    if (succeeded(p.parseOptionalKeyword("gqa_pack"))) {
+      if (p.parseEqual() || p.parseInteger(gqaPack))
+        return {};
+      if (succeeded(p.parseOptionalComma()) &&
+          parseNamedBool(p, "split_kv", splitKv))
+        return {};
+    } else if (parseNamedBool(p, "split_kv", splitKv)) {
+      return {};
+    }
   }
   if (p.parseGreater())
     return {};
   return getChecked([&] { return p.emitError(p.getNameLoc()); }, p.getContext(),
-                    chip, blockQ, blockK, warps, mTiles, stages,
-                    smem == "true");
+                    chip, blockQ, blockK, warps, mTiles, stages, qInSmem,
+                    gqaPack, splitKv);
 }
 
 void GpuKernelAttr::print(AsmPrinter &p) const {
   p << "<chip = \"" << getChip() << "\", block_q = " << getBlockQ()
     << ", block_k = " << getBlockK() << ", warps = " << getWarps()
     << ", m_tiles = " << getMTiles() << ", stages = " << getStages()
-    << ", q_in_smem = " << (getQInSmem() ? "true" : "false") << ">";
+    << ", q_in_smem = " << (getQInSmem() ? "true" : "false");
+  if (getGqaPack() != 1)
+    p << ", gqa_pack = " << getGqaPack();
+  if (getSplitKv())
+    p << ", split_kv = true";
+  p << ">";
 }
 
 LogicalResult GpuKernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                     StringRef chip, int64_t blockQ,
                                     int64_t blockK, int64_t warps,
-                                    int64_t mTiles, int64_t stages, bool) {
+                                    int64_t mTiles, int64_t stages, bool,
+                                    int64_t gqaPack, bool) {
   if (chip.empty())
     return emitError() << "expected a non-empty chip";
   if (warps < 1 || warps > 32)
@@ -290,5 +315,8 @@ LogicalResult GpuKernelAttr::verify(function_ref<InFlightDiagnostic()> emitError
            << blockK;
   if (stages < 1 || stages > 8)
     return emitError() << "expected stages in [1, 8], got " << stages;
+  if (gqaPack < 1 || gqaPack > 16 || blockQ % gqaPack != 0)
+    return emitError() << "expected gqa_pack in [1, 16] dividing block_q "
+                       << blockQ << ", got " << gqaPack;
   return success();
 }

@@ -96,6 +96,14 @@ def Attn_GpuKernelAttr : AttrDef<Attn_Dialect, "GpuKernel"> {
     the K/V tile ring, and whether the Q tile is staged in shared memory
     (`q_in_smem`) instead of held in registers.
 
+    Two optional parameters shape decode kernels (printed only when set):
+    `gqa_pack = g` packs the g query heads of one KV head into the rows of
+    a tile (row r is query head r mod g of the group at query position
+    r / g, so K and V are read once per group; g must equal Hq / Hkv and
+    divide block_q), and `split_kv = true` splits each tile's key range
+    over a run-time number of thread blocks whose partial outputs and LSEs
+    a combine kernel merges (flash-decoding).
+
     `attn-choose-gpu-kernel` attaches it to an `attn.attention` (as the
     `attn.gpu_kernel` attribute) from the target's hooks; lit tests and
     users may set it by hand. `convert-attn-to-gpu` reads it, and the
@@ -106,7 +114,8 @@ def Attn_GpuKernelAttr : AttrDef<Attn_Dialect, "GpuKernel"> {
   let parameters = (ins StringRefParameter<"the target chip">:$chip,
                         "int64_t":$blockQ, "int64_t":$blockK,
                         "int64_t":$warps, "int64_t":$mTiles,
-                        "int64_t":$stages, "bool":$qInSmem);
+                        "int64_t":$stages, "bool":$qInSmem,
+                        "int64_t":$gqaPack, "bool":$splitKv);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

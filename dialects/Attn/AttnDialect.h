@@ -32,6 +32,10 @@ namespace attnc::attn {
 inline constexpr int64_t kMaxTileSize = 4096;
 /// The op / module attribute that sets tile sizes (array<i64: bq, bk>).
 inline constexpr llvm::StringLiteral kTileSizesAttrName = "attn.tile_sizes";
+/// A unit attribute on attn.attention: the attention is a decode step (a
+/// query length of about one row per query head; the length stays dynamic).
+/// GPU targets then choose a decode kernel (gqa_pack, split_kv).
+inline constexpr llvm::StringLiteral kDecodeAttrName = "attn.decode";
 /// The attribute holding an attention's #attn.gpu_kernel; attn-tile carries
 /// it over to the query-tile loop.
 inline constexpr llvm::StringLiteral kGpuKernelAttrName = "attn.gpu_kernel";

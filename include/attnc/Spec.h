@@ -54,6 +54,10 @@ struct AttentionSpec {
   bool alibi = false;
   /// Whether the log-sum-exp is produced.
   bool lse = true;
+  /// A decode step (`decode=1`): GPU targets compile the decode kernel
+  /// (query heads of a KV group packed into a tile, key range split over
+  /// thread blocks), fast for a query length of a few rows, correct for any.
+  bool decode = false;
 
   /// The scale in effect: `scale` or 1/sqrt(d).
   double effectiveScale() const;

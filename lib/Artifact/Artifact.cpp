@@ -538,11 +538,21 @@ bool attnc::parseKernelManifest(const Artifact &artifact,
       !r.flag("reads_seq_ids", m.readsSeqIds) ||
       !r.flag("reads_cu_seqlens", m.readsCuSeqlens) ||
       !r.flag("reads_block_mask", m.readsBlockMask) ||
-      !r.flag("reads_alibi_slopes", m.readsAlibiSlopes))
+      !r.flag("reads_alibi_slopes", m.readsAlibiSlopes) ||
+      !r.integer("gqa_pack", m.gqaPack, 1, 16) ||
+      !r.flag("split_kv", m.splitKv))
     return false;
   if (m.numQHeads % m.numKvHeads != 0) {
     error = "manifest: expected num_q_heads " + std::to_string(m.numQHeads) +
             " to be a multiple of num_kv_heads " + std::to_string(m.numKvHeads);
+    return false;
+  }
+  if (m.gqaPack != 1 && (m.gqaPack != m.numQHeads / m.numKvHeads ||
+                         m.blockQ % m.gqaPack != 0)) {
+    error = "manifest key 'gqa_pack': expected 1 or num_q_heads / "
+            "num_kv_heads (" +
+            std::to_string(m.numQHeads / m.numKvHeads) +
+            ") dividing block_q, got " + std::to_string(m.gqaPack);
     return false;
   }
   if (m.readsBlockMask &&

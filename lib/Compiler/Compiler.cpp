@@ -164,6 +164,8 @@ OwningOpRef<ModuleOp> attnc::buildSpecModule(MLIRContext &ctx,
       cuSeqlens ? operand : Value(), blockMask ? operand : Value(),
       /*alibi_slopes=*/Value(), maskAttrOf(&ctx, m), f32Attr(spec.scale),
       f32Attr(spec.softcap), alibi);
+  if (spec.decode)
+    op->setAttr(kDecodeAttrName, b.getUnitAttr());
   func::ReturnOp::create(b, loc, op->getResults());
   return module;
 }

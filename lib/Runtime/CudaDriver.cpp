@@ -69,6 +69,9 @@ struct LoadedDriver {
     resolve(d.cuCtxPopCurrent, "cuCtxPopCurrent_v2", nullptr, false);
     resolve(d.cuCtxSynchronize, "cuCtxSynchronize", nullptr, true);
     resolve(d.cuDeviceGet, "cuDeviceGet", nullptr, true);
+    resolve(d.cuCtxGetDevice, "cuCtxGetDevice", nullptr, false);
+    resolve(d.cuOccupancyMaxActiveBlocksPerMultiprocessor,
+            "cuOccupancyMaxActiveBlocksPerMultiprocessor", nullptr, false);
     resolve(d.cuDeviceGetAttribute, "cuDeviceGetAttribute", nullptr, true);
     resolve(d.cuDeviceGetName, "cuDeviceGetName", nullptr, true);
     resolve(d.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", nullptr,

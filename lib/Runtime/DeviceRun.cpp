@@ -325,6 +325,20 @@ bool attnc::runOnDevice(attnrt_artifact *artifact, const AttentionProblem &p,
   args.block_mask_b = p.blockMaskB;
   args.block_mask_h = p.blockMaskH;
   args.alibi_slopes = static_cast<const float *>(slopes.get());
+  // Split-KV scratch, poisoned like o: a partial row no split wrote would
+  // reach the output as NaN.
+  args.num_splits = options.numSplits;
+  DeviceBuffer scratch;
+  if (attnrt_num_splits(artifact, &args, &report.numSplits) != ATTNRT_OK ||
+      attnrt_scratch_size(artifact, &args, &args.scratch_bytes) != ATTNRT_OK) {
+    error = attnrt_last_error();
+    return false;
+  }
+  if (args.scratch_bytes) {
+    if (!scratch.allocatePoisoned(*d, args.scratch_bytes, error))
+      return false;
+    args.scratch = scratch.get();
+  }
 
   if (attnrt_launch(artifact, &args, nullptr) != ATTNRT_OK) {
     error = attnrt_last_error();

@@ -11,6 +11,7 @@
 #include "attnc/Artifact/KernelAbi.h"
 #include "attnc/Runtime/CudaDriver.h"
 #include "Errors.h"
+#include "SplitKv.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -37,6 +38,8 @@ struct attnrt_artifact {
     unsigned long long contextId; // 0 when the driver has no cuCtxGetId
     CUmodule module;
     CUfunction function;
+    /// The split-KV combine kernel (null without split_kv).
+    CUfunction combine;
   };
   std::mutex mutex;
   std::vector<Loaded> loaded;
@@ -354,6 +357,9 @@ struct Checker {
               std::to_string(a.num_cu_seqlens);
       return false;
     }
+    if (!inRange("num_splits", a.num_splits, 0, m.splitKv ? 4096 : 1,
+                 m.splitKv ? "" : " (the artifact has no split_kv kernel)"))
+      return false;
     if (m.readsBlockMask) {
       if (a.block_mask_b != 1 && a.block_mask_b != a.batch) {
         error = "expected block_mask_b 1 or batch " + std::to_string(a.batch) +
@@ -390,15 +396,6 @@ extern "C" attnrt_status attnrt_validate(const attnrt_artifact *artifact,
   return validate(artifact, args);
 }
 
-extern "C" attnrt_status attnrt_scratch_size(const attnrt_artifact *artifact,
-                                             const attnrt_attention_args *args,
-                                             size_t *bytes) {
-  if (!bytes)
-    return fail(ATTNRT_ERROR_INVALID_ARGUMENT, "expected a non-null bytes");
-  *bytes = 0;
-  // Current kernels need no scratch space.
-  return validate(artifact, args);
-}
 
 //===----------------------------------------------------------------------===//
 // Launching
@@ -423,8 +420,8 @@ static attnrt_status initDriver(const Driver *&driver) {
 /// or the PTX (compiled by the driver) when there is no cubin or the cubin
 /// does not load (another GPU architecture).
 static attnrt_status loadModule(const Driver &d, attnrt_artifact &artifact,
-                                CUcontext ctx, unsigned long long ctxId,
-                                CUfunction &function) {
+                                CUcontext ctx, unsigned long long ctxId) {
+  CUfunction function = nullptr, combine = nullptr;
   const KernelManifest &m = artifact.manifest;
   auto section = [&](const char *name) -> const std::string * {
     auto it = artifact.file.sections.find(name);
@@ -491,8 +488,140 @@ static attnrt_status loadModule(const Driver &d, attnrt_artifact &artifact,
                                          d.describe("cuFuncSetAttribute", r));
     }
   }
-  artifact.loaded.push_back({ctx, ctxId, module, function});
+  if (m.splitKv) {
+    r = d.cuModuleGetFunction(&combine, module, abi::kCombineKernel);
+    if (r != CUDA_SUCCESS) {
+      d.cuModuleUnload(module);
+      return fail(ATTNRT_ERROR_CUDA,
+                  std::string("kernel '") + abi::kCombineKernel +
+                      "' (split_kv) not found in the artifact's module: " +
+                      d.describe("cuModuleGetFunction", r));
+    }
+  }
+  artifact.loaded.push_back({ctx, ctxId, module, function, combine});
   return ATTNRT_OK;
+}
+
+/// The artifact's kernels in the current context (loaded on first use).
+static attnrt_status currentKernels(attnrt_artifact &artifact, const Driver *&d,
+                                    attnrt_artifact::Loaded &kernels,
+                                    const char *caller) {
+  if (attnrt_status s = initDriver(d))
+    return s;
+  CUcontext ctx = nullptr;
+  CUresult r = d->cuCtxGetCurrent(&ctx);
+  if (r != CUDA_SUCCESS)
+    return fail(ATTNRT_ERROR_CUDA, d->describe("cuCtxGetCurrent", r));
+  if (!ctx)
+    return fail(ATTNRT_ERROR_NO_DEVICE,
+                std::string("no current CUDA context on this thread: make one "
+                            "current (e.g. torch.cuda.set_device, or "
+                            "cuDevicePrimaryCtxRetain and cuCtxSetCurrent) "
+                            "before ") +
+                    caller);
+  unsigned long long ctxId = 0;
+  if (d->cuCtxGetId && d->cuCtxGetId(ctx, &ctxId) != CUDA_SUCCESS)
+    ctxId = 0;
+  std::lock_guard<std::mutex> lock(artifact.mutex);
+  for (const attnrt_artifact::Loaded &l : artifact.loaded)
+    if (l.context == ctx && l.contextId == ctxId) {
+      kernels = l;
+      return ATTNRT_OK;
+    }
+  if (attnrt_status s = loadModule(*d, artifact, ctx, ctxId))
+    return s;
+  kernels = artifact.loaded.back();
+  return ATTNRT_OK;
+}
+
+/// Query tiles per (group, batch entry) and key tiles of a launch.
+static int64_t queryTiles(const KernelManifest &m,
+                          const attnrt_attention_args &a) {
+  return (a.seq_q * m.gqaPack + m.blockQ - 1) / m.blockQ;
+}
+
+/// The split count of a validated launch: 1 without split_kv, the caller's
+/// num_splits, or the runtime's choice from the current device.
+static attnrt_status resolveSplits(attnrt_artifact &artifact,
+                                   const attnrt_attention_args &a,
+                                   int64_t &splits, const char *caller) {
+  const KernelManifest &m = artifact.manifest;
+  splits = 1;
+  if (!m.splitKv || a.num_splits >= 1) {
+    splits = std::max<int64_t>(1, a.num_splits);
+    return ATTNRT_OK;
+  }
+  const Driver *d = nullptr;
+  attnrt_artifact::Loaded kernels{};
+  if (attnrt_status s = currentKernels(artifact, d, kernels, caller))
+    return s;
+  CUdevice device = 0;
+  if (!d->cuCtxGetDevice || d->cuCtxGetDevice(&device) != CUDA_SUCCESS)
+    return fail(ATTNRT_ERROR_CUDA,
+                "cannot read the current device (cuCtxGetDevice) to choose "
+                "num_splits: pass num_splits > 0");
+  int sms = 0;
+  const int kMultiprocessorCount = 16; // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
+  CUresult r = d->cuDeviceGetAttribute(&sms, kMultiprocessorCount, device);
+  if (r != CUDA_SUCCESS || sms < 1)
+    return fail(ATTNRT_ERROR_CUDA,
+                d->describe("cuDeviceGetAttribute(multiprocessor count)", r));
+  int perSm = 0;
+  if (!d->cuOccupancyMaxActiveBlocksPerMultiprocessor ||
+      d->cuOccupancyMaxActiveBlocksPerMultiprocessor(
+          &perSm, kernels.function, static_cast<int>(m.threads),
+          static_cast<size_t>(m.dynamicSharedMemory)) != CUDA_SUCCESS ||
+      perSm < 1)
+    perSm = 1;
+  int64_t blocks =
+      queryTiles(m, a) * (a.num_q_heads / m.gqaPack) * a.batch;
+  int64_t keyTiles = (a.seq_k + m.blockK - 1) / m.blockK;
+  splits = rt::chooseNumSplits(blocks, keyTiles,
+                               static_cast<int64_t>(sms) * perSm);
+  return ATTNRT_OK;
+}
+
+/// Scratch bytes of a launch with `splits` splits (0 for one split).
+static attnrt_status scratchBytes(const KernelManifest &m,
+                                  const attnrt_attention_args &a,
+                                  int64_t splits, size_t &bytes) {
+  bytes = 0;
+  if (splits <= 1)
+    return ATTNRT_OK;
+  int64_t n = splits;
+  for (int64_t f : {a.batch, a.num_q_heads, a.seq_q, a.value_head_dim + 1,
+                    int64_t{4}})
+    if (__builtin_mul_overflow(n, f, &n))
+      return fail(ATTNRT_ERROR_INVALID_ARGUMENT,
+                  "the split-KV scratch of " + std::to_string(splits) +
+                      " splits overflows 2^63 bytes");
+  bytes = static_cast<size_t>(n);
+  return ATTNRT_OK;
+}
+
+extern "C" attnrt_status attnrt_num_splits(const attnrt_artifact *artifact,
+                                           const attnrt_attention_args *args,
+                                           int64_t *splits) {
+  if (!splits)
+    return fail(ATTNRT_ERROR_INVALID_ARGUMENT, "expected a non-null splits");
+  *splits = 1;
+  if (attnrt_status s = validate(artifact, args))
+    return s;
+  // Loading the kernels on first use changes the artifact's cache only.
+  return resolveSplits(*const_cast<attnrt_artifact *>(artifact), *args,
+                       *splits, "attnrt_num_splits");
+}
+
+extern "C" attnrt_status attnrt_scratch_size(const attnrt_artifact *artifact,
+                                             const attnrt_attention_args *args,
+                                             size_t *bytes) {
+  if (!bytes)
+    return fail(ATTNRT_ERROR_INVALID_ARGUMENT, "expected a non-null bytes");
+  *bytes = 0;
+  int64_t splits = 1;
+  if (attnrt_status s = attnrt_num_splits(artifact, args, &splits))
+    return s;
+  return scratchBytes(artifact->manifest, *args, splits, *bytes);
 }
 
 extern "C" attnrt_status attnrt_launch(attnrt_artifact *artifact,
@@ -501,37 +630,41 @@ extern "C" attnrt_status attnrt_launch(attnrt_artifact *artifact,
   if (attnrt_status s = validate(artifact, args))
     return s;
   const Driver *d = nullptr;
-  if (attnrt_status s = initDriver(d))
+  attnrt_artifact::Loaded kernels{};
+  if (attnrt_status s = currentKernels(*artifact, d, kernels, "attnrt_launch"))
     return s;
-
-  CUcontext ctx = nullptr;
-  CUresult r = d->cuCtxGetCurrent(&ctx);
-  if (r != CUDA_SUCCESS)
-    return fail(ATTNRT_ERROR_CUDA, d->describe("cuCtxGetCurrent", r));
-  if (!ctx)
-    return fail(ATTNRT_ERROR_NO_DEVICE,
-                "no current CUDA context on this thread: make one current "
-                "(e.g. torch.cuda.set_device, or cuDevicePrimaryCtxRetain and "
-                "cuCtxSetCurrent) before attnrt_launch");
-  unsigned long long ctxId = 0;
-  if (d->cuCtxGetId && d->cuCtxGetId(ctx, &ctxId) != CUDA_SUCCESS)
-    ctxId = 0;
-
-  CUfunction function = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(artifact->mutex);
-    for (const attnrt_artifact::Loaded &l : artifact->loaded)
-      if (l.context == ctx && l.contextId == ctxId) {
-        function = l.function;
-        break;
-      }
-    if (!function)
-      if (attnrt_status s = loadModule(*d, *artifact, ctx, ctxId, function))
-        return s;
-  }
+  CUfunction function = kernels.function;
+  CUresult r;
 
   const KernelManifest &m = artifact->manifest;
   const attnrt_attention_args &a = *args;
+  int64_t splits = 1;
+  if (attnrt_status s = resolveSplits(*artifact, a, splits, "attnrt_launch"))
+    return s;
+  size_t needed = 0;
+  if (attnrt_status s = scratchBytes(m, a, splits, needed))
+    return s;
+  if (needed) {
+    if (!a.scratch || reinterpret_cast<uintptr_t>(a.scratch) % 16 != 0 ||
+        a.scratch_bytes < needed)
+      return fail(ATTNRT_ERROR_INVALID_ARGUMENT,
+                  "expected 16-byte aligned scratch of at least " +
+                      std::to_string(needed) + " bytes for " +
+                      std::to_string(splits) +
+                      " key splits (attnrt_scratch_size), got " +
+                      pointerText(a.scratch) + " with " +
+                      std::to_string(a.scratch_bytes) + " bytes");
+  }
+  int64_t combineBlocks =
+      (a.batch * a.num_q_heads * a.seq_q + abi::kCombineRowsPerBlock - 1) /
+      abi::kCombineRowsPerBlock;
+  int64_t gridX = queryTiles(m, a) * splits;
+  if (gridX > INT32_MAX || (splits > 1 && combineBlocks > INT32_MAX))
+    return fail(ATTNRT_ERROR_INVALID_ARGUMENT,
+                "expected at most 2^31 - 1 thread blocks along the grid's x, "
+                "got " +
+                    std::to_string(std::max(gridX, combineBlocks)) +
+                    " (fewer splits or a shorter seq_q)");
   auto ptr = [](const void *p) {
     return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p));
   };
@@ -558,15 +691,16 @@ extern "C" attnrt_status attnrt_launch(attnrt_artifact *artifact,
   for (unsigned t = 0; t < 4; ++t)
     for (unsigned dim = 0; dim < 3; ++dim)
       scalars[abi::QStrideB + 3 * t + dim] = strides[t][dim];
+  scalars[abi::NumSplits] = splits;
+  pointers[abi::Scratch] = splits > 1 ? ptr(a.scratch) : 0;
   void *params[abi::NumParams];
   for (unsigned i = 0; i < abi::NumParams; ++i)
     params[i] = abi::kParams[i].kind == abi::ParamKind::Pointer
                     ? static_cast<void *>(&pointers[i])
                     : static_cast<void *>(&scalars[i]);
 
-  int64_t gridX = (a.seq_q + m.blockQ - 1) / m.blockQ;
   r = d->cuLaunchKernel(function, static_cast<unsigned>(gridX),
-                        static_cast<unsigned>(a.num_q_heads),
+                        static_cast<unsigned>(a.num_q_heads / m.gqaPack),
                         static_cast<unsigned>(a.batch),
                         static_cast<unsigned>(m.threads), 1, 1,
                         static_cast<unsigned>(m.dynamicSharedMemory),
@@ -574,5 +708,16 @@ extern "C" attnrt_status attnrt_launch(attnrt_artifact *artifact,
   if (r != CUDA_SUCCESS)
     return fail(ATTNRT_ERROR_CUDA, "launching kernel '" + m.kernel + "': " +
                                        d->describe("cuLaunchKernel", r));
+  if (splits > 1) {
+    // The combine kernel, stream-ordered after the splits.
+    r = d->cuLaunchKernel(kernels.combine,
+                          static_cast<unsigned>(combineBlocks), 1, 1,
+                          32 * abi::kCombineRowsPerBlock, 1, 1, 0,
+                          static_cast<CUstream>(stream), params, nullptr);
+    if (r != CUDA_SUCCESS)
+      return fail(ATTNRT_ERROR_CUDA,
+                  std::string("launching kernel '") + abi::kCombineKernel +
+                      "': " + d->describe("cuLaunchKernel", r));
+  }
   return ATTNRT_OK;
 }

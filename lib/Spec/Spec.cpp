@@ -361,6 +361,8 @@ bool attnc::parseSpec(const std::string &text, AttentionSpec &result,
       ok = flag(spec.alibi);
     } else if (key == "lse") {
       ok = flag(spec.lse);
+    } else if (key == "decode") {
+      ok = flag(spec.decode);
     } else if (key == "mask") {
       ParsedMask m;
       ok = parseMask(value, m, error);
@@ -487,5 +489,7 @@ std::string attnc::printSpec(const AttentionSpec &spec) {
   if (spec.alibi)
     s += " alibi";
   s += spec.lse ? " lse=1" : " lse=0";
+  if (spec.decode)
+    s += " decode=1";
   return s;
 }

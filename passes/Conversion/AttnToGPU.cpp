@@ -48,8 +48,27 @@ LogicalResult attnc::chooseGpuKernel(AttentionOp op, const GpuTarget &target) {
   // Tiling for this target uses the kernel's tile sizes.
   op->setAttr(attn::kTileSizesAttrName,
               DenseI64ArrayAttr::get(op.getContext(),
-                                     {config.getBlockQ(), config.getBlockK()}));
+                                     {config.getBlockQ() / config.getGqaPack(),
+                                      config.getBlockK()}));
   return success();
+}
+
+/// What the remark says of the decode parameters.
+static std::string decodeRemark(const KernelProblem &p, GpuKernelAttr config) {
+  std::string s;
+  if (config.getGqaPack() != 1)
+    s += "; the " + std::to_string(config.getGqaPack()) +
+         " query heads of a KV head share each tile's rows (gqa_pack), so K "
+         "and V are read once per group";
+  else if (config.getSplitKv() && p.numQueryHeads != p.numKvHeads)
+    s += "; query heads not packed (" +
+         (p.packBlocker.empty() ? std::string("gqa_pack = 1")
+                                : p.packBlocker) +
+         "): each query head reads its group's K and V";
+  if (config.getSplitKv())
+    s += "; key range split over thread blocks at run time (split_kv), "
+         "partial results merged by the combine kernel";
+  return s;
 }
 
 FailureOr<gpu::GPUModuleOp>
@@ -73,7 +92,7 @@ attnc::convertTiledAttentionToGpu(ModuleOp module,
       << "), block_q = " << config.getBlockQ()
       << ", block_k = " << config.getBlockK() << ", " << config.getWarps()
       << " warps x " << config.getMTiles() << " m-tiles; "
-      << target->tileStrategy(*tiled);
+      << target->tileStrategy(*tiled) << decodeRemark(problem, config);
   return target->buildKernel(module, *tiled);
 }
 

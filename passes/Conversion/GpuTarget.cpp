@@ -10,6 +10,7 @@
 #include "passes/Conversion/Sm80Kernel.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/BuiltinTypes.h"
 
 using namespace mlir;
 using namespace attnc;
@@ -59,6 +60,8 @@ public:
 
   GpuKernelAttr chooseConfig(const KernelProblem &p) const override {
     int64_t width = p.headDim + p.valueHeadDim;
+    if (std::optional<GpuKernelAttr> decode = decodeConfig(p))
+      return *decode;
     // Above a combined width of 256, one m-tile per warp and 32-key tiles
     // keep the accumulators in registers.
     if (width > 256)
@@ -82,6 +85,20 @@ public:
 
   LogicalResult checkConfig(const KernelProblem &p,
                             GpuKernelAttr config) const override {
+    if (config.getGqaPack() != 1) {
+      int64_t group = p.numQueryHeads / p.numKvHeads;
+      if (config.getGqaPack() != group)
+        return p.emitError("expected gqa_pack = 1 or the query heads per KV "
+                           "head (")
+               << group << "), got " << config.getGqaPack();
+      if (!p.packBlocker.empty())
+        return p.emitError("expected gqa_pack = 1 for this attention: ")
+               << p.packBlocker;
+      if (config.getQInSmem())
+        return p.emitError("expected q_in_smem = false with gqa_pack = ")
+               << config.getGqaPack() << " on target " << chip()
+               << " (packed Q rows are loaded into registers)";
+    }
     if (config.getStages() != 2)
       return p.emitError("expected stages = 2 for target ")
              << chip() << " (cp.async double buffering), got "
@@ -108,9 +125,31 @@ public:
 
 protected:
   GpuKernelAttr make(const KernelProblem &p, int64_t blockK, int64_t warps,
-                     int64_t mTiles, bool qInSmem) const {
+                     int64_t mTiles, bool qInSmem, int64_t gqaPack = 1,
+                     bool splitKv = false) const {
     return GpuKernelAttr::get(p.op->getContext(), chip(), 16 * mTiles * warps,
-                              blockK, warps, mTiles, /*stages=*/2, qInSmem);
+                              blockK, warps, mTiles, /*stages=*/2, qInSmem,
+                              gqaPack, splitKv);
+  }
+
+  /// Decode (attn.decode): one warp per 16 packed rows, the query heads of
+  /// a KV group packed into the rows when nothing differs per head, and the
+  /// key range split over thread blocks at run time, so that a batch of
+  /// single-token queries fills the GPU. Rows are counted for a query
+  /// length of 1 unless it is static; above 64 rows, the prefill kernel.
+  std::optional<GpuKernelAttr> decodeConfig(const KernelProblem &p) const {
+    if (!p.decode)
+      return std::nullopt;
+    bool staticLength = p.seqQ != ShapedType::kDynamic;
+    int64_t group = p.numQueryHeads / p.numKvHeads;
+    int64_t pack =
+        p.packBlocker.empty() && group <= 16 && 16 % group == 0 ? group : 1;
+    int64_t rows = (staticLength ? p.seqQ : 1) * pack;
+    if (rows > 64)
+      return std::nullopt;
+    int64_t warps = (rows + 15) / 16;
+    int64_t blockK = p.headDim + p.valueHeadDim > 256 ? 32 : 64;
+    return make(p, blockK, warps, /*mTiles=*/1, false, pack, /*splitKv=*/true);
   }
 };
 

@@ -125,8 +125,20 @@ void CpAsyncTileCopier::copyRows(Value head, Value rowStride32, Value first,
   int64_t chunksPerRow = width / 8;
   int64_t chunks = rows * chunksPerRow;
   Type globalPtr = LLVM::LLVMPointerType::get(b.getContext(), 1);
+  // Many chunks per thread (small blocks): a loop, not straight-line code,
+  // so that the chunks' addresses are not all kept live in registers.
+  std::optional<OpBuilder::InsertionGuard> loopGuard;
+  Value loopChunk;
+  int64_t perThread = chunks / threads;
+  if (chunks % threads == 0 && perThread > kMaxUnrolledChunks) {
+    auto loop = scf::ForOp::create(b, idx(0), idx(chunks), idx(threads));
+    loopGuard.emplace(b);
+    b.setInsertionPointToStart(loop.getBody());
+    loopChunk = loop.getInductionVar();
+    chunks = threads;
+  }
   for (int64_t firstChunk = 0; firstChunk < chunks; firstChunk += threads) {
-    Value chunk = a.add(tid, idx(firstChunk));
+    Value chunk = a.add(tid, loopChunk ? loopChunk : idx(firstChunk));
     std::optional<OpBuilder::InsertionGuard> guard;
     if (firstChunk + threads > chunks) {
       Value inRange = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, chunk,
@@ -208,41 +220,27 @@ void attnc::storeOutputRows(ImplicitLocOpBuilder &b, MmaSyncEmitter &emitter,
                             const OutputRows &out, ValueRange m,
                             ValueRange lPartial, ValueRange acc) {
   IndexArith a{b};
-  Type i16 = b.getI16Type(), f32 = b.getF32Type();
   int64_t slots = 2 * layout.mTiles;
   for (int64_t sl = 0; sl < slots; ++sl) {
-    Value row = out.rows[sl];
     Value l = emitter.quadReduce(lPartial[sl], false);
     Value inv = softmax::outputScale(b, l);
     // The slot's registers: m-tile sl / 2, C rows g (h = 0) or g + 8.
     int64_t first = (sl / 2) * layout.registersPerMTile() + 2 * (sl % 2);
-    Value valid =
-        arith::CmpIOp::create(b, arith::CmpIPredicate::slt, row, out.seqQ);
-    auto ifValid = scf::IfOp::create(b, valid, /*withElseRegion=*/false);
+    auto ifValid = scf::IfOp::create(b, out.valid[sl], /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&ifValid.getThenRegion().front());
-    Value rowOff = rowOffset32(b, row, out.oRowStride32, out.laneColumn);
+    Value base = out.rowBase(sl);
     for (int64_t j = 0; j < layout.nTiles; ++j) {
       Value x = arith::MulFOp::create(b, acc[first + 4 * j], inv);
       Value y = arith::MulFOp::create(b, acc[first + 4 * j + 1], inv);
-      Value at = arith::AddIOp::create(
-          b, rowOff, arith::ConstantIntOp::create(b, 8 * j, 32));
-      LLVM::StoreOp::create(b, emitter.packPair(x, y),
-                            gep32(b, out.oHead, at, i16), 4);
+      out.storePair(base, j, x, y);
     }
-    if (out.lse) {
+    if (out.storeLse) {
       Value first4 = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
                                            out.laneInQuad, a.constant(0));
       auto ifLane = scf::IfOp::create(b, first4, /*withElseRegion=*/false);
       b.setInsertionPointToStart(&ifLane.getThenRegion().front());
-      Value value = softmax::logSumExp(b, m[sl], l);
-      Value index = arith::IndexCastOp::create(b, b.getI64Type(),
-                                               a.add(out.lseRowBase, row));
-      LLVM::StoreOp::create(
-          b, value,
-          LLVM::GEPOp::create(b, LLVM::LLVMPointerType::get(b.getContext()),
-                              f32, out.lse, ValueRange{index}),
-          4);
+      out.storeLse(sl, softmax::logSumExp(b, m[sl], l));
     }
   }
 }

@@ -106,6 +106,9 @@ struct MmaAccumulatorLayout {
 /// as 16-byte chunks spread over `threads` threads.
 class CpAsyncTileCopier {
 public:
+  /// Above this many 16-byte chunks per thread, a copy is a loop.
+  static constexpr int64_t kMaxUnrolledChunks = 16;
+
   CpAsyncTileCopier(mlir::ImplicitLocOpBuilder &b, MmaSyncEmitter &emitter,
                     int64_t threads)
       : b(b), emitter(emitter), threads(threads) {}
@@ -170,23 +173,25 @@ private:
 
 /// Where and how the epilogue writes a warp's rows.
 struct OutputRows {
-  /// The row index of each slot (MmaAccumulatorLayout), and Sq.
-  llvm::SmallVector<mlir::Value> rows;
-  mlir::Value seqQ;
-  /// The (batch, head)'s first element of O, the O row stride (i32), and
-  /// the lane's first column (2 t).
-  mlir::Value oHead, oRowStride32, laneColumn;
+  /// Per slot (MmaAccumulatorLayout): whether its row is stored (i1).
+  llvm::SmallVector<mlir::Value> valid;
+  /// Inside the row's store: the row's address state (e.g. the element
+  /// offset of the lane's first column), built once per slot.
+  std::function<mlir::Value(int64_t slot)> rowBase;
+  /// Stores the f32 pair (x, y) of n-tile `j` (columns 2 t + 8 j, + 1).
+  std::function<void(mlir::Value rowBase, int64_t j, mlir::Value x,
+                     mlir::Value y)>
+      storePair;
+  /// Stores the slot's LSE (from lane t = 0); null without an LSE.
+  std::function<void(int64_t slot, mlir::Value lse)> storeLse;
   /// Lane t (index) within its row's quad.
   mlir::Value laneInQuad;
-  /// The LSE pointer and the element offset of the (batch, head)'s rows, or
-  /// null without an LSE.
-  mlir::Value lse, lseRowBase;
 };
 
-/// The epilogue of the sm_80-class kernel: for each row slot below Sq,
-/// O = acc * outputScale(l) stored as 16-bit pairs, and (lane t = 0) the
-/// LSE (OnlineSoftmax.h). `m` and `lPartial` hold a value per slot (`l`
-/// still summed over the lane's columns only); `acc` the C fragments.
+/// The epilogue of the sm_80-class kernel: for each valid row slot,
+/// O = acc * outputScale(l) through `storePair`, and (lane t = 0) the LSE
+/// (OnlineSoftmax.h). `m` and `lPartial` hold a value per slot (`l` still
+/// summed over the lane's columns only); `acc` the C fragments.
 void storeOutputRows(mlir::ImplicitLocOpBuilder &b, MmaSyncEmitter &emitter,
                      const MmaAccumulatorLayout &layout,
                      const OutputRows &out, mlir::ValueRange m,

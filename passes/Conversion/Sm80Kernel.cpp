@@ -174,10 +174,27 @@ LogicalResult KernelBuilder::build() {
   Value lane = arith::RemUIOp::create(b, tid, idx(32));
   Value g = arith::DivUIOp::create(b, lane, idx(4));
   Value t = arith::RemUIOp::create(b, lane, idx(4));
+  // Grid (KernelAbi.h kGrid): x = query tile (times the key split), y =
+  // query head, or KV head when the group's heads are packed into the rows
+  // (gqa_pack), z = batch entry.
+  const int64_t pack = config.getGqaPack();
   Value tile = gpu::BlockIdOp::create(b, gpu::Dimension::x);
+  Value numSplits, split;
+  if (config.getSplitKv()) {
+    numSplits = indexOf(arg(abi::NumSplits));
+    split = arith::RemUIOp::create(b, tile, numSplits);
+    tile = arith::DivUIOp::create(b, tile, numSplits);
+  }
   Value head = gpu::BlockIdOp::create(b, gpu::Dimension::y);
   Value batch = gpu::BlockIdOp::create(b, gpu::Dimension::z);
-  Value kvHead = arith::DivUIOp::create(b, head, idx(heads / kvHeads));
+  Value kvHead;
+  if (pack == 1) {
+    kvHead = arith::DivUIOp::create(b, head, idx(heads / kvHeads));
+  } else {
+    // The group's first query head; row r holds head + r mod pack.
+    kvHead = head;
+    head = arith::MulIOp::create(b, kvHead, idx(pack));
+  }
   Value q0 = arith::MulIOp::create(b, tile, idx(bq));
   // A lane holds two rows of each of the warp's mt 16-row m-tiles: slot
   // 2 m + h is row warp * 16 mt + 16 m + g + 8 h.
@@ -207,17 +224,53 @@ LogicalResult KernelBuilder::build() {
         kRowStride = rowStrideOf(abi::KStrideS),
         vRowStride = rowStrideOf(abi::VStrideS);
 
+  // The query position and head offset in the group of each slot: packed
+  // row r is position r / pack of head `head` + r mod pack.
+  SmallVector<Value> positions = rows, headInGroup;
+  if (pack != 1)
+    for (Value &row : positions) {
+      headInGroup.push_back(arith::RemUIOp::create(b, row, idx(pack)));
+      row = arith::DivUIOp::create(b, row, idx(pack));
+    }
   // Rows past Sq are computed at row Sq - 1 and never stored.
   Value lastRow = a.sub(seqQ, idx(1));
   SmallVector<Value> safeRows;
-  for (Value row : rows)
+  for (Value row : positions)
     safeRows.push_back(a.min(row, lastRow));
+  // Element offset (i64) of (batch, head of slot sl, position) in a
+  // packed tile's tensor of `strides`.
+  auto packedRowOffset = [&](const std::array<Value, 3> &strides,
+                             int64_t sl, Value position) {
+    Value h = a.add(head, headInGroup[sl]);
+    return toI64(a.add(arith::MulIOp::create(b, batch, strides[0]),
+                       a.add(arith::MulIOp::create(b, h, strides[1]),
+                             arith::MulIOp::create(b, position, strides[2]))));
+  };
   // Q fragments [m-tile][k-step]: loaded once from global memory into
   // registers, or (config.getQInSmem()) staged in shared memory and
   // read with ldmatrix in every tile to spare registers.
   SmallVector<SmallVector<SmallVector<Value, 4>>> qFrag(
       mt, SmallVector<SmallVector<Value, 4>>(kSteps));
-  if (!config.getQInSmem()) {
+  if (!config.getQInSmem() && pack != 1) {
+    for (int64_t m = 0; m < mt; ++m) {
+      Value rowLo = packedRowOffset(qStride, 2 * m, safeRows[2 * m]);
+      Value rowHi = packedRowOffset(qStride, 2 * m + 1, safeRows[2 * m + 1]);
+      for (int64_t ks = 0; ks < kSteps; ++ks) {
+        Value col = toI64(a.add(idx(16 * ks), t2));
+        Value col8 = arith::AddIOp::create(
+            b, col, arith::ConstantIntOp::create(b, 8, 64));
+        auto at = [&](Value row, Value c) {
+          Value address = LLVM::GEPOp::create(
+              b, LLVM::LLVMPointerType::get(b.getContext()), i16, q,
+              ValueRange{arith::AddIOp::create(b, row, c)});
+          return LLVM::LoadOp::create(b, i32, address, /*align=*/4)
+              .getResult();
+        };
+        qFrag[m][ks] = {at(rowLo, col), at(rowHi, col), at(rowLo, col8),
+                        at(rowHi, col8)};
+      }
+    }
+  } else if (!config.getQInSmem()) {
     for (int64_t m = 0; m < mt; ++m) {
       Value rowLo = rowOffset(safeRows[2 * m], qRowStride, idx(0));
       Value rowHi = rowOffset(safeRows[2 * m + 1], qRowStride, idx(0));
@@ -356,6 +409,16 @@ LogicalResult KernelBuilder::build() {
   }
   if (rematFailed)
     return failure();
+  // Split KV: this block takes its share of [lo, hi) (whole key tiles);
+  // [fullLo, fullHi) still classifies the tiles it visits.
+  if (config.getSplitKv()) {
+    Value count = a.max(a.sub(range.hi, range.lo), idx(0));
+    Value chunk = arith::CeilDivUIOp::create(b, count, numSplits);
+    Value lo = a.min(
+        a.add(range.lo, arith::MulIOp::create(b, split, chunk)), range.hi);
+    range.hi = a.min(a.add(lo, chunk), range.hi);
+    range.lo = lo;
+  }
   Value negInf = f32c(-INFINITY), zero = f32c(0.0), log2e = f32c(M_LOG2E);
   // Loop state: m per slot, l per slot, then the accumulators of each
   // m-tile (vTiles C fragments).
@@ -503,7 +566,7 @@ LogicalResult KernelBuilder::build() {
     // Which row slot and column each score register holds.
     MmaAccumulatorLayout sLayout{mt, nTiles};
     auto slotOf = [&](int64_t i) { return sLayout.slot(i); };
-    auto rowOf = [&](int64_t i) { return rows[slotOf(i)]; };
+    auto rowOf = [&](int64_t i) { return positions[slotOf(i)]; };
     auto colOf = [&](int64_t i) {
       return a.add(k0, a.add(idx(sLayout.column(i)), t2));
     };
@@ -621,22 +684,97 @@ LogicalResult KernelBuilder::build() {
   keyLoop.hooks.body = body;
   ValueRange res = keyLoop.loop(range.lo, range.hi, inits);
 
-  // The epilogue: O = acc / l (0 for a row with no key) and the LSE.
+  // The epilogue: O = acc / l (0 for a row with no key) and the LSE, to O
+  // or (num_splits > 1) to this split's partial rows in the scratch.
+  MmaAccumulatorLayout accOut{mt, vTiles};
+  ValueRange mFinal = res.take_front(slots), lFinal = res.slice(slots, slots),
+             accFinal = res.drop_front(2 * slots);
   OutputRows out;
-  out.rows = rows;
-  out.seqQ = seqQ;
-  out.oHead = gep(o, baseOf(stridesOf(abi::OStrideB), head), i16);
-  out.oRowStride32 = rowStrideOf(abi::OStrideS);
-  out.laneColumn = t2;
+  for (Value position : positions)
+    out.valid.push_back(arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
+                                              position, seqQ));
   out.laneInQuad = t;
-  if (tiled.finalize.getLse()) {
-    Value bh = a.add(arith::MulIOp::create(b, batch, idx(heads)), head);
-    out.lse = lse;
-    out.lseRowBase = arith::MulIOp::create(b, bh, seqQ);
+  // The LSE index of slot sl's row in [B, Hq, Sq].
+  auto lseRow = [&](int64_t sl) {
+    Value h = pack == 1 ? head : a.add(head, headInGroup[sl]);
+    return a.add(arith::MulIOp::create(
+                     b, a.add(arith::MulIOp::create(b, batch, idx(heads)), h),
+                     seqQ),
+                 positions[sl]);
+  };
+  auto storeLseAt = [&](Value base, Value index, Value value) {
+    LLVM::StoreOp::create(b, value, gep(base, index, f32), 4);
+  };
+  auto storeToO = [&]() {
+    OutputRows direct = out;
+    std::array<Value, 3> oStride = stridesOf(abi::OStrideB);
+    if (pack == 1) {
+      Value oHead = gep(o, baseOf(oStride, head), i16);
+      Value oRowStride = rowStrideOf(abi::OStrideS);
+      direct.rowBase = [&, oRowStride](int64_t sl) {
+        return rowOffset(positions[sl], oRowStride, t2);
+      };
+      direct.storePair = [&, oHead](Value rowOff, int64_t j, Value x,
+                                    Value y) {
+        Value at = arith::AddIOp::create(
+            b, rowOff, arith::ConstantIntOp::create(b, 8 * j, 32));
+        LLVM::StoreOp::create(b, mmaE->packPair(x, y), gep32(b, oHead, at, i16),
+                              4);
+      };
+    } else {
+      direct.rowBase = [&, oStride](int64_t sl) {
+        return arith::AddIOp::create(
+                   b, packedRowOffset(oStride, sl, positions[sl]), toI64(t2))
+            .getResult();
+      };
+      direct.storePair = [&](Value rowOff, int64_t j, Value x, Value y) {
+        Value at = arith::AddIOp::create(
+            b, rowOff, arith::ConstantIntOp::create(b, 8 * j, 64));
+        Value address = LLVM::GEPOp::create(
+            b, LLVM::LLVMPointerType::get(b.getContext()), i16, o,
+            ValueRange{at});
+        LLVM::StoreOp::create(b, mmaE->packPair(x, y), address, 4);
+      };
+    }
+    if (tiled.finalize.getLse())
+      direct.storeLse = [&](int64_t sl, Value value) {
+        storeLseAt(lse, lseRow(sl), value);
+      };
+    storeOutputRows(b, *mmaE, accOut, direct, mFinal, lFinal, accFinal);
+  };
+  if (!config.getSplitKv()) {
+    storeToO();
+  } else {
+    Value single = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
+                                         numSplits, idx(1));
+    auto ifSingle = scf::IfOp::create(b, single, /*withElseRegion=*/true);
+    b.setInsertionPointToStart(&ifSingle.getThenRegion().front());
+    storeToO();
+    b.setInsertionPointToStart(&ifSingle.getElseRegion().front());
+    // Partial row R = (split * B + batch) * Hq * Sq + LSE row, f32.
+    Value scratch = arg(abi::Scratch);
+    Value rowsPerSplit = arith::MulIOp::create(
+        b, arith::MulIOp::create(b, batchSize, idx(heads)), seqQ);
+    Value splitBase = arith::MulIOp::create(b, split, rowsPerSplit);
+    Value lseBase = arith::MulIOp::create(
+        b, arith::MulIOp::create(b, numSplits, rowsPerSplit), idx(dv));
+    OutputRows partial = out;
+    partial.rowBase = [&](int64_t sl) {
+      return a.add(arith::MulIOp::create(b, a.add(splitBase, lseRow(sl)),
+                                         idx(dv)),
+                   t2);
+    };
+    partial.storePair = [&](Value rowOff, int64_t j, Value x, Value y) {
+      Value at = a.add(rowOff, idx(8 * j));
+      LLVM::StoreOp::create(b, x, gep(scratch, at, f32), 8);
+      LLVM::StoreOp::create(b, y, gep(scratch, a.add(at, idx(1)), f32), 4);
+    };
+    partial.storeLse = [&](int64_t sl, Value value) {
+      storeLseAt(scratch, a.add(lseBase, a.add(splitBase, lseRow(sl))), value);
+    };
+    storeOutputRows(b, *mmaE, accOut, partial, mFinal, lFinal, accFinal);
+    b.setInsertionPointAfter(ifSingle);
   }
-  storeOutputRows(b, *mmaE, MmaAccumulatorLayout{mt, vTiles}, out,
-                  res.take_front(slots), res.slice(slots, slots),
-                  res.drop_front(2 * slots));
   gpu::ReturnOp::create(b);
   return failure(rematFailed);
 }
@@ -678,6 +816,18 @@ attnc::buildMmaSyncKernel(ModuleOp module, const TiledAttention &t) {
   b.setInsertionPointToStart(&func.getBody().front());
   if (failed(KernelBuilder(b, t, func).build()))
     return failure();
+  if (config.getSplitKv()) {
+    b.setInsertionPointAfter(func);
+    auto combine = gpu::GPUFuncOp::create(b, abi::kCombineKernel,
+                                          b.getFunctionType(args, {}));
+    combine->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                     b.getUnitAttr());
+    combine.setKnownBlockSizeAttr(
+        b.getDenseI32ArrayAttr({32 * abi::kCombineRowsPerBlock, 1, 1}));
+    b.setInsertionPointToStart(&combine.getBody().front());
+    buildSplitKvCombine(b, combine, KernelProblem::of(t.step),
+                        static_cast<bool>(TileFinalizeOp(t.finalize).getLse()));
+  }
   return gpuModule;
 }
 

@@ -17,9 +17,13 @@
 
 #include <string>
 
-namespace mlir::gpu {
+namespace mlir {
+class ImplicitLocOpBuilder;
+namespace gpu {
+class GPUFuncOp;
 class GPUModuleOp;
-} // namespace mlir::gpu
+} // namespace gpu
+} // namespace mlir
 
 namespace attnc {
 
@@ -45,6 +49,14 @@ std::string mmaSyncTileStrategy(const TiledAttention &t);
 /// loops the kernel's key loop. The caller checks support.
 mlir::FailureOr<mlir::gpu::GPUModuleOp>
 buildMmaSyncKernel(mlir::ModuleOp module, const TiledAttention &t);
+
+/// Builds the body of the split-KV combine kernel (KernelAbi.h
+/// kCombineKernel; `func` takes the ABI table's parameters) of an attention
+/// with `p`'s heads, value head dim and element type; `writesLse` when the
+/// attention returns its LSE.
+void buildSplitKvCombine(mlir::ImplicitLocOpBuilder &b,
+                         mlir::gpu::GPUFuncOp func, const KernelProblem &p,
+                         bool writesLse);
 
 } // namespace attnc
 

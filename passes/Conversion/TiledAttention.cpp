@@ -15,6 +15,18 @@ using namespace mlir;
 using namespace attnc;
 using namespace attnc::attn;
 
+/// What keeps the heads of a KV group out of one tile: the mask and score
+/// code of a packed tile assume one head for all its rows.
+static std::string packBlockerOf(bool alibi, bool blockMask, bool regions) {
+  if (alibi)
+    return "ALiBi slopes differ per query head";
+  if (blockMask)
+    return "a block mask may differ per query head";
+  if (regions)
+    return "a mask_fn or score_fn region may read the query head";
+  return "";
+}
+
 KernelProblem KernelProblem::of(AttentionOp op) {
   KernelProblem p;
   p.op = op;
@@ -23,6 +35,11 @@ KernelProblem KernelProblem::of(AttentionOp op) {
   p.valueHeadDim = op.getValueHeadDim();
   p.numQueryHeads = op.getNumQueryHeads();
   p.numKvHeads = op.getNumKeyValueHeads();
+  p.seqQ = op.getQuery().getType().getDimSize(2);
+  p.decode = op->hasAttr(kDecodeAttrName);
+  p.packBlocker = packBlockerOf(op.getAlibiSlopes() || op.getAlibi(),
+                                static_cast<bool>(op.getBlockMask()),
+                                op.hasMaskFn() || op.hasScoreFn());
   return p;
 }
 
@@ -37,6 +54,10 @@ KernelProblem KernelProblem::of(TileStepOp step) {
   p.valueHeadDim = v.getDimSize(3);
   p.numQueryHeads = q.getDimSize(1);
   p.numKvHeads = k.getDimSize(1);
+  p.seqQ = q.getDimSize(2);
+  p.packBlocker = packBlockerOf(step.getAlibiSlopes() || step.getAlibi(),
+                                static_cast<bool>(step.getBlockMask()),
+                                step.hasMaskFn() || step.hasScoreFn());
   return p;
 }
 
@@ -70,7 +91,8 @@ FailureOr<TiledAttention> attnc::analyzeTiledAttention(
                                 "attn.tile_finalize in the query-tile loop");
   t.step = steps.front();
   t.finalize = finalizes.front();
-  if (t.step.getBlockQ() != t.config.getBlockQ() ||
+  // A packed tile (gqa_pack = g) holds block_q / g query positions.
+  if (t.step.getBlockQ() != t.config.getBlockQ() / t.config.getGqaPack() ||
       t.step.getBlockK() != t.config.getBlockK())
     return t.step.emitError("expected the tiles (block_q = ")
            << t.step.getBlockQ() << ", block_k = " << t.step.getBlockK()

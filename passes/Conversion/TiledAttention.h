@@ -30,6 +30,13 @@ struct KernelProblem {
   mlir::Operation *op = nullptr;
   mlir::Type elementType;
   int64_t headDim = 0, valueHeadDim = 0, numQueryHeads = 0, numKvHeads = 0;
+  /// The query length when static, else mlir::ShapedType::kDynamic.
+  int64_t seqQ = 0;
+  /// The attention is marked as a decode step (attn.decode).
+  bool decode = false;
+  /// Why the query heads of a KV group cannot share the rows of a tile
+  /// (gqa_pack): a feature that differs per head, or "" when they can.
+  std::string packBlocker;
 
   static KernelProblem of(attn::AttentionOp op);
   static KernelProblem of(attn::TileStepOp step);

@@ -38,6 +38,8 @@ class _Args(ctypes.Structure):
         ("block_mask", ctypes.c_void_p),
         ("block_mask_b", ctypes.c_int64), ("block_mask_h", ctypes.c_int64),
         ("alibi_slopes", ctypes.c_void_p),
+        ("num_splits", ctypes.c_int64), ("scratch", ctypes.c_void_p),
+        ("scratch_bytes", ctypes.c_size_t),
     ]
 
 
@@ -64,6 +66,8 @@ def _load_library(hint_dir):
     lib.attnrt_artifact_get.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
     lib.attnrt_launch.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Args), ctypes.c_void_p]
     lib.attnrt_validate.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Args)]
+    lib.attnrt_scratch_size.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Args),
+                                        ctypes.POINTER(ctypes.c_size_t)]
     lib.attnrt_artifact_destroy.argtypes = [ctypes.c_void_p]
     return lib
 
@@ -80,7 +84,10 @@ class Kernel:
         self.manifest = {key: self._get(key) for key in (
             "spec", "target", "dtype", "num_q_heads", "num_kv_heads", "head_dim",
             "value_head_dim", "reads_lse", "reads_cu_seqlens", "reads_seq_ids",
-            "reads_block_mask", "reads_alibi_slopes", "mask_block_q", "mask_block_k")}
+            "reads_block_mask", "reads_alibi_slopes", "mask_block_q", "mask_block_k",
+            "split_kv", "gqa_pack")}
+        # Split-KV scratch per (device, bytes), reused across calls.
+        self._scratch = {}
 
     def launch(self, args, stream):
         """Launches with a filled attnrt_attention_args (`_Args`) on `stream`
@@ -98,11 +105,13 @@ class Kernel:
             self._handle = None
 
     def __call__(self, q, k, v, *, out=None, lse=None, seq_ids=None, cu_seqlens=None,
-                 block_mask=None, alibi_slopes=None, stream=None):
+                 block_mask=None, alibi_slopes=None, stream=None, num_splits=0):
         """Runs the kernel; returns (out, lse) (lse is None without one).
 
         Every argument is checked first (validate_arguments); a failure is an
         AttncError naming the argument. The launch runs under q's device.
+        num_splits: key splits of a split_kv (decode) artifact, 0 = the
+        runtime's choice; the scratch it needs is allocated here and kept.
         """
         import torch
         validate_arguments(self.manifest, q, k, v, out=out, lse=lse, seq_ids=seq_ids,
@@ -133,6 +142,19 @@ class Kernel:
                 a.block_mask_b, a.block_mask_h = block_mask.shape[0], block_mask.shape[1]
             if alibi_slopes is not None:
                 a.alibi_slopes = alibi_slopes.data_ptr()
+            a.num_splits = int(num_splits)
+            if self.manifest.get("split_kv") == "1":
+                size = ctypes.c_size_t()
+                if self._lib.attnrt_scratch_size(self._handle, ctypes.byref(a),
+                                                 ctypes.byref(size)) != 0:
+                    raise AttncError(self._lib.attnrt_last_error().decode())
+                if size.value:
+                    key = (q.device, size.value)
+                    if key not in self._scratch:
+                        self._scratch[key] = torch.empty(size.value, dtype=torch.uint8,
+                                                         device=q.device)
+                    a.scratch = self._scratch[key].data_ptr()
+                    a.scratch_bytes = size.value
             if stream is None:
                 stream = torch.cuda.current_stream(q.device).cuda_stream
             if self._lib.attnrt_launch(self._handle, ctypes.byref(a), ctypes.c_void_p(stream)) != 0:

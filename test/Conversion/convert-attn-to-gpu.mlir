@@ -33,7 +33,8 @@
 // CHECK-SAME: %[[QSB:[a-z0-9_]+]]: i64, %[[QSH:[a-z0-9_]+]]: i64, %[[QSS:[a-z0-9_]+]]: i64,
 // CHECK-SAME: %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %[[KSS:[a-z0-9_]+]]: i64,
 // CHECK-SAME: %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64,
-// CHECK-SAME: %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %[[OSS:[a-z0-9_]+]]: i64)
+// CHECK-SAME: %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %[[OSS:[a-z0-9_]+]]: i64,
+// CHECK-SAME: %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: !llvm.ptr)
 // CHECK-SAME: kernel attributes {known_block_size = array<i32: {{[0-9]+}}, 1, 1>}
 // CHECK: llvm.mlir.addressof @attnc_smem : !llvm.ptr<3>
 // CHECK: %[[SQ:.*]] = arith.index_cast %[[SEQ_Q]] : i64 to index

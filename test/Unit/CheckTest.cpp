@@ -197,6 +197,8 @@ loadArtifact(std::initializer_list<const char *> reads) {
            {"reads_cu_seqlens", "0"},
            {"reads_block_mask", "0"},
            {"reads_alibi_slopes", "0"},
+           {"gqa_pack", "1"},
+           {"split_kv", "0"},
            {"mask_block_q", "16"},
            {"mask_block_k", "32"}})
     a.set(key, value);

@@ -53,6 +53,8 @@ Artifact kernelArtifact() {
   a.set("reads_cu_seqlens", "0");
   a.set("reads_block_mask", "0");
   a.set("reads_alibi_slopes", "0");
+  a.set("gqa_pack", "1");
+  a.set("split_kv", "0");
   a.set("abi_version", std::to_string(attnc::abi::kVersion));
   a.set("params", attnc::abi::paramList());
   a.set("grid", attnc::abi::kGrid);
@@ -298,7 +300,8 @@ TEST(KernelManifestTest, ParsesEveryField) {
 
 TEST(KernelManifestTest, AcceptsSpacedAbiListsAndNoSpec) {
   Artifact a = kernelArtifact();
-  a.set("grid", "ceil(seq_q / block_q), num_q_heads, batch");
+  a.set("grid", "ceil(seq_q * gqa_pack / block_q) * num_splits, "
+                "num_q_heads / gqa_pack, batch");
   a.manifest.erase(a.manifest.begin() + 3); // spec
   ASSERT_EQ(a.get("spec"), nullptr);
   EXPECT_EQ(manifestError(a), "");
@@ -322,6 +325,8 @@ TEST(KernelManifestTest, RequiresEveryKey) {
                             "reads_cu_seqlens",
                             "reads_block_mask",
                             "reads_alibi_slopes",
+                            "gqa_pack",
+                            "split_kv",
                             "abi_version",
                             "params",
                             "grid"};
@@ -395,7 +400,16 @@ TEST(KernelManifestTest, RejectsBadValues) {
             std::string::npos);
   EXPECT_EQ(with("grid", "num_q_heads,batch"),
             "manifest key 'grid': unsupported grid 'num_q_heads,batch' (this "
-            "runtime launches ceil(seq_q/block_q),num_q_heads,batch)");
+            "runtime launches "
+            "ceil(seq_q*gqa_pack/block_q)*num_splits,num_q_heads/gqa_pack,"
+            "batch)");
+  EXPECT_EQ(with("gqa_pack", "3"),
+            "manifest key 'gqa_pack': expected 1 or num_q_heads / num_kv_heads "
+            "(4) dividing block_q, got 3");
+  EXPECT_EQ(with("gqa_pack", "17"),
+            "manifest key 'gqa_pack': expected an integer in [1, 16], got 17");
+  EXPECT_EQ(with("split_kv", "2"),
+            "manifest key 'split_kv': expected 0 or 1, got '2'");
 }
 
 TEST(KernelManifestTest, RequiresKernelCode) {

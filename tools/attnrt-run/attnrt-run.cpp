@@ -42,6 +42,7 @@ static const char *const kUsage =
     "slopes]]\n"
     "                  [--output=o.npy] [--lse=lse.npy] [--time=N] "
     "[--tolerance=X]\n"
+    "                  [--splits=N]\n"
     "\n"
     "Runs the artifact's kernel on CUDA device 0 and checks it against a "
     "float64\n"
@@ -49,7 +50,9 @@ static const char *const kUsage =
     "sq,\n"
     "sk, the document lengths and the block-sparse density. Exit codes: 0 "
     "PASS,\n"
-    "1 FAIL, 2 bad input or a failure to load or run.\n";
+    "1 FAIL, 2 bad input or a failure to load or run. --splits sets the key "
+    "splits\n"
+    "of a split_kv (decode) artifact; by default the runtime chooses them.\n";
 
 static int badInput(const std::string &message) {
   std::fprintf(stderr, "attnrt-run: error: %s\n", message.c_str());
@@ -65,6 +68,7 @@ struct Options {
   std::string artifact, spec, inputs, output, lse;
   uint64_t seed = 0;
   int64_t time = 0;
+  int64_t splits = 0;
   double tolerance = 1.25;
   bool help = false;
 };
@@ -109,7 +113,8 @@ static bool parseOptions(int argc, char **argv, Options &o,
     }
     static const char *const known[] = {"artifact", "spec",     "seed",
                                         "inputs",   "output",   "lse",
-                                        "time",     "tolerance"};
+                                        "time",     "tolerance",
+                                        "splits"};
     if (std::find_if(std::begin(known), std::end(known), [&](const char *k) {
           return key == k;
         }) == std::end(known)) {
@@ -148,6 +153,15 @@ static bool parseOptions(int argc, char **argv, Options &o,
         return false;
       }
       o.time = static_cast<int64_t>(n);
+    } else if (key == "splits") {
+      uint64_t n = 0;
+      if (!parseUnsigned(value, n) || n < 1 || n > 4096) {
+        error = "expected --splits to be a number of key splits in [1, 4096], "
+                "got '" +
+                value + "'";
+        return false;
+      }
+      o.splits = static_cast<int64_t>(n);
     } else if (key == "tolerance") {
       char *end = nullptr;
       o.tolerance = std::strtod(value.c_str(), &end);
@@ -376,6 +390,7 @@ int main(int argc, char **argv) {
   std::vector<double> out, lseOut;
   DeviceRunOptions runOptions;
   runOptions.timedRuns = opts.time;
+  runOptions.numSplits = opts.splits;
   DeviceRunReport timing;
   if (!runOnDevice(handle.get(), problem, spec.dtype, out, lseOut, runOptions,
                    timing, error))
@@ -398,6 +413,8 @@ int main(int argc, char **argv) {
     if (!writeNpyF32(opts.lse, {spec.b, spec.hq, spec.sq}, lseOut, error))
       return badInput(error);
   }
+  if (manifest.splitKv)
+    std::printf("  key splits: %lld\n", static_cast<long long>(timing.numSplits));
   std::printf("%s", formatTiming(timing).c_str());
   std::printf("%s\n", check.pass ? "PASS" : "FAIL");
   return check.pass ? 0 : 1;

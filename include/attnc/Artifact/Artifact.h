@@ -72,6 +72,10 @@ struct KernelManifest {
        readsBlockMask = false, readsAlibiSlopes = false;
   /// Block sizes of a block-sparse mask (when readsBlockMask).
   int64_t maskBlockQ = 0, maskBlockK = 0;
+  /// Query heads packed into a tile's rows (1: none), and whether the key
+  /// range may be split over thread blocks (a combine kernel merges them).
+  int64_t gqaPack = 1;
+  bool splitKv = false;
 };
 
 /// Checks the manifest keys of a kernel artifact: format, the required keys,

@@ -18,7 +18,7 @@ namespace attnc::abi {
 
 /// Bumped whenever a parameter is added, removed, reordered or changes kind;
 /// the runtime refuses artifacts of another version.
-inline constexpr int kVersion = 2;
+inline constexpr int kVersion = 3;
 
 /// How a parameter travels to the kernel.
 enum class ParamKind {
@@ -61,6 +61,8 @@ enum Param : unsigned {
   OStrideB,
   OStrideH,
   OStrideS,
+  NumSplits,
+  Scratch,
   NumParams
 };
 
@@ -99,6 +101,8 @@ inline constexpr ParamInfo kParams[NumParams] = {
     {"o_stride_b", ParamKind::I64},
     {"o_stride_h", ParamKind::I64},
     {"o_stride_s", ParamKind::I64},
+    {"num_splits", ParamKind::I64},
+    {"scratch", ParamKind::Pointer},
 };
 
 /// The parameter names joined by ',' (the manifest's `params`).
@@ -110,8 +114,27 @@ inline std::string paramList() {
 }
 
 /// The launch grid rule (the manifest's `grid`): one block per (query tile,
-/// query head, batch entry).
-inline constexpr const char *kGrid = "ceil(seq_q/block_q),num_q_heads,batch";
+/// key split, KV group of packed query heads, batch entry). A tile holds
+/// block_q rows of gqa_pack query heads each (block_q / gqa_pack query
+/// positions); without split_kv, num_splits is 1.
+inline constexpr const char *kGrid =
+    "ceil(seq_q*gqa_pack/block_q)*num_splits,num_q_heads/gqa_pack,batch";
+
+/// The combine kernel of a split_kv artifact (same parameters): one warp per
+/// output row, kCombineRowsPerBlock rows per block of 32 *
+/// kCombineRowsPerBlock threads, grid ceil(batch * num_q_heads * seq_q /
+/// kCombineRowsPerBlock).
+inline constexpr const char *kCombineKernel = "attnc_combine";
+inline constexpr int kCombineRowsPerBlock = 4;
+
+/// Scratch of a launch with num_splits > 1 (f32, caller-owned): partial
+/// outputs [num_splits, B, Hq, Sq, Dv], normalised, then partial LSEs
+/// [num_splits, B, Hq, Sq] (natural log, -inf for a split with no key).
+inline constexpr int64_t scratchFloats(int64_t splits, int64_t batch,
+                                       int64_t heads, int64_t seqQ,
+                                       int64_t valueHeadDim) {
+  return splits * batch * heads * seqQ * (valueHeadDim + 1);
+}
 
 } // namespace attnc::abi
 

@@ -54,6 +54,10 @@ struct Driver {
   CUresult (*cuCtxPopCurrent)(CUcontext *ctx);    // optional
   CUresult (*cuCtxSynchronize)();
   CUresult (*cuDeviceGet)(CUdevice *device, int ordinal);
+  CUresult (*cuCtxGetDevice)(CUdevice *device); // optional
+  CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(
+      int *blocks, CUfunction function, int blockSize,
+      size_t dynamicSharedMemory); // optional
   CUresult (*cuDeviceGetAttribute)(int *value, int attribute, CUdevice device);
   CUresult (*cuDeviceGetName)(char *name, int len, CUdevice device);
   CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *ctx, CUdevice device);

@@ -73,6 +73,16 @@ typedef struct attnrt_attention_args {
   const uint8_t *block_mask; /* [block_mask_b, block_mask_h, nq, nk] */
   int64_t block_mask_b, block_mask_h;
   const float *alibi_slopes; /* [Hq] */
+  /* Split-KV (artifacts with split_kv = 1, the decode kernels): the number
+   * of thread blocks a query tile's key range is split over, merged by a
+   * combine kernel; 0 lets the runtime choose it from the batch, the
+   * lengths, the kernel's occupancy and the device's SM count. It must be 0
+   * or 1 for other artifacts. With more than one split the launch needs
+   * caller-owned device scratch of attnrt_scratch_size bytes (16-byte
+   * aligned); otherwise scratch is ignored and may be NULL. */
+  int64_t num_splits;
+  void *scratch;
+  size_t scratch_bytes;
 } attnrt_attention_args;
 
 /* Checks a launch against the manifest (shapes, strides, dtype, alignment,
@@ -80,10 +90,20 @@ typedef struct attnrt_attention_args {
 attnrt_status attnrt_validate(const attnrt_artifact *artifact,
                               const attnrt_attention_args *args);
 
-/* Scratch bytes a launch needs (owned by the caller); 0 for current kernels. */
+/* Scratch bytes a launch needs (owned by the caller): 0 unless the launch
+ * splits the key range (split_kv artifacts), then num_splits * batch *
+ * num_q_heads * seq_q * (value_head_dim + 1) * 4. With num_splits = 0 the
+ * split count is the one attnrt_launch will choose, which reads the current
+ * device (ATTNRT_ERROR_NO_DEVICE without one). */
 attnrt_status attnrt_scratch_size(const attnrt_artifact *artifact,
                                   const attnrt_attention_args *args,
                                   size_t *bytes);
+
+/* The number of key splits a launch with these args uses (num_splits, or
+ * the runtime's choice when it is 0: this reads the current device). */
+attnrt_status attnrt_num_splits(const attnrt_artifact *artifact,
+                                const attnrt_attention_args *args,
+                                int64_t *splits);
 
 /* Validates, then launches on `stream` (a CUstream; NULL = default stream)
  * in the caller's current CUDA context. Loads the module on first use. */

@@ -35,6 +35,9 @@ int main(void) {
   FIELD(block_mask_b);
   FIELD(block_mask_h);
   FIELD(alibi_slopes);
+  FIELD(num_splits);
+  FIELD(scratch);
+  FIELD(scratch_bytes);
   printf("sizeof %zu\n", sizeof(attnrt_attention_args));
   return 0;
 }

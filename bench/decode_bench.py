@@ -1,0 +1,127 @@
+"""Decode attention (one query token per sequence) side by side with
+FlexAttention and PyTorch SDPA, and the same-run HBM copy bandwidth.
+
+Runs on the GPU machine: python3 bench/decode_bench.py BUILD_GPU_DIR [B:Sk ...]
+(default cases 64:8192 and 1:131072), Hq=32, Hkv=8, D=128, bf16, K/V
+contiguous [B, Hkv, Sk, D]. The artifacts bench_decode_d128_{none,causal}
+come from scripts/build-gpu-artifacts.sh (spec decode=1: GQA packing and
+split-KV). A single query row sees every key, so causal (bottom-right) and
+no mask compute the same thing.
+
+Every system's output is checked first against a float64 reference on
+(batch, head) pairs; attnc must be within 1.25x the error of a naive bf16
+implementation there or its timing is not reported. TFLOP/s = 4 * B * Hq *
+D * Sk / time; KV GB/s = bytes of K and V / time, also given as a fraction
+of the copy bandwidth (read + write bytes of a 4 GiB device copy / time).
+"""
+import math
+import os
+import sys
+
+import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+from triton.testing import do_bench
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import attnc  # noqa: E402
+
+DEV = "cuda"
+HQ, HKV, D = 32, 8, 128
+
+
+def reference(q, k, v, pairs):
+    out64, naive = [], []
+    g = HQ // HKV
+    for b, h in pairs:
+        qh, kh, vh = q[b, h].double(), k[b, h // g].double(), v[b, h // g].double()
+        s = (qh @ kh.T) / math.sqrt(D)
+        out64.append(torch.softmax(s, dim=-1) @ vh)
+        sb = ((q[b, h] @ k[b, h // g].T).float() / math.sqrt(D)).bfloat16().float()
+        naive.append((torch.softmax(sb, dim=-1).bfloat16() @ v[b, h // g]).float())
+    return torch.stack(out64), torch.stack(naive)
+
+
+def copy_bandwidth(results):
+    x = torch.empty(1 << 31, dtype=torch.int16, device=DEV)
+    y = torch.empty_like(x)
+    ms = do_bench(lambda: y.copy_(x), warmup=20, rep=200, return_mode="median")
+    gbs = 2 * x.numel() * 2 / ms / 1e6
+    line = f"copy 4 GiB device-to-device: {ms:.3f} ms, {gbs:.0f} GB/s (read + write)"
+    print(line, flush=True)
+    results.append(line)
+    del x, y
+    torch.cuda.empty_cache()
+    return gbs
+
+
+def run(build, B, Sk, copy_gbs, results):
+    torch.manual_seed(0)
+    q = torch.randn(B, HQ, 1, D, device=DEV, dtype=torch.bfloat16)
+    k = torch.randn(B, HKV, Sk, D, device=DEV, dtype=torch.bfloat16)
+    v = torch.randn(B, HKV, Sk, D, device=DEV, dtype=torch.bfloat16)
+    pairs = [(0, 0), (0, HQ - 1), (B - 1, 5)]
+    ref, naive = reference(q, k, v, pairs)
+    naive_err = ((naive.double() - ref).norm() / ref.norm()).item()
+    kv_bytes = 2 * B * HKV * Sk * D * 2
+    flops = 4 * B * HQ * D * Sk
+    case = f"decode B={B} Sk={Sk} Hq={HQ} Hkv={HKV} D={D}"
+
+    systems = []
+    for mask in ("none", "causal"):
+        kern = attnc.Kernel(os.path.join(build, "artifacts", f"bench_decode_d128_{mask}.attnc"))
+        systems.append((f"attnc_{mask}", lambda kern=kern: kern(q, k, v)[0]))
+    kern1 = attnc.Kernel(os.path.join(build, "artifacts", "bench_decode_d128_none.attnc"))
+    systems.append(("attnc_1split", lambda: kern1(q, k, v, num_splits=1)[0]))
+    from torch.nn.attention.flex_attention import flex_attention
+    cflex = torch.compile(flex_attention, dynamic=False)
+    systems.append(("flex", lambda: cflex(q, k, v, enable_gqa=True)))
+    systems.append(("sdpa_default", lambda: F.scaled_dot_product_attention(q, k, v, enable_gqa=True)))
+    for name, be in [("sdpa_flash", SDPBackend.FLASH_ATTENTION),
+                     ("sdpa_efficient", SDPBackend.EFFICIENT_ATTENTION),
+                     ("sdpa_cudnn", SDPBackend.CUDNN_ATTENTION)]:
+        def f(be=be):
+            with sdpa_kernel(be):
+                return F.scaled_dot_product_attention(q, k, v, enable_gqa=True)
+        systems.append((name, f))
+
+    for name, f in systems:
+        try:
+            torch.cuda.synchronize()
+            o = f()
+            torch.cuda.synchronize()
+            got = torch.stack([o[b, h] for b, h in pairs])
+            err = ((got.double() - ref).norm() / ref.norm()).item()
+            ok = err <= 1.25 * naive_err + 1e-6 and math.isfinite(err)
+            if name.startswith("attnc") and not ok:
+                line = f"{case} {name:14s} CHECK FAILED err={err:.2e} naive_bf16={naive_err:.2e}"
+                print(line, flush=True)
+                results.append(line)
+                continue
+            ms = do_bench(f, warmup=50, rep=300, return_mode="median")
+            gbs = kv_bytes / ms / 1e6
+            line = (f"{case} {name:14s} {ms * 1000:9.1f} us {flops / ms / 1e9:6.1f} TFLOP/s "
+                    f"KV {gbs:5.0f} GB/s = {gbs / copy_gbs:5.1%} of copy  err={err:.2e} "
+                    f"(naive bf16 {naive_err:.2e})")
+        except Exception as e:  # a peer that cannot run this case
+            line = f"{case} {name:14s} FAILED {type(e).__name__}: {str(e)[:100]}"
+        print(line, flush=True)
+        results.append(line)
+    del q, k, v
+    torch.cuda.empty_cache()
+
+
+if __name__ == "__main__":
+    build = sys.argv[1]
+    cases = sys.argv[2:] or ["64:8192", "1:131072"]
+    props = torch.cuda.get_device_properties(0)
+    results = [f"# {props.name} torch {torch.__version__}"]
+    print(results[0], flush=True)
+    gbs = copy_bandwidth(results)
+    for c in cases:
+        B, Sk = (int(x) for x in c.split(":"))
+        run(build, B, Sk, gbs, results)
+    out = os.environ.get("OUT")
+    if out:
+        with open(os.path.join(out, "decode.txt"), "w") as f:
+            f.write("\n".join(results) + "\n")
