@@ -624,37 +624,47 @@ extern "C" attnrt_status attnrt_scratch_size(const attnrt_artifact *artifact,
   return scratchBytes(artifact->manifest, *args, splits, *bytes);
 }
 
+/// Checks the caller's scratch for `splits` splits.
+static attnrt_status checkScratch(const KernelManifest &m,
+                                  const attnrt_attention_args &a,
+                                  int64_t splits) {
+  size_t needed = 0;
+  if (attnrt_status s = scratchBytes(m, a, splits, needed))
+    return s;
+  if (needed && (!a.scratch || reinterpret_cast<uintptr_t>(a.scratch) % 16 != 0 ||
+                 a.scratch_bytes < needed))
+    return fail(ATTNRT_ERROR_INVALID_ARGUMENT,
+                "expected 16-byte aligned scratch of at least " +
+                    std::to_string(needed) + " bytes for " +
+                    std::to_string(splits) +
+                    " key splits (attnrt_scratch_size), got " +
+                    pointerText(a.scratch) + " with " +
+                    std::to_string(a.scratch_bytes) + " bytes");
+  return ATTNRT_OK;
+}
+
 extern "C" attnrt_status attnrt_launch(attnrt_artifact *artifact,
                                        const attnrt_attention_args *args,
                                        void *stream) {
   if (attnrt_status s = validate(artifact, args))
     return s;
+  const KernelManifest &m = artifact->manifest;
+  const attnrt_attention_args &a = *args;
+  // A caller-chosen split count is checked before the driver is touched.
+  if (a.num_splits > 0)
+    if (attnrt_status s = checkScratch(m, a, a.num_splits))
+      return s;
   const Driver *d = nullptr;
   attnrt_artifact::Loaded kernels{};
   if (attnrt_status s = currentKernels(*artifact, d, kernels, "attnrt_launch"))
     return s;
   CUfunction function = kernels.function;
   CUresult r;
-
-  const KernelManifest &m = artifact->manifest;
-  const attnrt_attention_args &a = *args;
   int64_t splits = 1;
   if (attnrt_status s = resolveSplits(*artifact, a, splits, "attnrt_launch"))
     return s;
-  size_t needed = 0;
-  if (attnrt_status s = scratchBytes(m, a, splits, needed))
+  if (attnrt_status s = checkScratch(m, a, splits))
     return s;
-  if (needed) {
-    if (!a.scratch || reinterpret_cast<uintptr_t>(a.scratch) % 16 != 0 ||
-        a.scratch_bytes < needed)
-      return fail(ATTNRT_ERROR_INVALID_ARGUMENT,
-                  "expected 16-byte aligned scratch of at least " +
-                      std::to_string(needed) + " bytes for " +
-                      std::to_string(splits) +
-                      " key splits (attnrt_scratch_size), got " +
-                      pointerText(a.scratch) + " with " +
-                      std::to_string(a.scratch_bytes) + " bytes");
-  }
   int64_t combineBlocks =
       (a.batch * a.num_q_heads * a.seq_q + abi::kCombineRowsPerBlock - 1) /
       abi::kCombineRowsPerBlock;

@@ -855,6 +855,79 @@ TEST_F(ValidateTest, ScratchSizeIsZero) {
             ATTNRT_ERROR_INVALID_ARGUMENT);
 }
 
+/// kernelArtifact() as a split_kv decode kernel (4 query heads per tile).
+static Artifact splitArtifact() {
+  Artifact a = kernelArtifact();
+  a.set("block_q", "16");
+  a.set("threads", "32");
+  a.set("gqa_pack", "4");
+  a.set("split_kv", "1");
+  return a;
+}
+
+TEST_F(ValidateTest, SplitsOnlyOnSplitKvArtifacts) {
+  attnrt_attention_args a = args;
+  a.num_splits = 2;
+  EXPECT_EQ(check(a), "expected num_splits in [0, 1] (the artifact has no "
+                      "split_kv kernel), got 2");
+  a.num_splits = -1;
+  EXPECT_EQ(check(a), "expected num_splits in [0, 1] (the artifact has no "
+                      "split_kv kernel), got -1");
+  attnrt_artifact *split = load(splitArtifact());
+  ASSERT_NE(split, nullptr) << attnrt_last_error();
+  a.num_splits = 4096;
+  EXPECT_EQ(check(a, split), "");
+  a.num_splits = 4097;
+  EXPECT_EQ(check(a, split), "expected num_splits in [0, 4096], got 4097");
+  attnrt_artifact_destroy(split);
+}
+
+TEST_F(ValidateTest, ScratchHoldsEverySplitsPartialRows) {
+  attnrt_artifact *split = load(splitArtifact());
+  ASSERT_NE(split, nullptr) << attnrt_last_error();
+  attnrt_attention_args a = args;
+  size_t bytes = 99;
+  int64_t splits = 0;
+  a.num_splits = 1;
+  EXPECT_EQ(attnrt_scratch_size(split, &a, &bytes), ATTNRT_OK);
+  EXPECT_EQ(bytes, 0u);
+  // Partial O [3, B=2, Hq=8, Sq=100, Dv=64] and LSE [3, 2, 8, 100], f32.
+  a.num_splits = 3;
+  EXPECT_EQ(attnrt_scratch_size(split, &a, &bytes), ATTNRT_OK);
+  EXPECT_EQ(bytes, size_t{3} * 2 * 8 * 100 * (64 + 1) * 4);
+  EXPECT_EQ(attnrt_num_splits(split, &a, &splits), ATTNRT_OK);
+  EXPECT_EQ(splits, 3);
+  // A plain artifact never needs scratch.
+  a.num_splits = 1;
+  EXPECT_EQ(attnrt_scratch_size(artifact, &a, &bytes), ATTNRT_OK);
+  EXPECT_EQ(bytes, 0u);
+  EXPECT_EQ(attnrt_num_splits(split, &a, nullptr),
+            ATTNRT_ERROR_INVALID_ARGUMENT);
+  attnrt_artifact_destroy(split);
+}
+
+TEST_F(ValidateTest, LaunchChecksTheScratchBeforeTheDriver) {
+  attnrt_artifact *split = load(splitArtifact());
+  ASSERT_NE(split, nullptr) << attnrt_last_error();
+  attnrt_attention_args a = args;
+  a.num_splits = 3;
+  EXPECT_EQ(attnrt_launch(split, &a, nullptr), ATTNRT_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(attnrt_last_error(),
+               "expected 16-byte aligned scratch of at least 1248000 bytes for "
+               "3 key splits (attnrt_scratch_size), got (nil) with 0 bytes");
+  a.scratch = fake(0xa0008);
+  a.scratch_bytes = 1248000;
+  EXPECT_EQ(attnrt_launch(split, &a, nullptr), ATTNRT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(attnrt_last_error()).find("16-byte aligned scratch"),
+            std::string::npos);
+  a.scratch = fake(0xa0000);
+  a.scratch_bytes = 1247999;
+  EXPECT_EQ(attnrt_launch(split, &a, nullptr), ATTNRT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(attnrt_last_error()).find("with 1247999 bytes"),
+            std::string::npos);
+  attnrt_artifact_destroy(split);
+}
+
 //===----------------------------------------------------------------------===//
 // The C API: launching without a GPU
 //===----------------------------------------------------------------------===//

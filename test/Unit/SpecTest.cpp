@@ -209,6 +209,8 @@ TEST(SpecTest, Errors) {
             "invalid value 'yes' for key 'lse': expected 0 or 1");
   EXPECT_EQ(parseError("sq=4 alibi=2"),
             "invalid value '2' for key 'alibi': expected 0 or 1");
+  EXPECT_EQ(parseError("sq=1 decode=yes"),
+            "invalid value 'yes' for key 'decode': expected 0 or 1");
   EXPECT_EQ(parseError("sq=4 causal"), "expected key=value, got 'causal'");
   EXPECT_EQ(parseError("sq=4 sq=5"), "duplicate key 'sq'");
   EXPECT_EQ(parseError("sq=4 alibi alibi=0"), "duplicate key 'alibi'");
@@ -307,6 +309,7 @@ TEST(SpecTest, RoundTrip) {
       "hq=2 mask=document:7:causal",
       "sq=200 sk=150 mask=blocksparse:128,64,0.123456789",
       "sq=1 scale=1e-300 softcap=1e300",
+      "b=64 hq=32 hkv=8 sq=1 sk=8192 d=128 mask=causal decode=1",
   };
   for (const char *text : texts) {
     AttentionSpec a = parseOk(text);
@@ -318,6 +321,7 @@ TEST(SpecTest, RoundTrip) {
     EXPECT_EQ(a.hkv, b.hkv) << text;
     EXPECT_EQ(a.sq, b.sq) << text;
     EXPECT_EQ(a.sk, b.sk) << text;
+    EXPECT_EQ(a.decode, b.decode) << text;
     EXPECT_EQ(a.d, b.d) << text;
     EXPECT_EQ(a.dv, b.dv) << text;
     EXPECT_EQ(a.dtype, b.dtype) << text;

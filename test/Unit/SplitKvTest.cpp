@@ -1,0 +1,68 @@
+//===- SplitKvTest.cpp - the runtime's choice of key splits ---------------===//
+//
+// Properties of rt::chooseNumSplits (lib/Runtime/SplitKv.h): no split when
+// the blocks already fill the GPU or a block has one key tile, never more
+// splits than key tiles or kMaxAutoSplits, and the chosen count's last wave
+// as full as the rule promises with no smaller count as good.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lib/Runtime/SplitKv.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+using attnc::rt::chooseNumSplits;
+using attnc::rt::kMaxAutoSplits;
+
+namespace {
+/// The fraction of the last wave's slots that work: waves / ceil(waves).
+double efficiency(int64_t blocks, int64_t splits, int64_t slots) {
+  double waves = static_cast<double>(blocks * splits) / slots;
+  return waves / std::ceil(waves);
+}
+} // namespace
+
+TEST(SplitKvTest, NoSplitWhenBlocksFillTheGpuOrOneTile) {
+  EXPECT_EQ(chooseNumSplits(/*blocks=*/4 * 396, /*keyTiles=*/1000, 396), 1);
+  EXPECT_EQ(chooseNumSplits(10000, 1000, 396), 1);
+  EXPECT_EQ(chooseNumSplits(8, /*keyTiles=*/1, 396), 1);
+  EXPECT_EQ(chooseNumSplits(0, 100, 396), 1);
+  EXPECT_EQ(chooseNumSplits(8, 100, 0), 1);
+}
+
+TEST(SplitKvTest, FillsTheLastWaveWithTheFewestSplits) {
+  for (int64_t slots : {132, 396, 1056})
+    for (int64_t blocks : {1, 8, 64, 100, 512, 1000})
+      for (int64_t keyTiles : {2, 7, 64, 2048}) {
+        if (blocks >= 4 * slots)
+          continue;
+        int64_t s = chooseNumSplits(blocks, keyTiles, slots);
+        int64_t most = std::min(kMaxAutoSplits, keyTiles);
+        ASSERT_GE(s, 1);
+        ASSERT_LE(s, most);
+        double best = 0;
+        for (int64_t t = 1; t <= most; ++t)
+          best = std::max(best, efficiency(blocks, t, slots));
+        EXPECT_GE(efficiency(blocks, s, slots), 0.95 * best)
+            << blocks << " blocks, " << keyTiles << " tiles, " << slots;
+        for (int64_t t = 1; t < s; ++t)
+          EXPECT_LT(efficiency(blocks, t, slots), 0.95 * best)
+              << "fewer splits (" << t << ") would do as well";
+      }
+}
+
+TEST(SplitKvTest, DecodeShapes) {
+  // B = 1, 8 KV heads, 2048 key tiles on 396 slots: enough splits that the
+  // blocks cover the GPU at least once.
+  int64_t s = chooseNumSplits(8, 2048, 396);
+  EXPECT_GE(8 * s, 396 * 0.95);
+  // B = 64, 8 KV heads (512 blocks) on 396 slots: unsplit, 1.3 waves leave
+  // the second one two-thirds idle; split, the last wave is 90% full.
+  EXPECT_LT(efficiency(512, 1, 396), 0.7);
+  s = chooseNumSplits(512, 128, 396);
+  EXPECT_GT(s, 1);
+  EXPECT_GE(efficiency(512, s, 396), 0.9);
+}
