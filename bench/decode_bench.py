@@ -2,7 +2,8 @@
 FlexAttention and PyTorch SDPA, and the same-run HBM copy bandwidth.
 
 Runs on the GPU machine: python3 bench/decode_bench.py BUILD_GPU_DIR [B:Sk ...]
-(default cases 64:8192 and 1:131072), Hq=32, Hkv=8, D=128, bf16, K/V
+(default cases 64:8192 and 1:131072; SPLITS="2 4" also times those forced
+key-split counts), Hq=32, Hkv=8, D=128, bf16, K/V
 contiguous [B, Hkv, Sk, D]. The artifacts bench_decode_d128_{none,causal}
 come from scripts/build-gpu-artifacts.sh (spec decode=1: GQA packing and
 split-KV). A single query row sees every key, so causal (bottom-right) and
@@ -72,7 +73,9 @@ def run(build, B, Sk, copy_gbs, results):
         kern = attnc.Kernel(os.path.join(build, "artifacts", f"bench_decode_d128_{mask}.attnc"))
         systems.append((f"attnc_{mask}", lambda kern=kern: kern(q, k, v)[0]))
     kern1 = attnc.Kernel(os.path.join(build, "artifacts", "bench_decode_d128_none.attnc"))
-    systems.append(("attnc_1split", lambda: kern1(q, k, v, num_splits=1)[0]))
+    # Forced split counts (SPLITS="1 2 4 ..."; default: 1, the unsplit kernel).
+    for n in os.environ.get("SPLITS", "1").split():
+        systems.append((f"attnc_{n}split", lambda n=int(n): kern1(q, k, v, num_splits=n)[0]))
     from torch.nn.attention.flex_attention import flex_attention
     cflex = torch.compile(flex_attention, dynamic=False)
     systems.append(("flex", lambda: cflex(q, k, v, enable_gqa=True)))

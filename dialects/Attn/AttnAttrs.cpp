@@ -263,23 +263,29 @@ Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
       parseNamedInt(p, "stages", stages) || p.parseComma() ||
       parseNamedBool(p, "q_in_smem", qInSmem))
     return {};
-  // The optional decode parameters, in order.
-  if (succeeded(p.parseOptionalComma())) {
-    if (succeeded(p.parseOptionalKeyword("gqa_pack"))) {
+  // The optional decode parameters, in this order.
+  int64_t keyWarps = 1;
+  bool sawPack = false, sawKeyWarps = false;
+  while (succeeded(p.parseOptionalComma())) {
+    if (!sawPack && succeeded(p.parseOptionalKeyword("gqa_pack"))) {
+      sawPack = true;
       if (p.parseEqual() || p.parseInteger(gqaPack))
         return {};
-      if (succeeded(p.parseOptionalComma()) &&
-          parseNamedBool(p, "split_kv", splitKv))
+    } else if (!sawKeyWarps && succeeded(p.parseOptionalKeyword("key_warps"))) {
+      sawPack = sawKeyWarps = true;
+      if (p.parseEqual() || p.parseInteger(keyWarps))
         return {};
-    } else if (parseNamedBool(p, "split_kv", splitKv)) {
-      return {};
+    } else {
+      if (parseNamedBool(p, "split_kv", splitKv))
+        return {};
+      break;
     }
   }
   if (p.parseGreater())
     return {};
   return getChecked([&] { return p.emitError(p.getNameLoc()); }, p.getContext(),
                     chip, blockQ, blockK, warps, mTiles, stages, qInSmem,
-                    gqaPack, splitKv);
+                    gqaPack, splitKv, keyWarps);
 }
 
 void GpuKernelAttr::print(AsmPrinter &p) const {
@@ -289,6 +295,8 @@ void GpuKernelAttr::print(AsmPrinter &p) const {
     << ", q_in_smem = " << (getQInSmem() ? "true" : "false");
   if (getGqaPack() != 1)
     p << ", gqa_pack = " << getGqaPack();
+  if (getKeyWarps() != 1)
+    p << ", key_warps = " << getKeyWarps();
   if (getSplitKv())
     p << ", split_kv = true";
   p << ">";
@@ -298,21 +306,32 @@ LogicalResult GpuKernelAttr::verify(function_ref<InFlightDiagnostic()> emitError
                                     StringRef chip, int64_t blockQ,
                                     int64_t blockK, int64_t warps,
                                     int64_t mTiles, int64_t stages, bool,
-                                    int64_t gqaPack, bool) {
+                                    int64_t gqaPack, bool, int64_t keyWarps) {
   if (chip.empty())
     return emitError() << "expected a non-empty chip";
   if (warps < 1 || warps > 32)
     return emitError() << "expected warps in [1, 32], got " << warps;
   if (mTiles < 1 || mTiles > 4)
     return emitError() << "expected m_tiles in [1, 4], got " << mTiles;
-  if (blockQ != 16 * mTiles * warps)
+  if (keyWarps < 1 || warps % keyWarps != 0)
+    return emitError() << "expected key_warps to divide warps " << warps
+                       << ", got " << keyWarps;
+  if (keyWarps == 1 && blockQ != 16 * mTiles * warps)
     return emitError() << "expected block_q " << blockQ
                        << " to equal 16 * m_tiles * warps = "
                        << 16 * mTiles * warps;
+  if (keyWarps != 1 && blockQ != 16 * mTiles * warps / keyWarps)
+    return emitError() << "expected block_q " << blockQ
+                       << " to equal 16 * m_tiles * warps / key_warps = "
+                       << 16 * mTiles * warps / keyWarps;
   if (blockK < 16 || blockK > 256 || blockK % 16 != 0)
     return emitError()
            << "expected block_k to be a multiple of 16 in [16, 256], got "
            << blockK;
+  if (blockK % (16 * keyWarps) != 0)
+    return emitError() << "expected block_k " << blockK
+                       << " to give each of the " << keyWarps
+                       << " key_warps a multiple of 16 keys";
   if (stages < 1 || stages > 8)
     return emitError() << "expected stages in [1, 8], got " << stages;
   if (gqaPack < 1 || gqaPack > 16 || blockQ % gqaPack != 0)

@@ -102,7 +102,10 @@ def Attn_GpuKernelAttr : AttrDef<Attn_Dialect, "GpuKernel"> {
     r / g, so K and V are read once per group; g must equal Hq / Hkv and
     divide block_q), and `split_kv = true` splits each tile's key range
     over a run-time number of thread blocks whose partial outputs and LSEs
-    a combine kernel merges (flash-decoding).
+    a combine kernel merges (flash-decoding). `key_warps = w` lets w warps
+    share the same rows and split each key tile between them (block_q =
+    16 * m_tiles * warps / key_warps); their states merge in shared memory
+    at the end.
 
     `attn-choose-gpu-kernel` attaches it to an `attn.attention` (as the
     `attn.gpu_kernel` attribute) from the target's hooks; lit tests and
@@ -115,7 +118,8 @@ def Attn_GpuKernelAttr : AttrDef<Attn_Dialect, "GpuKernel"> {
                         "int64_t":$blockQ, "int64_t":$blockK,
                         "int64_t":$warps, "int64_t":$mTiles,
                         "int64_t":$stages, "bool":$qInSmem,
-                        "int64_t":$gqaPack, "bool":$splitKv);
+                        "int64_t":$gqaPack, "bool":$splitKv,
+                        "int64_t":$keyWarps);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

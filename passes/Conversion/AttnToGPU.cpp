@@ -65,6 +65,12 @@ static std::string decodeRemark(const KernelProblem &p, GpuKernelAttr config) {
          (p.packBlocker.empty() ? std::string("gqa_pack = 1")
                                 : p.packBlocker) +
          "): each query head reads its group's K and V";
+  if (config.getKeyWarps() != 1)
+    s += "; " + std::to_string(config.getKeyWarps()) +
+         " warps share the rows and each takes " +
+         std::to_string(config.getBlockK() / config.getKeyWarps()) + " of the " +
+         std::to_string(config.getBlockK()) +
+         " keys of a tile (key_warps), merged in shared memory";
   if (config.getSplitKv())
     s += "; key range split over thread blocks at run time (split_kv), "
          "partial results merged by the combine kernel";

@@ -99,6 +99,12 @@ public:
                << config.getGqaPack() << " on target " << chip()
                << " (packed Q rows are loaded into registers)";
     }
+    if (config.getKeyWarps() != 1 &&
+        (config.getMTiles() != 1 || config.getWarps() != config.getKeyWarps()))
+      return p.emitError("expected m_tiles = 1 and warps = key_warps with "
+                         "key_warps = ")
+             << config.getKeyWarps() << " on target " << chip()
+             << " (one 16-row tile shared by all warps)";
     if (config.getStages() != 2)
       return p.emitError("expected stages = 2 for target ")
              << chip() << " (cp.async double buffering), got "
@@ -126,17 +132,20 @@ public:
 protected:
   GpuKernelAttr make(const KernelProblem &p, int64_t blockK, int64_t warps,
                      int64_t mTiles, bool qInSmem, int64_t gqaPack = 1,
-                     bool splitKv = false) const {
-    return GpuKernelAttr::get(p.op->getContext(), chip(), 16 * mTiles * warps,
-                              blockK, warps, mTiles, /*stages=*/2, qInSmem,
-                              gqaPack, splitKv);
+                     bool splitKv = false, int64_t keyWarps = 1) const {
+    return GpuKernelAttr::get(p.op->getContext(), chip(),
+                              16 * mTiles * warps / keyWarps, blockK, warps,
+                              mTiles, /*stages=*/2, qInSmem, gqaPack, splitKv,
+                              keyWarps);
   }
 
-  /// Decode (attn.decode): one warp per 16 packed rows, the query heads of
-  /// a KV group packed into the rows when nothing differs per head, and the
-  /// key range split over thread blocks at run time, so that a batch of
-  /// single-token queries fills the GPU. Rows are counted for a query
-  /// length of 1 unless it is static; above 64 rows, the prefill kernel.
+  /// Decode (attn.decode): the query heads of a KV group packed into the
+  /// rows when nothing differs per head, and the key range split over
+  /// thread blocks at run time, so that a batch of single-token queries
+  /// fills the GPU. Up to 16 rows, 4 warps share them and split each key
+  /// tile (key_warps): a lone warp per block is bound by its instruction
+  /// issue. Up to 64 rows, a warp per 16 rows. Rows are counted for a
+  /// query length of 1 unless it is static; above 64, the prefill kernel.
   std::optional<GpuKernelAttr> decodeConfig(const KernelProblem &p) const {
     if (!p.decode)
       return std::nullopt;
@@ -147,8 +156,11 @@ protected:
     int64_t rows = (staticLength ? p.seqQ : 1) * pack;
     if (rows > 64)
       return std::nullopt;
-    int64_t warps = (rows + 15) / 16;
     int64_t blockK = p.headDim + p.valueHeadDim > 256 ? 32 : 64;
+    if (rows <= 16)
+      return make(p, blockK, /*warps=*/4, /*mTiles=*/1, false, pack,
+                  /*splitKv=*/true, /*keyWarps=*/4);
+    int64_t warps = (rows + 15) / 16;
     return make(p, blockK, warps, /*mTiles=*/1, false, pack, /*splitKv=*/true);
   }
 };

@@ -2,6 +2,8 @@
 
 #include "passes/Conversion/MmaSync.h"
 
+#include <algorithm>
+
 #include "passes/Codegen/IndexArith.h"
 #include "passes/Codegen/OnlineSoftmax.h"
 
@@ -25,6 +27,16 @@ PaddedSmemLayout PaddedSmemLayout::get(int64_t headDim, int64_t valueHeadDim,
   l.qOffset = config.getStages() * l.stageBytes;
   l.bytes = l.qOffset +
             (config.getQInSmem() ? config.getBlockQ() * l.qPitch * 2 : 0);
+  // key_warps > 1: after the key loop, each warp's rows (m, l and the
+  // accumulators, f32) meet in shared memory, over the stages.
+  int64_t w = config.getKeyWarps();
+  if (w > 1) {
+    l.mergeAccOffset = 0;
+    l.mergeMOffset = w * config.getBlockQ() * valueHeadDim * 4;
+    l.mergeLOffset = l.mergeMOffset + w * config.getBlockQ() * 4;
+    l.bytes =
+        std::max(l.bytes, l.mergeLOffset + w * config.getBlockQ() * 4 * 4);
+  }
   return l;
 }
 

@@ -42,6 +42,10 @@ struct PaddedSmemLayout {
   int64_t kPitch = 0, vPitch = 0, qPitch = 0;
   /// Byte offsets: of V within a stage, of a stage, of the Q tile.
   int64_t vOffset = 0, stageBytes = 0, qOffset = 0;
+  /// key_warps > 1: byte offsets of the merge buffers (f32): accumulators
+  /// [key_warps, block_q, Dv], row maxima [key_warps, block_q] and each
+  /// lane's partial row sums [key_warps, block_q, 4].
+  int64_t mergeAccOffset = 0, mergeMOffset = 0, mergeLOffset = 0;
   /// Total bytes.
   int64_t bytes = 0;
 

@@ -151,7 +151,10 @@ LogicalResult KernelBuilder::build() {
   mmaE.emplace(b, eltType, smem);
   copier.emplace(b, *mmaE, config.getThreads());
   const int64_t bq = config.getBlockQ(), bk = config.getBlockK();
-  const int64_t nTiles = bk / 8, vTiles = dv / 8, kSteps = d / 16;
+  // key_warps: that many warps share each row group and split every key
+  // tile into sub-tiles of subK keys (1: a warp takes the whole tile).
+  const int64_t keyWarps = config.getKeyWarps(), subK = bk / keyWarps;
+  const int64_t nTiles = subK / 8, vTiles = dv / 8, kSteps = d / 16;
 
   Value q = arg(abi::Q), k = arg(abi::K), v = arg(abi::V), o = arg(abi::O),
         lse = arg(abi::Lse);
@@ -172,6 +175,13 @@ LogicalResult KernelBuilder::build() {
   Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
   Value warp = arith::DivUIOp::create(b, tid, idx(32));
   Value lane = arith::RemUIOp::create(b, tid, idx(32));
+  // The warp's row group, and its keys' offset in a key tile.
+  Value rowWarp = warp, keyOffset;
+  if (keyWarps > 1) {
+    rowWarp = arith::DivUIOp::create(b, warp, idx(keyWarps));
+    keyOffset = arith::MulIOp::create(
+        b, arith::RemUIOp::create(b, warp, idx(keyWarps)), idx(subK));
+  }
   Value g = arith::DivUIOp::create(b, lane, idx(4));
   Value t = arith::RemUIOp::create(b, lane, idx(4));
   // Grid (KernelAbi.h kGrid): x = query tile (times the key split), y =
@@ -200,7 +210,7 @@ LogicalResult KernelBuilder::build() {
   // 2 m + h is row warp * 16 mt + 16 m + g + 8 h.
   const int64_t mt = config.getMTiles(), slots = 2 * mt;
   Value warpRow =
-      a.add(q0, a.add(arith::MulIOp::create(b, warp, idx(16 * mt)), g));
+      a.add(q0, a.add(arith::MulIOp::create(b, rowWarp, idx(16 * mt)), g));
   SmallVector<Value> rows;
   for (int64_t sl = 0; sl < slots; ++sl)
     rows.push_back(a.add(warpRow, idx(16 * (sl / 2) + 8 * (sl % 2))));
@@ -534,7 +544,7 @@ LogicalResult KernelBuilder::build() {
         for (int64_t ks = 0; ks < kSteps; ++ks)
           qFrag[m][ks] = mmaE->ldmatrix(
               a.add(qLaneBytes, a.add(arith::MulIOp::create(
-                                          b, warp, idx(16 * mt * qPitch * 2)),
+                                          b, rowWarp, idx(16 * mt * qPitch * 2)),
                                       idx((16 * m * qPitch + 16 * ks) * 2))),
               false);
     }
@@ -545,6 +555,9 @@ LogicalResult KernelBuilder::build() {
     SmallVector<Value> s(mt * sPerTile, zero);
     Value kLaneBytes =
         a.add(stageBase, arith::MulIOp::create(b, kLane, idx(2)));
+    if (keyOffset)
+      kLaneBytes = a.add(kLaneBytes,
+                         arith::MulIOp::create(b, keyOffset, idx(kPitch * 2)));
     for (int64_t n = 0; n < nTiles; n += 2) {
       SmallVector<SmallVector<Value, 4>> c0(mt, {zero, zero, zero, zero}),
           c1 = c0;
@@ -568,7 +581,8 @@ LogicalResult KernelBuilder::build() {
     auto slotOf = [&](int64_t i) { return sLayout.slot(i); };
     auto rowOf = [&](int64_t i) { return positions[slotOf(i)]; };
     auto colOf = [&](int64_t i) {
-      return a.add(k0, a.add(idx(sLayout.column(i)), t2));
+      Value first = keyOffset ? a.add(k0, keyOffset) : k0;
+      return a.add(first, a.add(idx(sLayout.column(i)), t2));
     };
     bool plainScores = !c.softcap && !c.alibi && !c.loadSlope && !c.scoreFn;
     Value scaleLog2e = f32c(c.scale * M_LOG2E);
@@ -655,7 +669,10 @@ LogicalResult KernelBuilder::build() {
     Value vLaneBytes =
         a.add(stageBase,
               a.add(idx(vOffset), arith::MulIOp::create(b, vLane, idx(2))));
-    for (int64_t kk = 0; kk < bk / 16; ++kk) {
+    if (keyOffset)
+      vLaneBytes = a.add(vLaneBytes,
+                         arith::MulIOp::create(b, keyOffset, idx(vPitch * 2)));
+    for (int64_t kk = 0; kk < subK / 16; ++kk) {
       SmallVector<SmallVector<Value, 4>> pFrag;
       for (int64_t m = 0; m < mt; ++m) {
         const Value *p = s.begin() + m * sPerTile + 8 * kk;
@@ -687,8 +704,91 @@ LogicalResult KernelBuilder::build() {
   // The epilogue: O = acc / l (0 for a row with no key) and the LSE, to O
   // or (num_splits > 1) to this split's partial rows in the scratch.
   MmaAccumulatorLayout accOut{mt, vTiles};
-  ValueRange mFinal = res.take_front(slots), lFinal = res.slice(slots, slots),
-             accFinal = res.drop_front(2 * slots);
+  SmallVector<Value> mFinal(res.take_front(slots)),
+      lFinal(res.slice(slots, slots)), accFinal(res.drop_front(2 * slots));
+  std::optional<OpBuilder::InsertionGuard> mergeGuard;
+  if (keyWarps > 1) {
+    // The warps of a row group saw different keys: each writes its state to
+    // shared memory (over the stages, once every copy has landed and every
+    // warp is done with them), and the group's first warp merges them as
+    // the combine kernel merges splits, then stores.
+    copier->wait(0);
+    gpu::BarrierOp::create(b);
+    Value keyWarp = arith::RemUIOp::create(b, warp, idx(keyWarps));
+    auto smemF32 = [&](int64_t base, Value index) {
+      return mmaE->smemAt(a.add(idx(base), arith::MulIOp::create(
+                                                b, index, idx(4))));
+    };
+    auto rowOf = [&](Value w, int64_t sl) {
+      return a.add(arith::MulIOp::create(b, w, idx(bq)),
+                   a.add(g, idx(16 * (sl / 2) + 8 * (sl % 2))));
+    };
+    MmaAccumulatorLayout accLayout{mt, vTiles};
+    auto accIndex = [&](Value row, int64_t i) {
+      return a.add(arith::MulIOp::create(b, row, idx(dv)),
+                   a.add(t2, idx(accLayout.column(i))));
+    };
+    auto lIndex = [&](Value row) {
+      return a.add(arith::MulIOp::create(b, row, idx(4)), t);
+    };
+    for (int64_t sl = 0; sl < slots; ++sl) {
+      Value row = rowOf(keyWarp, sl);
+      LLVM::StoreOp::create(b, mFinal[sl], smemF32(layout.mergeMOffset, row),
+                            4);
+      LLVM::StoreOp::create(b, lFinal[sl],
+                            smemF32(layout.mergeLOffset, lIndex(row)), 4);
+    }
+    for (int64_t i = 0; i < static_cast<int64_t>(accFinal.size()); ++i)
+      LLVM::StoreOp::create(
+          b, accFinal[i],
+          smemF32(layout.mergeAccOffset,
+                  accIndex(rowOf(keyWarp, accLayout.slot(i)), i)),
+          4);
+    gpu::BarrierOp::create(b);
+    Value first = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, keyWarp,
+                                        idx(0));
+    auto ifFirst = scf::IfOp::create(b, first, /*withElseRegion=*/false);
+    mergeGuard.emplace(b);
+    b.setInsertionPointToStart(&ifFirst.getThenRegion().front());
+    auto load = [&](int64_t base, Value index) {
+      return LLVM::LoadOp::create(b, f32, smemF32(base, index), 4).getResult();
+    };
+    // Per slot: the largest row maximum, and each warp's factor
+    // 2^(ref(m_w) - ref(M)) (0 for a warp that saw no key of the row).
+    SmallVector<SmallVector<Value>> factor(slots);
+    for (int64_t sl = 0; sl < slots; ++sl) {
+      SmallVector<Value> m;
+      Value top = negInf;
+      for (int64_t w = 0; w < keyWarps; ++w) {
+        m.push_back(load(layout.mergeMOffset, rowOf(idx(w), sl)));
+        top = arith::MaximumFOp::create(b, top, m.back());
+      }
+      Value ref = softmax::reference(b, top);
+      Value l = zero;
+      for (int64_t w = 0; w < keyWarps; ++w) {
+        factor[sl].push_back(
+            softmax::rescale(b, softmax::reference(b, m[w]), ref));
+        l = arith::AddFOp::create(
+            b, l,
+            arith::MulFOp::create(
+                b, factor[sl][w],
+                load(layout.mergeLOffset, lIndex(rowOf(idx(w), sl)))));
+      }
+      mFinal[sl] = top;
+      lFinal[sl] = l;
+    }
+    for (int64_t i = 0; i < static_cast<int64_t>(accFinal.size()); ++i) {
+      int64_t sl = accLayout.slot(i);
+      Value sum = zero;
+      for (int64_t w = 0; w < keyWarps; ++w)
+        sum = arith::AddFOp::create(
+            b, sum,
+            arith::MulFOp::create(
+                b, factor[sl][w],
+                load(layout.mergeAccOffset, accIndex(rowOf(idx(w), sl), i))));
+      accFinal[i] = sum;
+    }
+  }
   OutputRows out;
   for (Value position : positions)
     out.valid.push_back(arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
@@ -775,6 +875,7 @@ LogicalResult KernelBuilder::build() {
     storeOutputRows(b, *mmaE, accOut, partial, mFinal, lFinal, accFinal);
     b.setInsertionPointAfter(ifSingle);
   }
+  mergeGuard.reset();
   gpu::ReturnOp::create(b);
   return failure(rematFailed);
 }

@@ -43,11 +43,11 @@ func.func @d256(%q: tensor<?x4x?x256xbf16>, %k: tensor<?x4x?x256xbf16>, %v: tens
 
 // -----
 
-// attn.decode: one warp per 16 packed rows, the 4 query heads of a KV head
-// packed into them (a tile holds 16 / 4 = 4 query positions), the key range
-// split at run time.
+// attn.decode: the 4 query heads of a KV head packed into 16 rows (a tile
+// holds 16 / 4 = 4 query positions), 4 warps sharing them and splitting each
+// key tile, the key range split over blocks at run time.
 // CHECK-LABEL: func.func @decode_gqa4(
-// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 64, warps = 1, m_tiles = 1, stages = 2, q_in_smem = false, gqa_pack = 4, split_kv = true>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, gqa_pack = 4, key_warps = 4, split_kv = true>
 // CHECK-SAME: attn.tile_sizes = array<i64: 4, 64>
 func.func @decode_gqa4(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x2x?x128xbf16>, %v: tensor<?x2x?x128xbf16>) -> tensor<?x8x?x128xbf16> {
   %o = attn.attention %q, %k, %v mask(#attn.causal) {attn.decode} : tensor<?x8x?x128xbf16>, tensor<?x2x?x128xbf16>, tensor<?x2x?x128xbf16> -> tensor<?x8x?x128xbf16>
@@ -58,7 +58,7 @@ func.func @decode_gqa4(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x2x?x128xbf16>, %
 
 // ALiBi slopes differ per head: no packing, still split.
 // CHECK-LABEL: func.func @decode_alibi(
-// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 64, warps = 1, m_tiles = 1, stages = 2, q_in_smem = false, split_kv = true>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, key_warps = 4, split_kv = true>
 // CHECK-SAME: attn.tile_sizes = array<i64: 16, 64>
 func.func @decode_alibi(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>) -> tensor<?x8x?x64xbf16> {
   %o = attn.attention %q, %k, %v mask(#attn.causal) alibi = [0.5, 0.25, 0.125, 0.0625, 0.03125, 0.015625, 0.0078125, 0.00390625] {attn.decode} : tensor<?x8x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x8x?x64xbf16>
@@ -67,7 +67,8 @@ func.func @decode_alibi(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v
 
 // -----
 
-// A static query length counts: 4 positions x 8 heads = 32 packed rows, 2 warps;
+// A static query length counts: 4 positions x 8 heads = 32 packed rows, a
+// warp per 16;
 // above 64 rows (here 9 x 8), the prefill kernel.
 // CHECK-LABEL: func.func @decode_static(
 // CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 32, block_k = 64, warps = 2, m_tiles = 1, stages = 2, q_in_smem = false, gqa_pack = 8, split_kv = true>

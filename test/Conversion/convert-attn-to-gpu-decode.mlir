@@ -7,7 +7,7 @@
 // CHECK-LABEL: gpu.module @attnc_kernels
 // CHECK: gpu.func @attnc_attention(
 // CHECK-SAME: %[[NSPLITS:[a-z0-9_]+]]: i64, %[[SCRATCH:[a-z0-9_]+]]: !llvm.ptr)
-// CHECK-SAME: known_block_size = array<i32: 32, 1, 1>
+// CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
 // CHECK: %[[BX:.*]] = gpu.block_id x
 // CHECK: %[[NS:.*]] = arith.index_cast %[[NSPLITS]] : i64 to index
 // CHECK: %[[SPLIT:.*]] = arith.remui %[[BX]], %[[NS]]
@@ -29,7 +29,7 @@
 // CHECK: arith.maximumf
 // CHECK: scf.for
 // CHECK: math.exp2
-// REMARK: remark: convert-attn-to-gpu: sm_90a kernel {{.*}} block_q = 16, block_k = 64, 1 warps x 1 m-tiles; {{.*}}; the 4 query heads of a KV head share each tile's rows (gqa_pack), so K and V are read once per group; key range split over thread blocks at run time (split_kv), partial results merged by the combine kernel
+// REMARK: remark: convert-attn-to-gpu: sm_90a kernel {{.*}} block_q = 16, block_k = 64, 4 warps x 1 m-tiles; {{.*}}; the 4 query heads of a KV head share each tile's rows (gqa_pack), so K and V are read once per group; 4 warps share the rows and each takes 16 of the 64 keys of a tile (key_warps), merged in shared memory; key range split over thread blocks at run time (split_kv), partial results merged by the combine kernel
 func.func @decode(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x2x?x128xbf16>, %v: tensor<?x2x?x128xbf16>) -> tensor<?x8x?x128xbf16> {
   %o = attn.attention %q, %k, %v mask(#attn.causal) {attn.decode} : tensor<?x8x?x128xbf16>, tensor<?x2x?x128xbf16>, tensor<?x2x?x128xbf16> -> tensor<?x8x?x128xbf16>
   return %o : tensor<?x8x?x128xbf16>
@@ -52,7 +52,7 @@ func.func @prefill(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x2x?x128xbf16>, %v: t
 // -----
 
 // ALiBi: each query head keeps its own tile (the remark says why), still split.
-// REMARK: remark: convert-attn-to-gpu: {{.*}}; query heads not packed (ALiBi slopes differ per query head): each query head reads its group's K and V; key range split over thread blocks at run time (split_kv)
+// REMARK: remark: convert-attn-to-gpu: {{.*}}; query heads not packed (ALiBi slopes differ per query head): each query head reads its group's K and V; 4 warps share the rows {{.*}}; key range split over thread blocks at run time (split_kv)
 func.func @decode_alibi(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>) -> tensor<?x4x?x64xbf16> {
   %o = attn.attention %q, %k, %v mask(#attn.causal) alibi = [0.5, 0.25, 0.125, 0.0625] {attn.decode} : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x4x?x64xbf16>
   return %o : tensor<?x4x?x64xbf16>

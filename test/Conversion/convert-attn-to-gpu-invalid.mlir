@@ -118,3 +118,11 @@ func.func @pack_q_in_smem(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, 
   %o = attn.attention %q, %k, %v {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_80", block_q = 16, block_k = 64, warps = 1, m_tiles = 1, stages = 2, q_in_smem = true, gqa_pack = 2>} : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x4x?x64xbf16>
   return %o : tensor<?x4x?x64xbf16>
 }
+
+// -----
+
+func.func @key_warps_two_row_groups(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>) -> tensor<?x4x?x64xbf16> {
+  // expected-error @+1 {{expected m_tiles = 1 and warps = key_warps with key_warps = 2 on target sm_80 (one 16-row tile shared by all warps)}}
+  %o = attn.attention %q, %k, %v {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_80", block_q = 32, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, key_warps = 2>} : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x4x?x64xbf16>
+  return %o : tensor<?x4x?x64xbf16>
+}

@@ -868,3 +868,30 @@ func.func @gpu_kernel_split_kv(%q: tensor<2x8x16x64xf16>) -> tensor<2x8x16x64xf1
   %o = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_80", block_q = 16, block_k = 64, warps = 1, m_tiles = 1, stages = 2, q_in_smem = false, split_kv = yes>} : tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16> -> tensor<2x8x16x64xf16>
   return %o : tensor<2x8x16x64xf16>
 }
+
+// -----
+
+// #attn.gpu_kernel: key_warps must divide warps.
+func.func @gpu_kernel_key_warps_divide(%q: tensor<2x8x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{expected key_warps to divide warps 4, got 3}}
+  %o = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_80", block_q = 16, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, key_warps = 3>} : tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// #attn.gpu_kernel: with key_warps, block_q counts the row groups only.
+func.func @gpu_kernel_key_warps_block_q(%q: tensor<2x8x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{expected block_q 64 to equal 16 * m_tiles * warps / key_warps = 16}}
+  %o = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_80", block_q = 64, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, key_warps = 4>} : tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// #attn.gpu_kernel: each key warp takes a multiple of 16 keys.
+func.func @gpu_kernel_key_warps_block_k(%q: tensor<2x8x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{expected block_k 32 to give each of the 4 key_warps a multiple of 16 keys}}
+  %o = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_80", block_q = 16, block_k = 32, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, key_warps = 4>} : tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}

@@ -143,12 +143,12 @@ func.func @gpu_kernel_config(%q: tensor<2x8x16x128xbf16>) -> tensor<2x8x16x128xb
 
 // The decode parameters print only when set; attn.decode marks a decode step.
 // CHECK-LABEL: func.func @gpu_kernel_decode(
-// CHECK: {attn.decode, attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 64, warps = 1, m_tiles = 1, stages = 2, q_in_smem = false, gqa_pack = 4, split_kv = true>}
+// CHECK: {attn.decode, attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, gqa_pack = 4, key_warps = 4, split_kv = true>}
 // CHECK: {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_80", block_q = 16, block_k = 64, warps = 1, m_tiles = 1, stages = 2, q_in_smem = false, split_kv = true>}
 // CHECK: {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_80", block_q = 16, block_k = 64, warps = 1, m_tiles = 1, stages = 2, q_in_smem = false, gqa_pack = 2>}
 // CHECK: {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_80", block_q = 16, block_k = 64, warps = 1, m_tiles = 1, stages = 2, q_in_smem = false>}
 func.func @gpu_kernel_decode(%q: tensor<2x8x1x128xbf16>, %k: tensor<2x2x9x128xbf16>) -> (tensor<2x8x1x128xbf16>, tensor<2x8x1x128xbf16>, tensor<2x8x1x128xbf16>, tensor<2x8x1x128xbf16>) {
-  %a = attn.attention %q, %k, %k {attn.decode, attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 64, warps = 1, m_tiles = 1, stages = 2, q_in_smem = false, gqa_pack = 4, split_kv = true>} : tensor<2x8x1x128xbf16>, tensor<2x2x9x128xbf16>, tensor<2x2x9x128xbf16> -> tensor<2x8x1x128xbf16>
+  %a = attn.attention %q, %k, %k {attn.decode, attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, gqa_pack = 4, key_warps = 4, split_kv = true>} : tensor<2x8x1x128xbf16>, tensor<2x2x9x128xbf16>, tensor<2x2x9x128xbf16> -> tensor<2x8x1x128xbf16>
   %b = attn.attention %q, %k, %k {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_80", block_q = 16, block_k = 64, warps = 1, m_tiles = 1, stages = 2, q_in_smem = false, split_kv = true>} : tensor<2x8x1x128xbf16>, tensor<2x2x9x128xbf16>, tensor<2x2x9x128xbf16> -> tensor<2x8x1x128xbf16>
   %c = attn.attention %q, %k, %k {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_80", block_q = 16, block_k = 64, warps = 1, m_tiles = 1, stages = 2, q_in_smem = false, gqa_pack = 2, split_kv = false>} : tensor<2x8x1x128xbf16>, tensor<2x2x9x128xbf16>, tensor<2x2x9x128xbf16> -> tensor<2x8x1x128xbf16>
   %d = attn.attention %q, %k, %k {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_80", block_q = 16, block_k = 64, warps = 1, m_tiles = 1, stages = 2, q_in_smem = false, gqa_pack = 1>} : tensor<2x8x1x128xbf16>, tensor<2x2x9x128xbf16>, tensor<2x2x9x128xbf16> -> tensor<2x8x1x128xbf16>
