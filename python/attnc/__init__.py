@@ -68,6 +68,8 @@ def _load_library(hint_dir):
     lib.attnrt_validate.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Args)]
     lib.attnrt_scratch_size.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Args),
                                         ctypes.POINTER(ctypes.c_size_t)]
+    lib.attnrt_num_splits.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Args),
+                                      ctypes.POINTER(ctypes.c_int64)]
     lib.attnrt_artifact_destroy.argtypes = [ctypes.c_void_p]
     return lib
 
@@ -94,6 +96,21 @@ class Kernel:
         (a CUstream as int): no checks beyond the runtime's own."""
         if self._lib.attnrt_launch(self._handle, ctypes.byref(args), ctypes.c_void_p(stream)) != 0:
             raise AttncError(self._lib.attnrt_last_error().decode())
+
+    def num_splits(self, args):
+        """The key splits a launch with `args` uses (attnrt_num_splits)."""
+        n = ctypes.c_int64()
+        if self._lib.attnrt_num_splits(self._handle, ctypes.byref(args), ctypes.byref(n)) != 0:
+            raise AttncError(self._lib.attnrt_last_error().decode())
+        return n.value
+
+    def scratch_size(self, args):
+        """Scratch bytes a launch with `args` needs (attnrt_scratch_size)."""
+        size = ctypes.c_size_t()
+        if self._lib.attnrt_scratch_size(self._handle, ctypes.byref(args),
+                                         ctypes.byref(size)) != 0:
+            raise AttncError(self._lib.attnrt_last_error().decode())
+        return size.value
 
     def _get(self, key):
         v = self._lib.attnrt_artifact_get(self._handle, key.encode())
@@ -144,17 +161,14 @@ class Kernel:
                 a.alibi_slopes = alibi_slopes.data_ptr()
             a.num_splits = int(num_splits)
             if self.manifest.get("split_kv") == "1":
-                size = ctypes.c_size_t()
-                if self._lib.attnrt_scratch_size(self._handle, ctypes.byref(a),
-                                                 ctypes.byref(size)) != 0:
-                    raise AttncError(self._lib.attnrt_last_error().decode())
-                if size.value:
-                    key = (q.device, size.value)
+                size = self.scratch_size(a)
+                if size:
+                    key = (q.device, size)
                     if key not in self._scratch:
-                        self._scratch[key] = torch.empty(size.value, dtype=torch.uint8,
+                        self._scratch[key] = torch.empty(size, dtype=torch.uint8,
                                                          device=q.device)
                     a.scratch = self._scratch[key].data_ptr()
-                    a.scratch_bytes = size.value
+                    a.scratch_bytes = size
             if stream is None:
                 stream = torch.cuda.current_stream(q.device).cuda_stream
             if self._lib.attnrt_launch(self._handle, ctypes.byref(a), ctypes.c_void_p(stream)) != 0:

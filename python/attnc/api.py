@@ -27,7 +27,7 @@ from . import AttncError, Kernel
 
 __version__ = "0.2"
 # Bumped with the kernel ABI (include/attnc/Artifact/KernelAbi.h).
-ABI_VERSION = 2
+ABI_VERSION = 3
 
 _SPEC_DTYPES = {"torch.bfloat16": "bf16", "torch.float16": "f16"}
 _MASKS = ("none", "causal", "window", "prefix")
@@ -36,7 +36,10 @@ _kernels = {}
 
 def kernel_spec(q, k, v, *, mask="none", scale=None, softcap=None, alibi=False,
                 return_lse=False, layout="bhsd"):
-    """The compile spec of a call (batch and lengths are chosen at run time)."""
+    """The compile spec of a call (batch and lengths are chosen at run time).
+    A decode-shaped call (query length x query heads per KV head <= 16, e.g.
+    one token per sequence) gets decode=1: the decode kernel (GQA packing,
+    split-KV; docs/gpu.md)."""
     if layout not in ("bhsd", "bshd"):
         raise AttncError(f"expected layout 'bhsd' or 'bshd', got {layout!r}")
     if len(q.shape) != 4 or len(k.shape) != 4 or len(v.shape) != 4:
@@ -58,6 +61,10 @@ def kernel_spec(q, k, v, *, mask="none", scale=None, softcap=None, alibi=False,
         parts.append(f"softcap={float(softcap)!r}")
     if alibi:
         parts.append("alibi")
+    s_dim = 2 if layout == "bhsd" else 1
+    group = int(q.shape[h_dim]) // max(1, int(k.shape[h_dim]))
+    if int(q.shape[s_dim]) * group <= 16:
+        parts.append("decode=1")
     return " ".join(parts)
 
 
@@ -169,8 +176,20 @@ def _prepare(q, k, v, mask, scale, softcap, alibi, return_lse, layout):
     a.k_strides[:] = list(kh.stride())
     a.v_strides[:] = list(vh.stride())
     a.o_strides[:] = list(out_strides)
+    # A split-KV (decode) kernel: the split count of this call shape, fixed
+    # once so that launches do not ask the device again, and its scratch.
+    scratch = None
+    if kernel.manifest.get("split_kv") == "1":
+        with torch.cuda.device(q.device):
+            a.num_splits = kernel.num_splits(a)
+            size = kernel.scratch_size(a)
+        if size:
+            scratch = torch.empty(size, dtype=torch.uint8, device=q.device)
+            a.scratch, a.scratch_bytes = scratch.data_ptr(), size
     lse_shape = (b, h, s) if return_lse else None
-    return _Launch(kernel, a, out_shape, lse_shape, q.device.index)
+    launch = _Launch(kernel, a, out_shape, lse_shape, q.device.index)
+    launch.scratch = scratch  # kept alive with the launch
+    return launch
 
 
 def _run(q, k, v, mask, scale, softcap, alibi, return_lse, layout):

@@ -30,6 +30,12 @@ print("spec:", attnc.kernel_spec(q, k, v, mask="causal"))
 print("spec:", attnc.kernel_spec(T((2, 100, 8, 128), "torch.float16"), T((2, 120, 1, 128)),
                                  T((2, 120, 1, 128)), mask="window:1023,0", softcap=30.0,
                                  return_lse=True, layout="bshd"))
+# Decode-shaped calls (Sq x Hq/Hkv <= 16) get the decode kernel.
+print("spec:", attnc.kernel_spec(T((64, 32, 1, 128)), T((64, 8, 8192, 128)),
+                                 T((64, 8, 8192, 128)), mask="causal"))
+for sq in (4, 5):  # 16 packed rows: decode; 20: prefill
+    print("spec:", attnc.kernel_spec(T((1, sq, 16, 64)), T((1, 300, 4, 64)), T((1, 300, 4, 64)),
+                                     layout="bshd"))
 for bad in (dict(mask="document:4,4"), dict(layout="sbhd")):
     try:
         attnc.kernel_spec(q, k, v, **bad)
