@@ -180,6 +180,10 @@ def _prepare(q, k, v, mask, scale, softcap, alibi, return_lse, layout):
     # once so that launches do not ask the device again, and its scratch.
     scratch = None
     if kernel.manifest.get("split_kv") == "1":
+        # The runtime validates the whole launch: stand-in pointers (q's,
+        # aligned and non-null) until each call sets the real ones.
+        a.q, a.k, a.v, a.o = qh.data_ptr(), kh.data_ptr(), vh.data_ptr(), qh.data_ptr()
+        a.lse = qh.data_ptr() if return_lse else None
         with torch.cuda.device(q.device):
             a.num_splits = kernel.num_splits(a)
             size = kernel.scratch_size(a)
