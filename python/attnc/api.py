@@ -196,8 +196,18 @@ def _prepare(q, k, v, mask, scale, softcap, alibi, return_lse, layout):
     return launch
 
 
-def _run(q, k, v, mask, scale, softcap, alibi, return_lse, layout):
-    """The eager implementation: a prepared launch for the call's shape."""
+def _raw_stream(torch, index):
+    """The current CUDA stream of device `index` as an int (CUstream)."""
+    get = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if get is not None:
+        return get(index)
+    return torch.cuda.current_stream(index).cuda_stream
+
+
+def _run(q, k, v, mask, scale, softcap, alibi, return_lse, layout, lse_tensor=True):
+    """The implementation: a prepared launch for the call's shape. Without
+    return_lse the LSE is an empty tensor (lse_tensor, the custom op's
+    contract) or None (eager calls: one allocation less)."""
     import torch
     key = (q.shape, k.shape, v.shape, q.stride(), k.stride(), v.stride(), q.dtype, k.dtype,
            v.dtype, q.device, mask, scale, softcap, alibi, return_lse, layout)
@@ -206,16 +216,20 @@ def _run(q, k, v, mask, scale, softcap, alibi, return_lse, layout):
         launch = _prepare(q, k, v, mask, scale, softcap, alibi, return_lse, layout)
         _launches[key] = launch
     out = torch.empty(launch.out_shape, device=q.device, dtype=q.dtype)
-    lse = torch.empty(launch.lse_shape if return_lse else (0,), device=q.device,
-                      dtype=torch.float32)
     a = launch.args
-    a.q, a.k, a.v, a.o = q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr()
-    a.lse = lse.data_ptr() if return_lse else None
-    if launch.device_index != torch.cuda.current_device():
-        with torch.cuda.device(q.device):
-            launch.kernel.launch(a, torch.cuda.current_stream(q.device).cuda_stream)
+    if return_lse:
+        lse = torch.empty(launch.lse_shape, device=q.device, dtype=torch.float32)
+        a.lse = lse.data_ptr()
     else:
-        launch.kernel.launch(a, torch.cuda.current_stream().cuda_stream)
+        lse = torch.empty((0,), device=q.device, dtype=torch.float32) if lse_tensor else None
+    a.q, a.k, a.v, a.o = q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr()
+    # The launch goes on the current stream of q's device, under that device.
+    index = launch.device_index
+    if index != torch._C._cuda_getDevice():
+        with torch.cuda.device(q.device):
+            launch.kernel.launch(a, _raw_stream(torch, index))
+    else:
+        launch.kernel.launch(a, _raw_stream(torch, index))
     return out, lse
 
 
@@ -270,5 +284,5 @@ def attention(q, k, v, *, mask="none", scale=None, softcap=None, alibi=False,
         _torch_op()
         out, lse = _run(q, k, v, mask, None if scale is None else float(scale),
                         None if softcap is None else float(softcap), bool(alibi),
-                        bool(return_lse), layout)
+                        bool(return_lse), layout, lse_tensor=False)
     return (out, lse) if return_lse else out
