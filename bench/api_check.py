@@ -145,40 +145,37 @@ def main():
     passed += ok
     failed += not ok
 
-    # A CUDA graph captures the launch and replays it on new inputs.
-    sq_, sk_, sv_ = q.clone(), k.clone(), v.clone()
-    attnc.attention(sq_, sk_, sv_, mask="causal")  # warm-up (module load) outside capture
-    torch.cuda.synchronize()
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        static_out = attnc.attention(sq_, sk_, sv_, mask="causal")
-    q2 = torch.randn_like(q)
-    sq_.copy_(q2)
-    graph.replay()
-    torch.cuda.synchronize()
-    ok = torch.equal(static_out, attnc.attention(q2, k, v, mask="causal"))
+    def graph_replay(q, k, v):
+        """Captures attnc.attention(q, k, v) in a CUDA graph (after a warm-up
+        launch outside it, for the module load), replays it with new values
+        in q: (replayed output, the new q)."""
+        sq_ = q.clone()
+        attnc.attention(sq_, k, v, mask="causal")
+        torch.cuda.synchronize()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            static_out = attnc.attention(sq_, k, v, mask="causal")
+        q2 = torch.randn_like(q)
+        sq_.copy_(q2)
+        graph.replay()
+        torch.cuda.synchronize()
+        return static_out, q2
+
+    # A CUDA graph captures the launch and replays it on new inputs; the same
+    # for a decode call (split-KV: two kernels and the kept scratch).
+    out, q2 = graph_replay(q, k, v)
+    ok = torch.equal(out, attnc.attention(q2, k, v, mask="causal"))
     print(f"{'PASS' if ok else 'FAIL'} CUDA graph: replay on new inputs matches eager", flush=True)
     passed += ok
     failed += not ok
-
-    # The same for a decode call (split-KV: two kernels and the kept scratch).
     dq = torch.randn(4, 32, 1, 128, device=dev, dtype=torch.bfloat16)
     dk = torch.randn(4, 8, 20000, 128, device=dev, dtype=torch.bfloat16)
     dv = torch.randn(4, 8, 20000, 128, device=dev, dtype=torch.bfloat16)
-    attnc.attention(dq, dk, dv, mask="causal")  # warm-up outside capture
-    torch.cuda.synchronize()
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        static_out = attnc.attention(dq, dk, dv, mask="causal")
-    q2 = torch.randn_like(dq)
-    dq.copy_(q2)
-    graph.replay()
-    torch.cuda.synchronize()
+    out, q2 = graph_replay(dq, dk, dv)
     ref, _, _ = reference(q2, dk, dv, visible("causal", 1, 20000), None, torch.bfloat16)
-    ok = torch.equal(static_out, attnc.attention(q2, dk, dv, mask="causal")) and \
-        rel(static_out, ref) < 1e-2
+    ok = torch.equal(out, attnc.attention(q2, dk, dv, mask="causal")) and rel(out, ref) < 1e-2
     print(f"{'PASS' if ok else 'FAIL'} CUDA graph (decode, split-KV): replay on new inputs "
-          f"matches eager, err {rel(static_out, ref):.2e}", flush=True)
+          f"matches eager, err {rel(out, ref):.2e}", flush=True)
     passed += ok
     failed += not ok
 
