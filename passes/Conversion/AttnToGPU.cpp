@@ -41,6 +41,18 @@ LogicalResult attnc::chooseGpuKernel(AttentionOp op, const GpuTarget &target) {
              << kGpuKernelAttrName << " to be an #attn.gpu_kernel, got "
              << other;
     config = target.chooseConfig(problem);
+    // A target's choice obeys the attribute's own rules (a broken one is a
+    // compiler bug, reported rather than compiled).
+    if (failed(GpuKernelAttr::verify(
+            [&] {
+              return op.emitError("internal error: target ")
+                     << target.chip() << " chose an invalid #attn.gpu_kernel: ";
+            },
+            config.getChip(), config.getBlockQ(), config.getBlockK(),
+            config.getWarps(), config.getMTiles(), config.getStages(),
+            config.getQInSmem(), config.getGqaPack(), config.getSplitKv(),
+            config.getKeyWarps())))
+      return failure();
     op->setAttr(kGpuKernelAttrName, config);
   }
   if (failed(target.checkConfig(problem, config)))

@@ -156,10 +156,13 @@ protected:
     int64_t rows = (staticLength ? p.seqQ : 1) * pack;
     if (rows > 64)
       return std::nullopt;
-    int64_t blockK = p.headDim + p.valueHeadDim > 256 ? 32 : 64;
+    bool wide = p.headDim + p.valueHeadDim > 256;
+    int64_t blockK = wide ? 32 : 64;
+    // 16 keys per key warp: 4 warps on 64-key tiles, 2 on the 32-key tiles
+    // of wide heads (whose accumulators need the registers).
     if (rows <= 16)
-      return make(p, blockK, /*warps=*/4, /*mTiles=*/1, false, pack,
-                  /*splitKv=*/true, /*keyWarps=*/4);
+      return make(p, blockK, /*warps=*/blockK / 16, /*mTiles=*/1, false, pack,
+                  /*splitKv=*/true, /*keyWarps=*/blockK / 16);
     int64_t warps = (rows + 15) / 16;
     return make(p, blockK, warps, /*mTiles=*/1, false, pack, /*splitKv=*/true);
   }

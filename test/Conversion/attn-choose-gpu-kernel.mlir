@@ -78,3 +78,15 @@ func.func @decode_static(%q: tensor<1x16x4x64xbf16>, %k: tensor<1x2x100x64xbf16>
   %p = attn.attention %q9, %k, %k {attn.decode} : tensor<1x16x9x64xbf16>, tensor<1x2x100x64xbf16>, tensor<1x2x100x64xbf16> -> tensor<1x16x9x64xbf16>
   return %o, %p : tensor<1x16x4x64xbf16>, tensor<1x16x9x64xbf16>
 }
+
+// -----
+
+// Wide heads (D + Dv > 256): 32-key tiles split between 2 key warps, 16 keys
+// each (the chosen configuration obeys the attribute's rules: a key warp's
+// share is a multiple of 16 keys).
+// CHECK-LABEL: func.func @decode_d256(
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 32, warps = 2, m_tiles = 1, stages = 2, q_in_smem = false, gqa_pack = 4, key_warps = 2, split_kv = true>
+func.func @decode_d256(%q: tensor<?x8x?x256xbf16>, %k: tensor<?x2x?x256xbf16>, %v: tensor<?x2x?x256xbf16>) -> tensor<?x8x?x256xbf16> {
+  %o = attn.attention %q, %k, %v mask(#attn.causal) {attn.decode} : tensor<?x8x?x256xbf16>, tensor<?x2x?x256xbf16>, tensor<?x2x?x256xbf16> -> tensor<?x8x?x256xbf16>
+  return %o : tensor<?x8x?x256xbf16>
+}
