@@ -32,7 +32,7 @@ std::string shapeText(const std::vector<int64_t> &shape);
 /// block_mask, alibi_slopes.
 struct InputOperands {
   bool seqIds = false, cuSeqlens = false, blockMask = false,
-       alibiSlopes = false;
+       alibiSlopes = false, kvLens = false;
   /// The batch and head dims the IR fixes for the block mask (0: not
   /// fixed). A file with another batch (head count) fails ("the IR's
   /// block_mask has batch 1", "... has head count 4"). An artifact's kernel

@@ -46,6 +46,8 @@ struct AttentionProblem {
   std::vector<int32_t> seqIds, cuSeqlens;
   std::vector<uint8_t> blockMask;
   int64_t blockMaskB = 1, blockMaskH = 1;
+  /// Per-sequence KV lengths [b] (empty: every sequence has sk keys).
+  std::vector<int32_t> kvLens;
   /// Custom mask / score functions (mask kind Custom, score region), if any.
   std::function<bool(int64_t b, int64_t h, int64_t q, int64_t k)> customMask;
   std::function<double(double s, int64_t b, int64_t h, int64_t q, int64_t k)>
@@ -55,6 +57,8 @@ struct AttentionProblem {
   /// asks customMask (false when it is unset); an operand-driven mask whose
   /// operand is missing or too small sees nothing.
   bool visible(int64_t bi, int64_t h, int64_t qi, int64_t ki) const;
+  /// The keys of batch entry bi: kvLens[bi] clamped to [0, sk], or sk.
+  int64_t keysOf(int64_t bi) const;
 };
 
 /// float64 attention: out [b, hq, sq, dv], lse [b, hq, sq] (natural log;

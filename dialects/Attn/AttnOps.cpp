@@ -325,6 +325,17 @@ LogicalResult AttentionOp::verify() {
       return failure();
   }
 
+  if (Value lens = getKvLens()) {
+    if (failed(verifySideOperand(*this, "kv_lens", lens, 1,
+                                 IntegerType::get(getContext(), 32), "[B]")) ||
+        failed(verifyDim(*this, "kv_lens length", dimOf(lens, 0),
+                         "query batch", getBatchSize())))
+      return failure();
+    if (getMaskSpec().kind == mask::MaskKind::Document)
+      return emitOpError("expected no kv_lens with a document mask (its "
+                         "sequences come from seq_ids or cu_seqlens)");
+  }
+
   if (getMaskAttr() && hasMaskFn())
     return emitOpError("expected either a mask attribute or a mask_fn "
                        "region, not both");

@@ -31,7 +31,10 @@ def Attn_AttentionOp : Attn_Op<"attention", [
        slope per query head): s = s - slope[h] * |i + Sk - Sq - j|;
     4. `score_fn`: s = score_fn(s, b, h, i, j).
     Keys hidden by the mask (`mask(#attn...)` or the `mask_fn` region) are
-    dropped before the softmax. A row with no visible key yields 0 and an LSE
+    dropped before the softmax. With `kv_lens` ([B] i32, per-sequence KV
+    lengths, clamped to [0, Sk]) batch entry b has only its first
+    kv_lens[b] keys, and everything that depends on Sk (bottom-right
+    alignment, ALiBi distances) uses kv_lens[b] for it: a padded KV cache. A row with no visible key yields 0 and an LSE
     of -inf. Accumulation is f32 (docs/attn-dialect.md, numerics contract).
 
     Example (GQA, causal, soft-capped, with LSE):
@@ -59,6 +62,7 @@ def Attn_AttentionOp : Attn_Op<"attention", [
     Optional<AnyRankedTensor>:$cu_seqlens,
     Optional<AnyRankedTensor>:$block_mask,
     Optional<AnyRankedTensor>:$alibi_slopes,
+    Optional<AnyRankedTensor>:$kv_lens,
     OptionalAttr<Attn_MaskAttrInterface>:$mask,
     OptionalAttr<F32Attr>:$scale,
     OptionalAttr<F32Attr>:$softcap,
@@ -74,6 +78,7 @@ def Attn_AttentionOp : Attn_Op<"attention", [
     (`cu_seqlens` `(` $cu_seqlens^ `:` type($cu_seqlens) `)`)?
     (`block_mask` `(` $block_mask^ `:` type($block_mask) `)`)?
     (`alibi_slopes` `(` $alibi_slopes^ `:` type($alibi_slopes) `)`)?
+    (`kv_lens` `(` $kv_lens^ `:` type($kv_lens) `)`)?
     (`mask` `(` $mask^ `)`)?
     (`scale` `=` $scale^)?
     (`softcap` `=` $softcap^)?
@@ -143,6 +148,7 @@ def Attn_TileStepOp : Attn_Op<"tile_step", [
     Optional<AnyMemRef>:$cu_seqlens,
     Optional<AnyMemRef>:$block_mask,
     Optional<AnyMemRef>:$alibi_slopes,
+    Optional<AnyMemRef>:$kv_lens,
     AnyMemRef:$row_max, AnyMemRef:$row_sum, AnyMemRef:$acc,
     Index:$batch, Index:$head, Index:$q_begin, Index:$k_begin,
     OptionalAttr<Attn_MaskAttrInterface>:$mask,
@@ -161,6 +167,7 @@ def Attn_TileStepOp : Attn_Op<"tile_step", [
     (`cu_seqlens` `(` $cu_seqlens^ `:` type($cu_seqlens) `)`)?
     (`block_mask` `(` $block_mask^ `:` type($block_mask) `)`)?
     (`alibi_slopes` `(` $alibi_slopes^ `:` type($alibi_slopes) `)`)?
+    (`kv_lens` `(` $kv_lens^ `:` type($kv_lens) `)`)?
     (`mask` `(` $mask^ `)`)?
     (`mask_fn` $mask_fn^)?
     (`score_fn` $score_fn^)?

@@ -58,6 +58,11 @@ struct AttentionSpec {
   /// (query heads of a KV group packed into a tile, key range split over
   /// thread blocks), fast for a query length of a few rows, correct for any.
   bool decode = false;
+  /// Per-sequence KV lengths (`kv_lens=1`): a kv_lens [B] i32 operand; batch
+  /// entry b has only its first kv_lens[b] keys (a padded KV cache). The
+  /// harness draws the lengths from the seed (the first sequence full, the
+  /// second of one key, one empty when B >= 4).
+  bool kvLens = false;
 
   /// The scale in effect: `scale` or 1/sqrt(d).
   double effectiveScale() const;

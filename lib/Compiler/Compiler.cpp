@@ -134,6 +134,8 @@ OwningOpRef<ModuleOp> attnc::buildSpecModule(MLIRContext &ctx,
     args.push_back(RankedTensorType::get({dyn, dyn}, b.getI32Type()));
   if (blockMask)
     args.push_back(RankedTensorType::get({1, 1, dyn, dyn}, b.getI8Type()));
+  if (spec.kvLens)
+    args.push_back(RankedTensorType::get({dyn}, b.getI32Type()));
   Type outType = t4(spec.hq, spec.dv);
   Type lseType = spec.lse ? RankedTensorType::get({dyn, spec.hq, dyn},
                                                   b.getF32Type())
@@ -147,7 +149,9 @@ OwningOpRef<ModuleOp> attnc::buildSpecModule(MLIRContext &ctx,
                                    b.getFunctionType(args, results));
   Block *body = func.addEntryBlock();
   b.setInsertionPointToStart(body);
-  Value operand = args.size() > 3 ? body->getArgument(3) : Value();
+  bool maskOperand = cuSeqlens || seqIds || blockMask;
+  Value operand = maskOperand ? body->getArgument(3) : Value();
+  Value kvLens = spec.kvLens ? body->getArgument(maskOperand ? 4 : 3) : Value();
   auto f32Attr = [&](std::optional<double> v) {
     return v ? b.getF32FloatAttr(*v) : FloatAttr();
   };
@@ -162,7 +166,7 @@ OwningOpRef<ModuleOp> attnc::buildSpecModule(MLIRContext &ctx,
       b, loc, outType, lseType, body->getArgument(0), body->getArgument(1),
       body->getArgument(2), seqIds ? operand : Value(),
       cuSeqlens ? operand : Value(), blockMask ? operand : Value(),
-      /*alibi_slopes=*/Value(), maskAttrOf(&ctx, m), f32Attr(spec.scale),
+      /*alibi_slopes=*/Value(), kvLens, maskAttrOf(&ctx, m), f32Attr(spec.scale),
       f32Attr(spec.softcap), alibi);
   if (spec.decode)
     op->setAttr(kDecodeAttrName, b.getUnitAttr());
@@ -341,6 +345,7 @@ bool attnc::specFromOp(AttentionOp op, const AttentionSpec &sizes,
   if (auto cap = op.getSoftcapAttr())
     spec.softcap = cap.getValueAsDouble();
   spec.alibi = op.getAlibi() || op.getAlibiSlopes();
+  spec.kvLens = static_cast<bool>(op.getKvLens());
   spec.lse = static_cast<bool>(op.getLse());
   if (spec.mask.kind == MaskKind::Document && spec.documentLengths.empty()) {
     // Documents of about a third, a quarter and the rest of the keys.

@@ -30,7 +30,7 @@ struct CpuKernel::Impl {
   uint8_t (*maskFn)(int64_t, int64_t, int64_t, int64_t) = nullptr;
   float (*scoreFn)(float, int64_t, int64_t, int64_t, int64_t) = nullptr;
   bool hasSeqIds = false, hasCuSeqlens = false, hasBlockMask = false,
-       hasAlibiSlopes = false;
+       hasAlibiSlopes = false, hasKvLens = false;
   /// The counters of attn-count-tile-steps, when compiled in.
   int64_t *tileSteps = nullptr;
 };
@@ -57,6 +57,7 @@ std::unique_ptr<CpuKernel> CpuKernel::compile(ModuleOp entryModule,
     impl->hasCuSeqlens = static_cast<bool>(op.getCuSeqlens());
     impl->hasBlockMask = static_cast<bool>(op.getBlockMask());
     impl->hasAlibiSlopes = static_cast<bool>(op.getAlibiSlopes());
+    impl->hasKvLens = static_cast<bool>(op.getKvLens());
   });
   bool hasMaskFn = entryModule.lookupSymbol("attnc_mask_fn") != nullptr;
   bool hasScoreFn = entryModule.lookupSymbol("attnc_score_fn") != nullptr;
@@ -215,6 +216,7 @@ bool CpuKernel::run(const AttentionProblem &p, ElementType dtype,
   }
   HostMemRef<4> blockMask({p.blockMaskB, p.blockMaskH, nq, nk}, 1);
   HostMemRef<1> slopes({p.hq}, 4);
+  HostMemRef<1> kvLens({p.b}, 4);
 
   std::vector<void *> descriptors = {q.descriptor(), k.descriptor(),
                                      v.descriptor()};
@@ -246,6 +248,14 @@ bool CpuKernel::run(const AttentionProblem &p, ElementType dtype,
       std::memcpy(&slopes.bytes[h * 4], &f, 4);
     }
     descriptors.push_back(slopes.descriptor());
+  }
+  if (impl->hasKvLens) {
+    if (p.kvLens.size() != static_cast<size_t>(p.b)) {
+      error = "expected kv_lens data of b values";
+      return false;
+    }
+    std::memcpy(kvLens.bytes.data(), p.kvLens.data(), p.kvLens.size() * 4);
+    descriptors.push_back(kvLens.descriptor());
   }
   descriptors.push_back(o.descriptor());
   if (lse)

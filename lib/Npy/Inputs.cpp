@@ -6,6 +6,8 @@
 
 #include "harness/Inputs.h"
 
+#include <cmath>
+
 using namespace attnc;
 
 std::vector<std::string> attnc::splitComma(const std::string &s) {
@@ -142,6 +144,18 @@ bool attnc::loadInputs(const std::vector<std::string> &paths,
     if (!checkShape(extra, paths[next - 1], {spec.hq}, "alibi_slopes", error))
       return false;
     problem.alibiSlopes = extra.data;
+  }
+  if (take(operands.kvLens)) {
+    if (!checkShape(extra, paths[next - 1], {spec.b}, "kv_lens", error))
+      return false;
+    problem.kvLens.clear();
+    for (double x : extra.data) {
+      if (x < 0 || x > static_cast<double>(spec.sk) || x != std::floor(x)) {
+        error = "expected kv_lens values that are integers in [0, sk]";
+        return false;
+      }
+      problem.kvLens.push_back(static_cast<int32_t>(x));
+    }
   }
   if (failed)
     return false;

@@ -155,8 +155,19 @@ float attnc::f16BitsToFloat(uint16_t bits) {
 
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+int64_t AttentionProblem::keysOf(int64_t bi) const {
+  if (kvLens.empty())
+    return sk;
+  if (bi < 0 || bi >= static_cast<int64_t>(kvLens.size()))
+    return 0;
+  return std::min<int64_t>(std::max<int64_t>(kvLens[bi], 0), sk);
+}
+
 bool AttentionProblem::visible(int64_t bi, int64_t h, int64_t qi,
                                int64_t ki) const {
+  // With kv_lens the sequence has keysOf(bi) keys, and the mask is aligned
+  // to that length.
+  int64_t sk = keysOf(bi);
   if (qi < 0 || qi >= sq || ki < 0 || ki >= sk)
     return false;
   if (mask.kind == MaskKind::Custom)
@@ -177,7 +188,9 @@ bool AttentionProblem::visible(int64_t bi, int64_t h, int64_t qi,
       }
     }
   } else if (mask.kind == MaskKind::BlockSparse) {
-    int64_t rows = ceilDiv(sq, mask.blockQ), cols = ceilDiv(sk, mask.blockK);
+    // The block grid covers the key dimension (this->sk), not kv_lens.
+    int64_t rows = ceilDiv(sq, mask.blockQ),
+            cols = ceilDiv(this->sk, mask.blockK);
     int64_t bb = mask::broadcastIndex(blockMaskB, bi);
     int64_t hb = mask::broadcastIndex(blockMaskH, h);
     haveData = mask.blockQ > 0 && mask.blockK > 0 &&
@@ -232,7 +245,7 @@ void attnc::referenceAttention(const AttentionProblem &p,
             x = *p.softcap * std::tanh(x / *p.softcap);
           if (!p.alibiSlopes.empty())
             x -= p.alibiSlopes[h] *
-                 std::fabs(static_cast<double>(i + p.sk - p.sq - j));
+                 std::fabs(static_cast<double>(i + p.keysOf(bi) - p.sq - j));
           if (p.customScore)
             x = p.customScore(x, bi, h, i, j);
           s[j] = x;
@@ -303,8 +316,8 @@ void attnc::naiveAttention(const AttentionProblem &p, ElementType t,
             x = cap * std::tanh(x / cap);
           if (!p.alibiSlopes.empty())
             x = x - static_cast<float>(p.alibiSlopes[h]) *
-                        static_cast<float>(std::llabs(
-                            static_cast<long long>(i + p.sk - p.sq - j)));
+                        static_cast<float>(std::llabs(static_cast<long long>(
+                            i + p.keysOf(bi) - p.sq - j)));
           if (p.customScore)
             x = static_cast<float>(p.customScore(x, bi, h, i, j));
           s[j] = toT(x);
@@ -465,15 +478,36 @@ void attnc::makeProblem(const AttentionSpec &spec, uint64_t seed,
     for (uint8_t &e : p.blockMask)
       e = gen.uniform() < spec.blockDensity ? 1 : 0;
   }
+  if (spec.kvLens) {
+    // The first sequence full, the second of one key, the fourth empty,
+    // the others drawn from [0, sk].
+    for (int64_t bi = 0; bi < p.b; ++bi) {
+      int64_t len = static_cast<int64_t>(gen.uniform() * (p.sk + 1));
+      if (bi == 0)
+        len = p.sk;
+      else if (bi == 1)
+        len = std::min<int64_t>(1, p.sk);
+      else if (bi == 3)
+        len = 0;
+      p.kvLens.push_back(static_cast<int32_t>(std::min(len, p.sk)));
+    }
+  }
 }
 
 double attnc::visiblePairs(const AttentionProblem &p) {
   const mask::MaskSpec &m = p.mask;
   double heads = static_cast<double>(p.b) * p.hq;
-  if (mask::hasIntervalForm(m.kind))
-    return static_cast<double>(mask::countIntervalPairs(m, p.sq, p.sk)) *
-           heads;
-  if (m.kind == MaskKind::BlockSparse) {
+  if (mask::hasIntervalForm(m.kind)) {
+    if (p.kvLens.empty())
+      return static_cast<double>(mask::countIntervalPairs(m, p.sq, p.sk)) *
+             heads;
+    double pairs = 0;
+    for (int64_t bi = 0; bi < p.b; ++bi)
+      pairs += static_cast<double>(
+          mask::countIntervalPairs(m, p.sq, p.keysOf(bi)));
+    return pairs * p.hq;
+  }
+  if (m.kind == MaskKind::BlockSparse && p.kvLens.empty()) {
     if (m.blockQ <= 0 || m.blockK <= 0 || p.blockMaskB <= 0 ||
         p.blockMaskH <= 0)
       return 0;
@@ -491,7 +525,7 @@ double attnc::visiblePairs(const AttentionProblem &p) {
   // Element by element. Documents do not depend on the head, nor (for
   // cu_seqlens) on the batch entry; a custom mask may depend on both.
   bool custom = m.kind == MaskKind::Custom;
-  bool perBatch = m.kind != MaskKind::Document ||
+  bool perBatch = m.kind != MaskKind::Document || !p.kvLens.empty() ||
                   m.documentSource == mask::DocumentSource::SegmentIds;
   int64_t batches = perBatch ? p.b : 1;
   int64_t headsVisited = custom ? p.hq : 1;

@@ -363,6 +363,8 @@ bool attnc::parseSpec(const std::string &text, AttentionSpec &result,
       ok = flag(spec.lse);
     } else if (key == "decode") {
       ok = flag(spec.decode);
+    } else if (key == "kv_lens") {
+      ok = flag(spec.kvLens);
     } else if (key == "mask") {
       ParsedMask m;
       ok = parseMask(value, m, error);
@@ -489,6 +491,8 @@ std::string attnc::printSpec(const AttentionSpec &spec) {
   if (spec.alibi)
     s += " alibi";
   s += spec.lse ? " lse=1" : " lse=0";
+  if (spec.kvLens)
+    s += " kv_lens=1";
   if (spec.decode)
     s += " decode=1";
   return s;

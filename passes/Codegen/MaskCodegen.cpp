@@ -252,6 +252,15 @@ MaskScoreContext attnc::makeTileStepScores(attn::TileStepOp op) {
   return c;
 }
 
+Value attnc::clampedKvLen(ImplicitLocOpBuilder &b, Value kvLens, Value batch,
+                         Value seqK) {
+  IndexArith a{b};
+  Value len = arith::IndexCastOp::create(
+      b, b.getIndexType(),
+      memref::LoadOp::create(b, kvLens, ValueRange{batch}).getResult());
+  return a.min(a.max(len, a.constant(0)), seqK);
+}
+
 MaskScoreContext attnc::makeTileStepContext(ImplicitLocOpBuilder &b,
                                             attn::TileStepOp op) {
   MaskScoreContext c = makeTileStepScores(op);
@@ -259,6 +268,8 @@ MaskScoreContext attnc::makeTileStepContext(ImplicitLocOpBuilder &b,
   c.head = op.getHead();
   c.seqQ = memref::DimOp::create(b, op.getQuery(), 2);
   c.seqK = memref::DimOp::create(b, op.getKey(), 2);
+  if (Value lens = op.getKvLens())
+    c.seqK = clampedKvLen(b, lens, c.batch, c.seqK);
   if (Value ids = op.getSeqIds())
     c.loadSeqId = [ids](ImplicitLocOpBuilder &lb, Value bi, Value pos) {
       return memref::LoadOp::create(lb, ids, ValueRange{bi, pos}).getResult();

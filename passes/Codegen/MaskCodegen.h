@@ -142,6 +142,11 @@ class TileStepOp;
 /// the mask, the scale, soft-cap and ALiBi attributes, and the regions.
 MaskScoreContext makeTileStepScores(attn::TileStepOp op);
 
+/// kv_lens[batch] (`kvLens` an i32 memref [B]) as an index clamped to
+/// [0, seqK]: the key count of that batch entry (attn.attention's kv_lens).
+mlir::Value clampedKvLen(mlir::ImplicitLocOpBuilder &b, mlir::Value kvLens,
+                         mlir::Value batch, mlir::Value seqK);
+
 /// The context of an attn.tile_step: its mask and scores, reading the
 /// operands from its memrefs.
 MaskScoreContext makeTileStepContext(mlir::ImplicitLocOpBuilder &b,

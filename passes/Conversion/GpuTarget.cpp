@@ -21,6 +21,10 @@ GpuKernelAttr attnc::getGpuKernelAttr(AttentionOp op) {
 }
 
 LogicalResult GpuTarget::checkSupport(const KernelProblem &p) const {
+  if (p.kvLens)
+    return p.emitError("expected no kv_lens operand for target ")
+           << chip()
+           << ": per-sequence KV lengths run on the CPU path only so far";
   Type elt = p.elementType;
   if (!elt.isBF16() && !elt.isF16())
     return p.emitError("expected bf16 or f16 inputs for target ")

@@ -37,6 +37,7 @@ KernelProblem KernelProblem::of(AttentionOp op) {
   p.numKvHeads = op.getNumKeyValueHeads();
   p.seqQ = op.getQuery().getType().getDimSize(2);
   p.decode = op->hasAttr(kDecodeAttrName);
+  p.kvLens = static_cast<bool>(op.getKvLens());
   p.packBlocker = packBlockerOf(op.getAlibiSlopes() || op.getAlibi(),
                                 static_cast<bool>(op.getBlockMask()),
                                 op.hasMaskFn() || op.hasScoreFn());
@@ -55,6 +56,7 @@ KernelProblem KernelProblem::of(TileStepOp step) {
   p.numQueryHeads = q.getDimSize(1);
   p.numKvHeads = k.getDimSize(1);
   p.seqQ = q.getDimSize(2);
+  p.kvLens = static_cast<bool>(step.getKvLens());
   p.packBlocker = packBlockerOf(step.getAlibiSlopes() || step.getAlibi(),
                                 static_cast<bool>(step.getBlockMask()),
                                 step.hasMaskFn() || step.hasScoreFn());

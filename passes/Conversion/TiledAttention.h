@@ -34,6 +34,8 @@ struct KernelProblem {
   int64_t seqQ = 0;
   /// The attention is marked as a decode step (attn.decode).
   bool decode = false;
+  /// The attention has per-sequence KV lengths (kv_lens).
+  bool kvLens = false;
   /// Why the query heads of a KV group cannot share the rows of a tile
   /// (gqa_pack): a feature that differs per head, or "" when they can.
   std::string packBlocker;

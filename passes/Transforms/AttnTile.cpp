@@ -8,6 +8,8 @@
 
 #include "passes/Transforms/Passes.h"
 
+#include "passes/Codegen/MaskCodegen.h"
+
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
 #define DEBUG_TYPE "attn-tile"
@@ -120,6 +122,7 @@ LogicalResult attnc::tileAttention(RewriterBase &rewriter, AttentionOp op,
   Value cuSeqlens = toBuffer(b, op.getCuSeqlens());
   Value blockMask = toBuffer(b, op.getBlockMask());
   Value alibiSlopes = toBuffer(b, op.getAlibiSlopes());
+  Value kvLens = toBuffer(b, op.getKvLens());
 
   Value batch = memref::DimOp::create(b, query, 0);
   Value seqQ = memref::DimOp::create(b, query, 2);
@@ -169,14 +172,20 @@ LogicalResult attnc::tileAttention(RewriterBase &rewriter, AttentionOp op,
         fill(ib, acc, zero);
 
         Value qBegin = arith::MulIOp::create(ib, ivs[2], blockQ);
+        // With kv_lens, this batch entry's keys: kv_lens[b] clamped to
+        // [0, Sk] (the same value the step's masks use, MaskCodegen).
+        Value keyTiles = numKeyTiles;
+        if (kvLens)
+          keyTiles = arith::CeilDivUIOp::create(
+              ib, clampedKvLen(ib, kvLens, ivs[0], seqK), blockK);
         auto keyLoop = scf::ForOp::create(
-            ib, c0, numKeyTiles, c1, ValueRange(),
+            ib, c0, keyTiles, c1, ValueRange(),
             [&](OpBuilder &kb, Location kloc, Value kt, ValueRange) {
               ImplicitLocOpBuilder sb(kloc, kb);
               Value kBegin = arith::MulIOp::create(sb, kt, blockK);
               auto step = TileStepOp::create(
                   sb, query, key, value, seqIds, cuSeqlens, blockMask,
-                  alibiSlopes, rowMax, rowSum, acc, ivs[0], ivs[1], qBegin,
+                  alibiSlopes, kvLens, rowMax, rowSum, acc, ivs[0], ivs[1], qBegin,
                   kBegin, op.getMaskAttr(), scale, op.getSoftcapAttr(),
                   op.getAlibiAttr(), sb.getI64IntegerAttr(sizes.blockQ),
                   sb.getI64IntegerAttr(sizes.blockK), UnitAttr());

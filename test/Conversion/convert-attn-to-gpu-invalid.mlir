@@ -126,3 +126,11 @@ func.func @key_warps_two_row_groups(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x
   %o = attn.attention %q, %k, %v {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_80", block_q = 32, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, key_warps = 2>} : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x4x?x64xbf16>
   return %o : tensor<?x4x?x64xbf16>
 }
+
+// -----
+
+func.func @kv_lens(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>, %l: tensor<?xi32>) -> tensor<?x4x?x64xbf16> {
+  // expected-error @+1 {{expected no kv_lens operand for target sm_80: per-sequence KV lengths run on the CPU path only so far}}
+  %o = attn.attention %q, %k, %v kv_lens(%l : tensor<?xi32>) mask(#attn.causal) : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x4x?x64xbf16>
+  return %o : tensor<?x4x?x64xbf16>
+}

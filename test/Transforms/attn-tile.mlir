@@ -87,3 +87,24 @@ func.func @bad_tile_sizes(%q: tensor<1x1x?x32xf16>, %k: tensor<1x1x?x32xf16>, %v
   %o = attn.attention %q, %k, %v {attn.tile_sizes = array<i64: 0, 4>} : tensor<1x1x?x32xf16>, tensor<1x1x?x32xf16>, tensor<1x1x?x32xf16> -> tensor<1x1x?x32xf16>
   return %o : tensor<1x1x?x32xf16>
 }
+
+// -----
+
+// Per-sequence KV lengths: the key loop of batch entry b runs over
+// ceil(clamp(kv_lens[b], 0, Sk) / block_k) tiles, and every step carries
+// kv_lens (its masks align to that length).
+// CHECK-LABEL: func @kv_lens
+// CHECK-DAG: %[[LENS:.*]] = bufferization.to_buffer %arg3 read_only
+// CHECK-DAG: %[[SK:.*]] = memref.dim %{{.*}}, %c2{{.*}} : memref<?x2x?x64xbf16>
+// CHECK: scf.parallel (%[[B:.*]], %{{.*}}, %{{.*}}) =
+// CHECK: %[[LEN32:.*]] = memref.load %[[LENS]][%[[B]]] : memref<?xi32>
+// CHECK: %[[LEN:.*]] = arith.index_cast %[[LEN32]] : i32 to index
+// CHECK: %[[LO:.*]] = arith.maxsi %[[LEN]], %c0{{.*}}
+// CHECK: %[[CL:.*]] = arith.minsi %[[LO]], %[[SK]]
+// CHECK: %[[TILES:.*]] = arith.ceildivui %[[CL]], %c16
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %[[TILES]]
+// CHECK: attn.tile_step {{.*}} kv_lens(%[[LENS]] : memref<?xi32>) mask(#attn.causal)
+func.func @kv_lens(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>, %l: tensor<?xi32>) -> tensor<?x8x?x64xbf16> {
+  %o = attn.attention %q, %k, %v kv_lens(%l : tensor<?xi32>) mask(#attn.causal) : tensor<?x8x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x8x?x64xbf16>
+  return %o : tensor<?x8x?x64xbf16>
+}

@@ -794,3 +794,52 @@ TEST(ReferenceTest, HostBytesSaturateAndAreChecked) {
   EXPECT_FALSE(checkHostMemory(spec, error));
   EXPECT_NE(error.find("more than 2^64 bytes"), std::string::npos) << error;
 }
+
+TEST(ReferenceTest, KvLensShortenEachSequenceAndRealignTheMask) {
+  // Causal (bottom-right) with Sq = 2, Sk = 10 and per-sequence lengths 10,
+  // 4, 0 and 12 (clamped to 10): row i of sequence b sees keys
+  // j <= i + len_b - 2.
+  AttentionProblem p;
+  p.b = 4;
+  p.sq = 2;
+  p.sk = 10;
+  p.mask = MaskSpec::causal(Alignment::BottomRight);
+  p.kvLens = {10, 4, 0, 12};
+  EXPECT_EQ(p.keysOf(0), 10);
+  EXPECT_EQ(p.keysOf(1), 4);
+  EXPECT_EQ(p.keysOf(2), 0);
+  EXPECT_EQ(p.keysOf(3), 10);
+  EXPECT_TRUE(p.visible(0, 0, 1, 9));
+  EXPECT_FALSE(p.visible(0, 0, 0, 9));
+  EXPECT_TRUE(p.visible(1, 0, 1, 3));
+  EXPECT_TRUE(p.visible(1, 0, 0, 2));
+  EXPECT_FALSE(p.visible(1, 0, 0, 3));
+  EXPECT_FALSE(p.visible(1, 0, 1, 4)); // past the sequence's keys
+  for (int64_t j = 0; j < p.sk; ++j)
+    EXPECT_FALSE(p.visible(2, 0, 1, j));
+  // Without lengths, every sequence has Sk keys.
+  p.kvLens.clear();
+  EXPECT_EQ(p.keysOf(1), 10);
+  EXPECT_TRUE(p.visible(1, 0, 1, 9));
+}
+
+TEST(ReferenceTest, KvLensEmptySequenceGivesZeroAndMinusInfinity) {
+  AttentionProblem p;
+  p.b = 2;
+  p.hq = p.hkv = 1;
+  p.sq = 1;
+  p.sk = 3;
+  p.d = p.dv = 2;
+  p.q = {1, 0, 1, 0};
+  p.k = std::vector<double>(2 * 3 * 2, 1.0);
+  p.v = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  p.kvLens = {0, 1};
+  std::vector<double> out, lse;
+  referenceAttention(p, out, lse);
+  EXPECT_EQ(out[0], 0.0);
+  EXPECT_EQ(out[1], 0.0);
+  EXPECT_EQ(lse[0], -std::numeric_limits<double>::infinity());
+  // The second sequence has one key: its value row, exactly.
+  EXPECT_EQ(out[2], 7.0);
+  EXPECT_EQ(out[3], 8.0);
+}

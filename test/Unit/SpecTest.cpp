@@ -209,6 +209,8 @@ TEST(SpecTest, Errors) {
             "invalid value 'yes' for key 'lse': expected 0 or 1");
   EXPECT_EQ(parseError("sq=4 alibi=2"),
             "invalid value '2' for key 'alibi': expected 0 or 1");
+  EXPECT_EQ(parseError("sq=1 kv_lens=2"),
+            "invalid value '2' for key 'kv_lens': expected 0 or 1");
   EXPECT_EQ(parseError("sq=1 decode=yes"),
             "invalid value 'yes' for key 'decode': expected 0 or 1");
   EXPECT_EQ(parseError("sq=4 causal"), "expected key=value, got 'causal'");
@@ -310,6 +312,7 @@ TEST(SpecTest, RoundTrip) {
       "sq=200 sk=150 mask=blocksparse:128,64,0.123456789",
       "sq=1 scale=1e-300 softcap=1e300",
       "b=64 hq=32 hkv=8 sq=1 sk=8192 d=128 mask=causal decode=1",
+      "b=4 hq=4 hkv=2 sq=3 sk=300 mask=window:7,0 kv_lens=1",
   };
   for (const char *text : texts) {
     AttentionSpec a = parseOk(text);
@@ -322,6 +325,7 @@ TEST(SpecTest, RoundTrip) {
     EXPECT_EQ(a.sq, b.sq) << text;
     EXPECT_EQ(a.sk, b.sk) << text;
     EXPECT_EQ(a.decode, b.decode) << text;
+    EXPECT_EQ(a.kvLens, b.kvLens) << text;
     EXPECT_EQ(a.d, b.d) << text;
     EXPECT_EQ(a.dv, b.dv) << text;
     EXPECT_EQ(a.dtype, b.dtype) << text;

@@ -223,6 +223,7 @@ int main(int argc, char **argv) {
   operands.seqIds = static_cast<bool>(op->getSeqIds());
   operands.cuSeqlens = static_cast<bool>(op->getCuSeqlens());
   operands.alibiSlopes = static_cast<bool>(op->getAlibiSlopes());
+  operands.kvLens = static_cast<bool>(op->getKvLens());
   if (mlir::Value bm = op->getBlockMask()) {
     // makeProblem draws one [1, 1, nq, nk] block mask; an IR whose block
     // mask has a batch or head dim gets it repeated over them.

@@ -201,6 +201,10 @@ int main(int argc, char **argv) {
       spec.documentLengths = given.documentLengths;
       spec.blockDensity = given.blockDensity;
     }
+    if (spec.kvLens)
+      return fail("--report counts pairs and tiles from the sizes, and kv_lens "
+                  "are run-time data: report the attention without kv_lens "
+                  "for its full-length bound");
     AttentionProblem problem;
     if (!checkHostMemory(spec, error))
       return fail(error);

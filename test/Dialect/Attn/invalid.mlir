@@ -895,3 +895,35 @@ func.func @gpu_kernel_key_warps_block_k(%q: tensor<2x8x16x64xf16>) -> tensor<2x8
   %o = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_80", block_q = 16, block_k = 32, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, key_warps = 4>} : tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16> -> tensor<2x8x16x64xf16>
   return %o : tensor<2x8x16x64xf16>
 }
+
+// -----
+
+func.func @kv_lens_rank(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %l: tensor<2x1xi32>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{expected kv_lens to have rank 1 ([B]), got rank 2}}
+  %o = attn.attention %q, %k, %k kv_lens(%l : tensor<2x1xi32>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+func.func @kv_lens_type(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %l: tensor<2xi64>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{expected kv_lens element type 'i32', got 'i64'}}
+  %o = attn.attention %q, %k, %k kv_lens(%l : tensor<2xi64>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+func.func @kv_lens_batch(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %l: tensor<3xi32>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{expected kv_lens length 3 to match query batch 2}}
+  %o = attn.attention %q, %k, %k kv_lens(%l : tensor<3xi32>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+func.func @kv_lens_document(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %cu: tensor<3xi32>, %l: tensor<2xi32>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{expected no kv_lens with a document mask (its sequences come from seq_ids or cu_seqlens)}}
+  %o = attn.attention %q, %k, %k cu_seqlens(%cu : tensor<3xi32>) kv_lens(%l : tensor<2xi32>) mask(#attn.document<cu_seqlens>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}

@@ -97,6 +97,13 @@ func.func @alibi_attribute(%q: !q, %k: !kv, %v: !kv) -> !q {
   return %o : !q
 }
 
+// CHECK-LABEL: func @kv_lens_operand
+// CHECK: alibi_slopes(%{{.*}} : tensor<8xf32>) kv_lens(%{{.*}} : tensor<2xi32>) mask(#attn.causal) :
+func.func @kv_lens_operand(%q: !q, %k: !kv, %v: !kv, %s: tensor<8xf32>, %l: tensor<2xi32>) -> !q {
+  %o = attn.attention %q, %k, %v alibi_slopes(%s : tensor<8xf32>) kv_lens(%l : tensor<2xi32>) mask(#attn.causal) : !q, !kv, !kv -> !q
+  return %o : !q
+}
+
 // CHECK-LABEL: func @alibi_operand
 // CHECK: alibi_slopes(%{{.*}} : tensor<8xf32>) mask(#attn.causal) :
 func.func @alibi_operand(%q: !q, %k: !kv, %v: !kv, %s: tensor<8xf32>) -> !q {
