@@ -345,7 +345,6 @@ LogicalResult KernelBuilder::build() {
   // Key tiles to visit, and the unmasked ones among them, as the tiled IR
   // decided: its loop bounds and tile-test conditions are computed here
   // again from the kernel's parameters (Rematerializer).
-  Value numTiles = arith::CeilDivUIOp::create(b, seqK, idx(bk));
   Value batchSize = indexOf(arg(abi::Batch));
   SmallVector<Value> operandMemrefs = {step.getQuery(), step.getKey(),
                                        step.getValue()};
