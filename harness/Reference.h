@@ -48,6 +48,11 @@ struct AttentionProblem {
   int64_t blockMaskB = 1, blockMaskH = 1;
   /// Per-sequence KV lengths [b] (empty: every sequence has sk keys).
   std::vector<int32_t> kvLens;
+  /// A paged cache (pageSize > 0): pageTable [b, sk / pageSize] of page ids
+  /// in [0, numPages). k and v stay in the logical [b, hkv, sk, d] layout
+  /// (what the reference reads); a kernel's pages are scattered from them.
+  int64_t pageSize = 0, numPages = 0;
+  std::vector<int32_t> pageTable;
   /// Custom mask / score functions (mask kind Custom, score region), if any.
   std::function<bool(int64_t b, int64_t h, int64_t q, int64_t k)> customMask;
   std::function<double(double s, int64_t b, int64_t h, int64_t q, int64_t k)>

@@ -31,9 +31,21 @@ static int64_t dimOf(Value v, unsigned i) {
 
 int64_t AttentionOp::getBatchSize() { return dimOf(getQuery(), 0); }
 int64_t AttentionOp::getNumQueryHeads() { return dimOf(getQuery(), 1); }
-int64_t AttentionOp::getNumKeyValueHeads() { return dimOf(getKey(), 1); }
+int64_t AttentionOp::getNumKeyValueHeads() {
+  return dimOf(getKey(), isPaged() ? 2 : 1);
+}
+int64_t AttentionOp::getPageSize() {
+  return isPaged() ? dimOf(getKey(), 1) : 0;
+}
 int64_t AttentionOp::getQuerySeqLen() { return dimOf(getQuery(), 2); }
-int64_t AttentionOp::getKeySeqLen() { return dimOf(getKey(), 2); }
+int64_t AttentionOp::getKeySeqLen() {
+  if (!isPaged())
+    return dimOf(getKey(), 2);
+  int64_t pages = dimOf(getPageTable(), 1), size = getPageSize();
+  return ShapedType::isDynamic(pages) || ShapedType::isDynamic(size)
+             ? ShapedType::kDynamic
+             : pages * size;
+}
 int64_t AttentionOp::getHeadDim() { return dimOf(getQuery(), 3); }
 int64_t AttentionOp::getValueHeadDim() { return dimOf(getValue(), 3); }
 
@@ -214,9 +226,14 @@ static LogicalResult verifyMaskOperands(AttentionOp op) {
 }
 
 LogicalResult AttentionOp::verify() {
+  bool paged = isPaged();
   if (failed(verifyInput(*this, "query", getQuery(), "[B, Hq, Sq, D]")) ||
-      failed(verifyInput(*this, "key", getKey(), "[B, Hkv, Sk, D]")) ||
-      failed(verifyInput(*this, "value", getValue(), "[B, Hkv, Sk, Dv]")))
+      failed(verifyInput(*this, "key", getKey(),
+                         paged ? "[num_pages, page_size, Hkv, D]"
+                               : "[B, Hkv, Sk, D]")) ||
+      failed(verifyInput(*this, "value", getValue(),
+                         paged ? "[num_pages, page_size, Hkv, Dv]"
+                               : "[B, Hkv, Sk, Dv]")))
     return failure();
 
   Type qElt = getQuery().getType().getElementType();
@@ -230,26 +247,47 @@ LogicalResult AttentionOp::verify() {
   }
 
   // Head counts and head dims are static and positive: they pick the kernel.
+  // Pages are [num_pages, page_size, Hkv, D] with a static page size.
+  unsigned headDim = paged ? 2 : 1;
   if (failed(verifyKernelDim(*this, "query head count", getQuery(), 1)) ||
-      failed(verifyKernelDim(*this, "key head count", getKey(), 1)) ||
+      failed(verifyKernelDim(*this, "key head count", getKey(), headDim)) ||
       failed(verifyKernelDim(*this, "query head dim", getQuery(), 3)) ||
       failed(verifyKernelDim(*this, "key head dim", getKey(), 3)) ||
-      failed(verifyKernelDim(*this, "value head count", getValue(), 1)) ||
+      failed(verifyKernelDim(*this, "value head count", getValue(), headDim)) ||
       failed(verifyKernelDim(*this, "value head dim", getValue(), 3)))
     return failure();
 
   int64_t hq = getNumQueryHeads(), hkv = getNumKeyValueHeads();
   if (failed(verifyDim(*this, "key head dim", dimOf(getKey(), 3),
                        "query head dim", getHeadDim())) ||
-      failed(verifyDim(*this, "key batch", dimOf(getKey(), 0), "query batch",
-                       getBatchSize())) ||
-      failed(verifyDim(*this, "value batch", dimOf(getValue(), 0),
-                       "query batch", getBatchSize())) ||
-      failed(verifyDim(*this, "value head count", dimOf(getValue(), 1),
-                       "key head count", hkv)) ||
-      failed(verifyDim(*this, "value sequence length", dimOf(getValue(), 2),
-                       "key sequence length", getKeySeqLen())))
+      failed(verifyDim(*this, "value head count", dimOf(getValue(), headDim),
+                       "key head count", hkv)))
     return failure();
+  if (!paged &&
+      (failed(verifyDim(*this, "key batch", dimOf(getKey(), 0), "query batch",
+                        getBatchSize())) ||
+       failed(verifyDim(*this, "value batch", dimOf(getValue(), 0),
+                        "query batch", getBatchSize())) ||
+       failed(verifyDim(*this, "value sequence length", dimOf(getValue(), 2),
+                        "key sequence length", getKeySeqLen()))))
+    return failure();
+  if (paged) {
+    if (failed(verifyKernelDim(*this, "key page size", getKey(), 1)) ||
+        failed(verifyDim(*this, "value page size", dimOf(getValue(), 1),
+                         "key page size", getPageSize())) ||
+        failed(verifyDim(*this, "value page count", dimOf(getValue(), 0),
+                         "key page count", dimOf(getKey(), 0))) ||
+        failed(verifySideOperand(*this, "page_table", getPageTable(), 2,
+                                 IntegerType::get(getContext(), 32),
+                                 "[B, max_pages]")) ||
+        failed(verifyDim(*this, "page_table batch",
+                         dimOf(getPageTable(), 0), "query batch",
+                         getBatchSize())))
+      return failure();
+    if (!getKvLens())
+      return emitOpError("expected a kv_lens operand with page_table (the "
+                         "key count of every sequence)");
+  }
   if (hq % hkv != 0)
     return emitOpError("expected query head count ")
            << hq << " to be a multiple of key head count " << hkv;
@@ -438,13 +476,19 @@ LogicalResult TileStepOp::verify() {
   auto q = cast<MemRefType>(getQuery().getType());
   auto k = cast<MemRefType>(getKey().getType());
   auto v = cast<MemRefType>(getValue().getType());
-  for (auto [name, type] : {std::pair<StringRef, MemRefType>{"query", q},
-                            {"key", k},
-                            {"value", v}})
-    if (type.getRank() != 4 || type.isDynamicDim(1) || type.isDynamicDim(3))
+  // Paged key/value: [num_pages, page_size, Hkv, D], page size static.
+  unsigned kvHeadDim = isPaged() ? 2 : 1;
+  for (auto [name, type, headsAt] :
+       {std::tuple<StringRef, MemRefType, unsigned>{"query", q, 1},
+        {"key", k, kvHeadDim},
+        {"value", v, kvHeadDim}})
+    if (type.getRank() != 4 || type.isDynamicDim(headsAt) ||
+        type.isDynamicDim(3) || (headsAt == 2 && type.isDynamicDim(1)))
       return emitOpError("expected ")
              << name << " of rank 4 with static head count and head dim, got "
              << type;
+  if (isPaged() && !getKvLens())
+    return emitOpError("expected kv_lens with page_table");
   if (k.getElementType() != q.getElementType() ||
       v.getElementType() != q.getElementType())
     return emitOpError("expected query, key and value of one element type");
@@ -452,13 +496,13 @@ LogicalResult TileStepOp::verify() {
   if (!elt.isBF16() && !elt.isF16() && !elt.isF32())
     return emitOpError("expected query element type bf16, f16 or f32, got ")
            << elt;
-  if (k.getDimSize(3) != q.getDimSize(3) || k.getDimSize(1) <= 0 ||
-      q.getDimSize(1) % k.getDimSize(1) != 0 ||
-      v.getDimSize(1) != k.getDimSize(1))
+  int64_t kvHeads = k.getDimSize(kvHeadDim);
+  if (k.getDimSize(3) != q.getDimSize(3) || kvHeads <= 0 ||
+      q.getDimSize(1) % kvHeads != 0 || v.getDimSize(kvHeadDim) != kvHeads)
     return emitOpError("expected key head dim ")
            << k.getDimSize(3) << " to match query head dim "
            << q.getDimSize(3) << " and query heads " << q.getDimSize(1)
-           << " to be a multiple of key/value heads " << k.getDimSize(1);
+           << " to be a multiple of key/value heads " << kvHeads;
   // The attributes are signless: read them signed, so that a negative size
   // is not taken for a huge one.
   int64_t blockQ = getBlockQAttr().getInt(), blockK = getBlockKAttr().getInt();

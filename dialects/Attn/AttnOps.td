@@ -34,7 +34,11 @@ def Attn_AttentionOp : Attn_Op<"attention", [
     dropped before the softmax. With `kv_lens` ([B] i32, per-sequence KV
     lengths, clamped to [0, Sk]) batch entry b has only its first
     kv_lens[b] keys, and everything that depends on Sk (bottom-right
-    alignment, ALiBi distances) uses kv_lens[b] for it: a padded KV cache. A row with no visible key yields 0 and an LSE
+    alignment, ALiBi distances) uses kv_lens[b] for it: a padded KV cache.
+    With `page_table` ([B, max_pages] i32; needs kv_lens) the cache is
+    paged: key and value are pages [num_pages, page_size, Hkv, D|Dv], key
+    j of sequence b is row j mod page_size of page page_table[b, j /
+    page_size], and Sk = max_pages * page_size. A row with no visible key yields 0 and an LSE
     of -inf. Accumulation is f32 (docs/attn-dialect.md, numerics contract).
 
     Example (GQA, causal, soft-capped, with LSE):
@@ -63,6 +67,7 @@ def Attn_AttentionOp : Attn_Op<"attention", [
     Optional<AnyRankedTensor>:$block_mask,
     Optional<AnyRankedTensor>:$alibi_slopes,
     Optional<AnyRankedTensor>:$kv_lens,
+    Optional<AnyRankedTensor>:$page_table,
     OptionalAttr<Attn_MaskAttrInterface>:$mask,
     OptionalAttr<F32Attr>:$scale,
     OptionalAttr<F32Attr>:$softcap,
@@ -79,6 +84,7 @@ def Attn_AttentionOp : Attn_Op<"attention", [
     (`block_mask` `(` $block_mask^ `:` type($block_mask) `)`)?
     (`alibi_slopes` `(` $alibi_slopes^ `:` type($alibi_slopes) `)`)?
     (`kv_lens` `(` $kv_lens^ `:` type($kv_lens) `)`)?
+    (`page_table` `(` $page_table^ `:` type($page_table) `)`)?
     (`mask` `(` $mask^ `)`)?
     (`scale` `=` $scale^)?
     (`softcap` `=` $softcap^)?
@@ -114,6 +120,10 @@ def Attn_AttentionOp : Attn_Op<"attention", [
     int64_t getKeySeqLen();
     int64_t getHeadDim();
     int64_t getValueHeadDim();
+    /// Paged KV (a page_table operand): key and value are pages
+    /// [num_pages, page_size, Hkv, D]; the page size is their dim 1.
+    bool isPaged() { return static_cast<bool>(getPageTable()); }
+    int64_t getPageSize();
   }];
 }
 
@@ -149,6 +159,7 @@ def Attn_TileStepOp : Attn_Op<"tile_step", [
     Optional<AnyMemRef>:$block_mask,
     Optional<AnyMemRef>:$alibi_slopes,
     Optional<AnyMemRef>:$kv_lens,
+    Optional<AnyMemRef>:$page_table,
     AnyMemRef:$row_max, AnyMemRef:$row_sum, AnyMemRef:$acc,
     Index:$batch, Index:$head, Index:$q_begin, Index:$k_begin,
     OptionalAttr<Attn_MaskAttrInterface>:$mask,
@@ -168,6 +179,7 @@ def Attn_TileStepOp : Attn_Op<"tile_step", [
     (`block_mask` `(` $block_mask^ `:` type($block_mask) `)`)?
     (`alibi_slopes` `(` $alibi_slopes^ `:` type($alibi_slopes) `)`)?
     (`kv_lens` `(` $kv_lens^ `:` type($kv_lens) `)`)?
+    (`page_table` `(` $page_table^ `:` type($page_table) `)`)?
     (`mask` `(` $mask^ `)`)?
     (`mask_fn` $mask_fn^)?
     (`score_fn` $score_fn^)?
@@ -179,6 +191,8 @@ def Attn_TileStepOp : Attn_Op<"tile_step", [
     bool hasScoreFn() { return !getScoreFn().empty(); }
     /// The plain description of the step's mask (Custom for a mask_fn).
     ::attnc::mask::MaskSpec getMaskSpec();
+    /// Paged KV: key and value are pages [num_pages, page_size, Hkv, D].
+    bool isPaged() { return static_cast<bool>(getPageTable()); }
   }];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;

@@ -63,6 +63,12 @@ struct AttentionSpec {
   /// harness draws the lengths from the seed (the first sequence full, the
   /// second of one key, one empty when B >= 4).
   bool kvLens = false;
+  /// A paged KV cache (`paged=P`, page size P, implies kv_lens): key and
+  /// value are pages [num_pages, P, Hkv, D] found through a page table
+  /// [B, sk / P]; sk must be a multiple of P. The harness scatters the keys
+  /// into shuffled pages, the third sequence sharing the first one's first
+  /// page, with one page that no sequence uses.
+  int64_t pageSize = 0;
 
   /// The scale in effect: `scale` or 1/sqrt(d).
   double effectiveScale() const;

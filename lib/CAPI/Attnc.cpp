@@ -187,7 +187,8 @@ MlirOperation attncAttentionOpCreate(MlirLocation cLoc, MlirValue cQ,
       operandName == "seq_ids" ? operand : Value(),
       operandName == "cu_seqlens" ? operand : Value(),
       operandName == "block_mask" ? operand : Value(),
-      /*alibi_slopes=*/Value(), /*kv_lens=*/Value(), mask,
+      /*alibi_slopes=*/Value(), /*kv_lens=*/Value(), /*page_table=*/Value(),
+      mask,
       hasScale ? b.getF32FloatAttr(scale) : FloatAttr(), FloatAttr(),
       DenseF32ArrayAttr());
   if (failed(verify(op))) {

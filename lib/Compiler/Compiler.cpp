@@ -121,8 +121,13 @@ OwningOpRef<ModuleOp> attnc::buildSpecModule(MLIRContext &ctx,
   auto t4 = [&](int64_t h, int64_t d) {
     return RankedTensorType::get({dyn, h, dyn, d}, elt);
   };
-  SmallVector<Type> args = {t4(spec.hq, spec.d), t4(spec.hkv, spec.d),
-                            t4(spec.hkv, spec.dv)};
+  // A paged cache: pages [num_pages, page_size, Hkv, D].
+  auto kv = [&](int64_t d) {
+    return spec.pageSize > 0
+               ? RankedTensorType::get({dyn, spec.pageSize, spec.hkv, d}, elt)
+               : t4(spec.hkv, d);
+  };
+  SmallVector<Type> args = {t4(spec.hq, spec.d), kv(spec.d), kv(spec.dv)};
   const mask::MaskSpec &m = spec.mask;
   bool cuSeqlens = m.kind == MaskKind::Document &&
                    m.documentSource == DocumentSource::CuSeqlens;
@@ -136,6 +141,8 @@ OwningOpRef<ModuleOp> attnc::buildSpecModule(MLIRContext &ctx,
     args.push_back(RankedTensorType::get({1, 1, dyn, dyn}, b.getI8Type()));
   if (spec.kvLens)
     args.push_back(RankedTensorType::get({dyn}, b.getI32Type()));
+  if (spec.pageSize > 0)
+    args.push_back(RankedTensorType::get({dyn, dyn}, b.getI32Type()));
   Type outType = t4(spec.hq, spec.dv);
   Type lseType = spec.lse ? RankedTensorType::get({dyn, spec.hq, dyn},
                                                   b.getF32Type())
@@ -151,7 +158,9 @@ OwningOpRef<ModuleOp> attnc::buildSpecModule(MLIRContext &ctx,
   b.setInsertionPointToStart(body);
   bool maskOperand = cuSeqlens || seqIds || blockMask;
   Value operand = maskOperand ? body->getArgument(3) : Value();
-  Value kvLens = spec.kvLens ? body->getArgument(maskOperand ? 4 : 3) : Value();
+  unsigned next = maskOperand ? 4 : 3;
+  Value kvLens = spec.kvLens ? body->getArgument(next++) : Value();
+  Value pageTable = spec.pageSize > 0 ? body->getArgument(next) : Value();
   auto f32Attr = [&](std::optional<double> v) {
     return v ? b.getF32FloatAttr(*v) : FloatAttr();
   };
@@ -166,7 +175,8 @@ OwningOpRef<ModuleOp> attnc::buildSpecModule(MLIRContext &ctx,
       b, loc, outType, lseType, body->getArgument(0), body->getArgument(1),
       body->getArgument(2), seqIds ? operand : Value(),
       cuSeqlens ? operand : Value(), blockMask ? operand : Value(),
-      /*alibi_slopes=*/Value(), kvLens, maskAttrOf(&ctx, m), f32Attr(spec.scale),
+      /*alibi_slopes=*/Value(), kvLens, pageTable, maskAttrOf(&ctx, m),
+      f32Attr(spec.scale),
       f32Attr(spec.softcap), alibi);
   if (spec.decode)
     op->setAttr(kDecodeAttrName, b.getUnitAttr());
@@ -346,6 +356,7 @@ bool attnc::specFromOp(AttentionOp op, const AttentionSpec &sizes,
     spec.softcap = cap.getValueAsDouble();
   spec.alibi = op.getAlibi() || op.getAlibiSlopes();
   spec.kvLens = static_cast<bool>(op.getKvLens());
+  spec.pageSize = op.isPaged() ? op.getPageSize() : 0;
   spec.lse = static_cast<bool>(op.getLse());
   if (spec.mask.kind == MaskKind::Document && spec.documentLengths.empty()) {
     // Documents of about a third, a quarter and the rest of the keys.

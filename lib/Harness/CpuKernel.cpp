@@ -30,7 +30,7 @@ struct CpuKernel::Impl {
   uint8_t (*maskFn)(int64_t, int64_t, int64_t, int64_t) = nullptr;
   float (*scoreFn)(float, int64_t, int64_t, int64_t, int64_t) = nullptr;
   bool hasSeqIds = false, hasCuSeqlens = false, hasBlockMask = false,
-       hasAlibiSlopes = false, hasKvLens = false;
+       hasAlibiSlopes = false, hasKvLens = false, paged = false;
   /// The counters of attn-count-tile-steps, when compiled in.
   int64_t *tileSteps = nullptr;
 };
@@ -58,6 +58,7 @@ std::unique_ptr<CpuKernel> CpuKernel::compile(ModuleOp entryModule,
     impl->hasBlockMask = static_cast<bool>(op.getBlockMask());
     impl->hasAlibiSlopes = static_cast<bool>(op.getAlibiSlopes());
     impl->hasKvLens = static_cast<bool>(op.getKvLens());
+    impl->paged = op.isPaged();
   });
   bool hasMaskFn = entryModule.lookupSymbol("attnc_mask_fn") != nullptr;
   bool hasScoreFn = entryModule.lookupSymbol("attnc_score_fn") != nullptr;
@@ -197,11 +198,49 @@ bool CpuKernel::run(const AttentionProblem &p, ElementType dtype,
                     std::vector<double> &out, std::vector<double> &lseOut,
                     std::string &error) const {
   size_t es = elementSize(dtype);
-  HostMemRef<4> q({p.b, p.hq, p.sq, p.d}, es), k({p.b, p.hkv, p.sk, p.d}, es),
-      v({p.b, p.hkv, p.sk, p.dv}, es), o({p.b, p.hq, p.sq, p.dv}, es);
+  if (impl->paged && (p.pageSize <= 0 || p.sk % p.pageSize != 0 ||
+                      p.pageTable.size() !=
+                          static_cast<size_t>(p.b * (p.sk / p.pageSize)))) {
+    error = "expected a page table of b * sk / page_size entries";
+    return false;
+  }
+  // A paged cache's buffers are pages [num_pages, page_size, hkv, d].
+  std::vector<int64_t> kShape = {p.b, p.hkv, p.sk, p.d},
+                         vShape = {p.b, p.hkv, p.sk, p.dv};
+  if (impl->paged) {
+    kShape = {p.numPages, p.pageSize, p.hkv, p.d};
+    vShape = {p.numPages, p.pageSize, p.hkv, p.dv};
+  }
+  HostMemRef<4> q({p.b, p.hq, p.sq, p.d}, es), k(kShape, es), v(vShape, es),
+      o({p.b, p.hq, p.sq, p.dv}, es);
   storeAs(q.bytes, p.q, dtype);
-  storeAs(k.bytes, p.k, dtype);
-  storeAs(v.bytes, p.v, dtype);
+  if (!impl->paged) {
+    storeAs(k.bytes, p.k, dtype);
+    storeAs(v.bytes, p.v, dtype);
+  } else {
+    // Scatter the logical rows into their pages; a page no sequence uses
+    // holds NaN (all bits set), so reading it cannot pass.
+    std::vector<double> kp(k.bytes.size() / es, std::nan("")),
+        vp(v.bytes.size() / es, std::nan(""));
+    int64_t perSeq = p.sk / p.pageSize;
+    for (int64_t bi = 0; bi < p.b; ++bi)
+      for (int64_t j = 0; j < p.sk; ++j) {
+        int64_t page = p.pageTable[bi * perSeq + j / p.pageSize];
+        if (page < 0 || page >= p.numPages) {
+          error = "expected page ids in [0, num_pages)";
+          return false;
+        }
+        for (int64_t h = 0; h < p.hkv; ++h) {
+          int64_t row = (page * p.pageSize + j % p.pageSize) * p.hkv + h;
+          std::copy_n(&p.k[((bi * p.hkv + h) * p.sk + j) * p.d], p.d,
+                      &kp[row * p.d]);
+          std::copy_n(&p.v[((bi * p.hkv + h) * p.sk + j) * p.dv], p.dv,
+                      &vp[row * p.dv]);
+        }
+      }
+    storeAs(k.bytes, kp, dtype);
+    storeAs(v.bytes, vp, dtype);
+  }
   // Poison the output so that an unwritten element cannot pass.
   std::memset(o.bytes.data(), 0xff, o.bytes.size());
   HostMemRef<3> lseBuf({p.b, p.hq, p.sq}, 4);
@@ -256,6 +295,12 @@ bool CpuKernel::run(const AttentionProblem &p, ElementType dtype,
     }
     std::memcpy(kvLens.bytes.data(), p.kvLens.data(), p.kvLens.size() * 4);
     descriptors.push_back(kvLens.descriptor());
+  }
+  HostMemRef<2> pageTable({p.b, impl->paged ? p.sk / p.pageSize : 1}, 4);
+  if (impl->paged) {
+    std::memcpy(pageTable.bytes.data(), p.pageTable.data(),
+                p.pageTable.size() * 4);
+    descriptors.push_back(pageTable.descriptor());
   }
   descriptors.push_back(o.descriptor());
   if (lse)

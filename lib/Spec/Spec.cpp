@@ -365,6 +365,8 @@ bool attnc::parseSpec(const std::string &text, AttentionSpec &result,
       ok = flag(spec.decode);
     } else if (key == "kv_lens") {
       ok = flag(spec.kvLens);
+    } else if (key == "paged") {
+      ok = positiveInt(spec.pageSize, kMaxSeqLen);
     } else if (key == "mask") {
       ParsedMask m;
       ok = parseMask(value, m, error);
@@ -413,6 +415,24 @@ bool attnc::parseSpec(const std::string &text, AttentionSpec &result,
   if (spec.hq % spec.hkv != 0) {
     error = "hq=" + std::to_string(spec.hq) +
             " is not a multiple of hkv=" + std::to_string(spec.hkv);
+    return false;
+  }
+  if (spec.pageSize > 0) {
+    if (spec.sk % spec.pageSize != 0) {
+      error = "sk=" + std::to_string(spec.sk) +
+              " is not a multiple of the page size paged=" +
+              std::to_string(spec.pageSize);
+      return false;
+    }
+    if (spec.mask.kind == MaskKind::Document) {
+      error = "paged=" + std::to_string(spec.pageSize) +
+              " does not take a document mask";
+      return false;
+    }
+    spec.kvLens = true; // a paged cache has per-sequence lengths
+  }
+  if (spec.kvLens && spec.mask.kind == MaskKind::Document) {
+    error = "kv_lens=1 does not take a document mask";
     return false;
   }
 
@@ -493,6 +513,8 @@ std::string attnc::printSpec(const AttentionSpec &spec) {
   s += spec.lse ? " lse=1" : " lse=0";
   if (spec.kvLens)
     s += " kv_lens=1";
+  if (spec.pageSize > 0)
+    s += " paged=" + std::to_string(spec.pageSize);
   if (spec.decode)
     s += " decode=1";
   return s;

@@ -252,6 +252,13 @@ MaskScoreContext attnc::makeTileStepScores(attn::TileStepOp op) {
   return c;
 }
 
+Value attnc::keySeqLen(ImplicitLocOpBuilder &b, Value key, Value pageTable) {
+  if (!pageTable)
+    return memref::DimOp::create(b, key, 2);
+  return arith::MulIOp::create(b, memref::DimOp::create(b, pageTable, 1),
+                               memref::DimOp::create(b, key, 1));
+}
+
 Value attnc::clampedKvLen(ImplicitLocOpBuilder &b, Value kvLens, Value batch,
                          Value seqK) {
   IndexArith a{b};
@@ -267,7 +274,7 @@ MaskScoreContext attnc::makeTileStepContext(ImplicitLocOpBuilder &b,
   c.batch = op.getBatch();
   c.head = op.getHead();
   c.seqQ = memref::DimOp::create(b, op.getQuery(), 2);
-  c.seqK = memref::DimOp::create(b, op.getKey(), 2);
+  c.seqK = keySeqLen(b, op.getKey(), op.getPageTable());
   if (Value lens = op.getKvLens())
     c.seqK = clampedKvLen(b, lens, c.batch, c.seqK);
   if (Value ids = op.getSeqIds())

@@ -142,6 +142,12 @@ class TileStepOp;
 /// the mask, the scale, soft-cap and ALiBi attributes, and the regions.
 MaskScoreContext makeTileStepScores(attn::TileStepOp op);
 
+/// The key sequence length Sk of a key buffer: its dim 2, or with a page
+/// table ([B, max_pages]; key pages [num_pages, page_size, Hkv, D])
+/// max_pages * page_size.
+mlir::Value keySeqLen(mlir::ImplicitLocOpBuilder &b, mlir::Value key,
+                      mlir::Value pageTable);
+
 /// kv_lens[batch] (`kvLens` an i32 memref [B]) as an index clamped to
 /// [0, seqK]: the key count of that batch entry (attn.attention's kv_lens).
 mlir::Value clampedKvLen(mlir::ImplicitLocOpBuilder &b, mlir::Value kvLens,

@@ -77,7 +77,8 @@ LogicalResult attnc::decomposeTileStep(RewriterBase &rewriter, TileStepOp op) {
   auto vType = cast<MemRefType>(op.getValue().getType());
   Type elementType = qType.getElementType();
   int64_t headDim = qType.getDimSize(3), valueDim = vType.getDimSize(3);
-  int64_t group = qType.getDimSize(1) / kType.getDimSize(1);
+  int64_t group =
+      qType.getDimSize(1) / kType.getDimSize(op.isPaged() ? 2 : 1);
   MaskScoreContext ctx = makeTileStepContext(b, op);
   bool masked = !op.getUnmasked();
 
@@ -91,6 +92,30 @@ LogicalResult attnc::decomposeTileStep(RewriterBase &rewriter, TileStepOp op) {
   Value negInf = f32Const(b, -std::numeric_limits<double>::infinity());
   Value zero = f32Const(b, 0.0);
   Value log2e = f32Const(b, M_LOG2E);
+  // Where key/value row `col` of this sequence lives: (batch, kvHead, col),
+  // or in a paged cache (page_table[batch, col / P], col mod P, kvHead),
+  // with the page id clamped into the pages (an id out of range reads a
+  // wrong page, never outside the buffer).
+  Value pageTable = op.getPageTable();
+  Value pageSize, lastPage;
+  if (pageTable) {
+    pageSize = memref::DimOp::create(b, op.getKey(), 1);
+    lastPage = a.sub(memref::DimOp::create(b, op.getKey(), 0), a.constant(1));
+  }
+  auto kvIndex = [&](ImplicitLocOpBuilder &lb, Value col,
+                     Value d) -> SmallVector<Value> {
+    if (!pageTable)
+      return {batch, kvHead, col, d};
+    IndexArith la{lb};
+    Value id = arith::IndexCastOp::create(
+        lb, lb.getIndexType(),
+        memref::LoadOp::create(
+            lb, pageTable,
+            ValueRange{batch, arith::DivUIOp::create(lb, col, pageSize)})
+            .getResult());
+    Value page = la.min(la.max(id, la.constant(0)), lastPage);
+    return {page, arith::RemUIOp::create(lb, col, pageSize), kvHead, d};
+  };
 
   // Scores (then probabilities) of one row of the tile, base-2 units. On
   // the heap and freed after the step: a stack buffer inside the key loop
@@ -122,8 +147,7 @@ LogicalResult attnc::decomposeTileStep(RewriterBase &rewriter, TileStepOp op) {
                             Value q = loadF32(db, op.getQuery(),
                                               ValueRange{batch, head, row, d});
                             Value k =
-                                loadF32(db, op.getKey(),
-                                        ValueRange{batch, kvHead, col, d});
+                                loadF32(db, op.getKey(), kvIndex(db, col, d));
                             dy.push_back(arith::AddFOp::create(
                                 db, acc[0], arith::MulFOp::create(db, q, k)));
                           })[0];
@@ -170,8 +194,7 @@ LogicalResult attnc::decomposeTileStep(RewriterBase &rewriter, TileStepOp op) {
                       SmallVectorImpl<Value> &y) {
                     Value col = arith::AddIOp::create(cb, op.getKBegin(), c);
                     Value p = memref::LoadOp::create(cb, scores, ValueRange{c});
-                    Value v = loadF32(cb, op.getValue(),
-                                      ValueRange{batch, kvHead, col, dv});
+                    Value v = loadF32(cb, op.getValue(), kvIndex(cb, col, dv));
                     y.push_back(arith::AddFOp::create(
                         cb, it[0], arith::MulFOp::create(cb, p, v)));
                   })[0];

@@ -123,10 +123,11 @@ LogicalResult attnc::tileAttention(RewriterBase &rewriter, AttentionOp op,
   Value blockMask = toBuffer(b, op.getBlockMask());
   Value alibiSlopes = toBuffer(b, op.getAlibiSlopes());
   Value kvLens = toBuffer(b, op.getKvLens());
+  Value pageTable = toBuffer(b, op.getPageTable());
 
   Value batch = memref::DimOp::create(b, query, 0);
   Value seqQ = memref::DimOp::create(b, query, 2);
-  Value seqK = memref::DimOp::create(b, key, 2);
+  Value seqK = keySeqLen(b, key, pageTable);
   // Results go straight into their destination buffers when the IR names
   // them; otherwise into new buffers.
   auto rowDim = [&](unsigned i) { return i == 0 ? batch : seqQ; };
@@ -185,7 +186,8 @@ LogicalResult attnc::tileAttention(RewriterBase &rewriter, AttentionOp op,
               Value kBegin = arith::MulIOp::create(sb, kt, blockK);
               auto step = TileStepOp::create(
                   sb, query, key, value, seqIds, cuSeqlens, blockMask,
-                  alibiSlopes, kvLens, rowMax, rowSum, acc, ivs[0], ivs[1], qBegin,
+                  alibiSlopes, kvLens, pageTable, rowMax, rowSum, acc, ivs[0],
+                  ivs[1], qBegin,
                   kBegin, op.getMaskAttr(), scale, op.getSoftcapAttr(),
                   op.getAlibiAttr(), sb.getI64IntegerAttr(sizes.blockQ),
                   sb.getI64IntegerAttr(sizes.blockK), UnitAttr());

@@ -108,3 +108,21 @@ func.func @kv_lens(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: ten
   %o = attn.attention %q, %k, %v kv_lens(%l : tensor<?xi32>) mask(#attn.causal) : tensor<?x8x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x8x?x64xbf16>
   return %o : tensor<?x8x?x64xbf16>
 }
+
+// -----
+
+// A paged cache: Sk is max_pages * page_size (page_table dim 1 times key
+// dim 1), the key loop is bounded by kv_lens, and every step carries both.
+// CHECK-LABEL: func @paged
+// CHECK-DAG: %[[LENS:.*]] = bufferization.to_buffer %arg3 read_only
+// CHECK-DAG: %[[PT:.*]] = bufferization.to_buffer %arg4 read_only
+// CHECK-DAG: %[[PAGES:.*]] = memref.dim %[[PT]], %c1
+// CHECK-DAG: %[[PSIZE:.*]] = memref.dim %{{.*}}, %c1{{.*}} : memref<?x16x2x64xbf16>
+// CHECK: %[[SK:.*]] = arith.muli %[[PAGES]], %[[PSIZE]]
+// CHECK: scf.parallel
+// CHECK: arith.minsi %{{.*}}, %[[SK]]
+// CHECK: attn.tile_step {{.*}} kv_lens(%[[LENS]] : memref<?xi32>) page_table(%[[PT]] : memref<?x?xi32>) mask(#attn.causal)
+func.func @paged(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x16x2x64xbf16>, %v: tensor<?x16x2x64xbf16>, %l: tensor<?xi32>, %t: tensor<?x?xi32>) -> tensor<?x8x?x64xbf16> {
+  %o = attn.attention %q, %k, %v kv_lens(%l : tensor<?xi32>) page_table(%t : tensor<?x?xi32>) mask(#attn.causal) : tensor<?x8x?x64xbf16>, tensor<?x16x2x64xbf16>, tensor<?x16x2x64xbf16> -> tensor<?x8x?x64xbf16>
+  return %o : tensor<?x8x?x64xbf16>
+}

@@ -209,6 +209,15 @@ TEST(SpecTest, Errors) {
             "invalid value 'yes' for key 'lse': expected 0 or 1");
   EXPECT_EQ(parseError("sq=4 alibi=2"),
             "invalid value '2' for key 'alibi': expected 0 or 1");
+  EXPECT_EQ(parseError("sq=1 sk=100 paged=16"),
+            "sk=100 is not a multiple of the page size paged=16");
+  EXPECT_EQ(parseError("sq=1 sk=96 paged=0"),
+            "invalid value '0' for key 'paged': expected an integer in [1, "
+            "2147483647]");
+  EXPECT_EQ(parseError("mask=document:32,32 paged=16"),
+            "paged=16 does not take a document mask");
+  EXPECT_EQ(parseError("mask=document:32,32 kv_lens=1"),
+            "kv_lens=1 does not take a document mask");
   EXPECT_EQ(parseError("sq=1 kv_lens=2"),
             "invalid value '2' for key 'kv_lens': expected 0 or 1");
   EXPECT_EQ(parseError("sq=1 decode=yes"),
@@ -313,6 +322,7 @@ TEST(SpecTest, RoundTrip) {
       "sq=1 scale=1e-300 softcap=1e300",
       "b=64 hq=32 hkv=8 sq=1 sk=8192 d=128 mask=causal decode=1",
       "b=4 hq=4 hkv=2 sq=3 sk=300 mask=window:7,0 kv_lens=1",
+      "b=3 hq=8 hkv=2 sq=1 sk=512 mask=causal kv_lens=1 paged=16",
   };
   for (const char *text : texts) {
     AttentionSpec a = parseOk(text);
@@ -326,6 +336,7 @@ TEST(SpecTest, RoundTrip) {
     EXPECT_EQ(a.sk, b.sk) << text;
     EXPECT_EQ(a.decode, b.decode) << text;
     EXPECT_EQ(a.kvLens, b.kvLens) << text;
+    EXPECT_EQ(a.pageSize, b.pageSize) << text;
     EXPECT_EQ(a.d, b.d) << text;
     EXPECT_EQ(a.dv, b.dv) << text;
     EXPECT_EQ(a.dtype, b.dtype) << text;

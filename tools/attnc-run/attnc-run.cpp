@@ -248,6 +248,10 @@ int main(int argc, char **argv) {
                                slopes.asArrayRef().end());
   }
   // The report names the documents of an input cu_seqlens.
+  if (!inputs.empty() && spec.pageSize > 0)
+    return badInput("--inputs does not take a paged cache (paged=" +
+                    std::to_string(spec.pageSize) +
+                    "): the run scatters generated keys into its pages");
   if (!inputs.empty() && !loadInputs(inputs, spec, operands, problem, error,
                                      nullptr, &spec.documentLengths))
     return badInput(error);

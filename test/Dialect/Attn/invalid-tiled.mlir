@@ -174,3 +174,11 @@ func.func @block_sizes_huge(%q: memref<1x2x?x16xf32>, %m: memref<8xf32>, %acc: m
   attn.tile_step %q, %q, %q state(%m, %m, %acc) at(%i, %i, %i, %i) {block_k = 4 : i64, block_q = 9223372036854775807 : i64, scale = 1.0 : f32} : memref<1x2x?x16xf32>, memref<1x2x?x16xf32>, memref<1x2x?x16xf32>, memref<8xf32>, memref<8x16xf32>
   return
 }
+
+// -----
+
+func.func @paged_without_lens(%q: memref<1x4x?x16xf32>, %k: memref<?x8x2x16xf32>, %t: memref<1x?xi32>, %m: memref<8xf32>, %acc: memref<8x16xf32>, %i: index) {
+  // expected-error @+1 {{expected kv_lens with page_table}}
+  attn.tile_step %q, %k, %k state(%m, %m, %acc) at(%i, %i, %i, %i) page_table(%t : memref<1x?xi32>) {block_k = 4 : i64, block_q = 8 : i64, scale = 1.0 : f32} : memref<1x4x?x16xf32>, memref<?x8x2x16xf32>, memref<?x8x2x16xf32>, memref<8xf32>, memref<8x16xf32>
+  return
+}

@@ -927,3 +927,51 @@ func.func @kv_lens_document(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>
   %o = attn.attention %q, %k, %k cu_seqlens(%cu : tensor<3xi32>) kv_lens(%l : tensor<2xi32>) mask(#attn.document<cu_seqlens>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
   return %o : tensor<2x8x16x64xf16>
 }
+
+// -----
+
+func.func @paged_without_lens(%q: tensor<2x8x1x64xf16>, %k: tensor<?x16x2x64xf16>, %t: tensor<2x4xi32>) -> tensor<2x8x1x64xf16> {
+  // expected-error @+1 {{expected a kv_lens operand with page_table (the key count of every sequence)}}
+  %o = attn.attention %q, %k, %k page_table(%t : tensor<2x4xi32>) : tensor<2x8x1x64xf16>, tensor<?x16x2x64xf16>, tensor<?x16x2x64xf16> -> tensor<2x8x1x64xf16>
+  return %o : tensor<2x8x1x64xf16>
+}
+
+// -----
+
+func.func @paged_page_sizes(%q: tensor<2x8x1x64xf16>, %k: tensor<?x16x2x64xf16>, %v: tensor<?x8x2x64xf16>, %l: tensor<2xi32>, %t: tensor<2x4xi32>) -> tensor<2x8x1x64xf16> {
+  // expected-error @+1 {{expected value page size 8 to match key page size 16}}
+  %o = attn.attention %q, %k, %v kv_lens(%l : tensor<2xi32>) page_table(%t : tensor<2x4xi32>) : tensor<2x8x1x64xf16>, tensor<?x16x2x64xf16>, tensor<?x8x2x64xf16> -> tensor<2x8x1x64xf16>
+  return %o : tensor<2x8x1x64xf16>
+}
+
+// -----
+
+func.func @paged_dynamic_page_size(%q: tensor<2x8x1x64xf16>, %k: tensor<?x?x2x64xf16>, %l: tensor<2xi32>, %t: tensor<2x4xi32>) -> tensor<2x8x1x64xf16> {
+  // expected-error @+1 {{expected key page size (dim 1) to be static}}
+  %o = attn.attention %q, %k, %k kv_lens(%l : tensor<2xi32>) page_table(%t : tensor<2x4xi32>) : tensor<2x8x1x64xf16>, tensor<?x?x2x64xf16>, tensor<?x?x2x64xf16> -> tensor<2x8x1x64xf16>
+  return %o : tensor<2x8x1x64xf16>
+}
+
+// -----
+
+func.func @paged_table_type(%q: tensor<2x8x1x64xf16>, %k: tensor<?x16x2x64xf16>, %l: tensor<2xi32>, %t: tensor<2x4xi64>) -> tensor<2x8x1x64xf16> {
+  // expected-error @+1 {{expected page_table element type 'i32', got 'i64'}}
+  %o = attn.attention %q, %k, %k kv_lens(%l : tensor<2xi32>) page_table(%t : tensor<2x4xi64>) : tensor<2x8x1x64xf16>, tensor<?x16x2x64xf16>, tensor<?x16x2x64xf16> -> tensor<2x8x1x64xf16>
+  return %o : tensor<2x8x1x64xf16>
+}
+
+// -----
+
+func.func @paged_table_batch(%q: tensor<2x8x1x64xf16>, %k: tensor<?x16x2x64xf16>, %l: tensor<2xi32>, %t: tensor<3x4xi32>) -> tensor<2x8x1x64xf16> {
+  // expected-error @+1 {{expected page_table batch 3 to match query batch 2}}
+  %o = attn.attention %q, %k, %k kv_lens(%l : tensor<2xi32>) page_table(%t : tensor<3x4xi32>) : tensor<2x8x1x64xf16>, tensor<?x16x2x64xf16>, tensor<?x16x2x64xf16> -> tensor<2x8x1x64xf16>
+  return %o : tensor<2x8x1x64xf16>
+}
+
+// -----
+
+func.func @paged_heads(%q: tensor<2x8x1x64xf16>, %k: tensor<?x16x2x64xf16>, %v: tensor<?x16x4x64xf16>, %l: tensor<2xi32>, %t: tensor<2x4xi32>) -> tensor<2x8x1x64xf16> {
+  // expected-error @+1 {{expected value head count 4 to match key head count 2}}
+  %o = attn.attention %q, %k, %v kv_lens(%l : tensor<2xi32>) page_table(%t : tensor<2x4xi32>) : tensor<2x8x1x64xf16>, tensor<?x16x2x64xf16>, tensor<?x16x4x64xf16> -> tensor<2x8x1x64xf16>
+  return %o : tensor<2x8x1x64xf16>
+}

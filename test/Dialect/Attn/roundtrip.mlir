@@ -104,6 +104,14 @@ func.func @kv_lens_operand(%q: !q, %k: !kv, %v: !kv, %s: tensor<8xf32>, %l: tens
   return %o : !q
 }
 
+// A paged cache: key/value pages [num_pages, page_size, Hkv, D].
+// CHECK-LABEL: func @paged_kv
+// CHECK: kv_lens(%{{.*}} : tensor<2xi32>) page_table(%{{.*}} : tensor<2x?xi32>) mask(#attn.causal) : tensor<2x8x1x64xbf16>, tensor<?x16x2x64xbf16>, tensor<?x16x2x64xbf16> -> tensor<2x8x1x64xbf16>
+func.func @paged_kv(%q: tensor<2x8x1x64xbf16>, %k: tensor<?x16x2x64xbf16>, %v: tensor<?x16x2x64xbf16>, %l: tensor<2xi32>, %t: tensor<2x?xi32>) -> tensor<2x8x1x64xbf16> {
+  %o = attn.attention %q, %k, %v kv_lens(%l : tensor<2xi32>) page_table(%t : tensor<2x?xi32>) mask(#attn.causal) : tensor<2x8x1x64xbf16>, tensor<?x16x2x64xbf16>, tensor<?x16x2x64xbf16> -> tensor<2x8x1x64xbf16>
+  return %o : tensor<2x8x1x64xbf16>
+}
+
 // CHECK-LABEL: func @alibi_operand
 // CHECK: alibi_slopes(%{{.*}} : tensor<8xf32>) mask(#attn.causal) :
 func.func @alibi_operand(%q: !q, %k: !kv, %v: !kv, %s: tensor<8xf32>) -> !q {
