@@ -89,11 +89,6 @@ for name, extra in [("f16_causal", dict(dtype="f16", mask="causal")),
     base = dict(hq=8, hkv=2, d=128, **extra)
     lines.append(f"decode_{name}_d128_gqa4 | {spec(b=1, sq=1, sk=128, **base)} decode=1 | "
                  f"{'; '.join(decode_runs(base))}")
-# Other head dims of the decode kernel (D = 256: 2 key warps on 32-key tiles).
-for d in (96, 256):
-    base = dict(hq=8, hkv=2, d=d, dtype="bf16", mask="causal")
-    lines.append(f"decode_causal_d{d}_bf16_gqa4 | {spec(b=1, sq=1, sk=128, **base)} decode=1 | "
-                 f"{'; '.join(decode_runs(base))}")
 base = dict(hq=8, hkv=2, d=128, dtype="bf16")
 runs = [spec(b=2, mask="document:1,500,37,462:causal", **base) + " decode=1 @splits=5",
         spec(b=1, mask="document:64,64,64,1,300:causal", **base) + " decode=1"]

@@ -146,12 +146,16 @@ protected:
   /// Decode (attn.decode): the query heads of a KV group packed into the
   /// rows when nothing differs per head, and the key range split over
   /// thread blocks at run time, so that a batch of single-token queries
-  /// fills the GPU. Up to 16 rows, 4 warps share them and split each key
-  /// tile (key_warps): a lone warp per block is bound by its instruction
-  /// issue. Up to 64 rows, a warp per 16 rows. Rows are counted for a
-  /// query length of 1 unless it is static; above 64, the prefill kernel.
+  /// fills the GPU. Warps share a tile's 16 rows and split each key tile
+  /// (key_warps): a lone warp per block is bound by its instruction issue.
+  /// Rows are counted for a query length of 1 unless it is static; above
+  /// 64, the prefill kernel.
   std::optional<GpuKernelAttr> decodeConfig(const KernelProblem &p) const {
     if (!p.decode)
+      return std::nullopt;
+    // The head dims the GPU conformance sweep has run the decode kernel at;
+    // others take the prefill kernel until they have been run.
+    if ((p.headDim != 64 && p.headDim != 128) || p.valueHeadDim != p.headDim)
       return std::nullopt;
     bool staticLength = p.seqQ != ShapedType::kDynamic;
     int64_t group = p.numQueryHeads / p.numKvHeads;
@@ -160,15 +164,11 @@ protected:
     int64_t rows = (staticLength ? p.seqQ : 1) * pack;
     if (rows > 64)
       return std::nullopt;
-    bool wide = p.headDim + p.valueHeadDim > 256;
-    int64_t blockK = wide ? 32 : 64;
-    // 16 keys per key warp: 4 warps on 64-key tiles, 2 on the 32-key tiles
-    // of wide heads (whose accumulators need the registers).
-    if (rows <= 16)
-      return make(p, blockK, /*warps=*/blockK / 16, /*mTiles=*/1, false, pack,
-                  /*splitKv=*/true, /*keyWarps=*/blockK / 16);
-    int64_t warps = (rows + 15) / 16;
-    return make(p, blockK, warps, /*mTiles=*/1, false, pack, /*splitKv=*/true);
+    // 16 keys per key warp: 4 warps on 64-key tiles. More than 16 rows take
+    // more query tiles of 16 (the configuration the GPU conformance sweep
+    // runs, Sq up to 129).
+    return make(p, /*blockK=*/64, /*warps=*/4, /*mTiles=*/1, false, pack,
+                /*splitKv=*/true, /*keyWarps=*/4);
   }
 };
 
