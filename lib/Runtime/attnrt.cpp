@@ -665,9 +665,12 @@ extern "C" attnrt_status attnrt_launch(attnrt_artifact *artifact,
     return s;
   if (attnrt_status s = checkScratch(m, a, splits))
     return s;
+  // With more than one split the scratch check above bounded B * Hq * Sq.
   int64_t combineBlocks =
-      (a.batch * a.num_q_heads * a.seq_q + abi::kCombineRowsPerBlock - 1) /
-      abi::kCombineRowsPerBlock;
+      splits > 1 ? (a.batch * a.num_q_heads * a.seq_q +
+                    abi::kCombineRowsPerBlock - 1) /
+                       abi::kCombineRowsPerBlock
+                 : 0;
   int64_t gridX = queryTiles(m, a) * splits;
   if (gridX > INT32_MAX || (splits > 1 && combineBlocks > INT32_MAX))
     return fail(ATTNRT_ERROR_INVALID_ARGUMENT,
