@@ -25,6 +25,13 @@ namespace attnc {
 double roundTo(double v, ElementType t);
 /// bf16 / f16 bit patterns, round to nearest even.
 uint16_t floatToBF16Bits(float f);
+
+/// float8 e4m3fn (1 sign, 4 exponent bits of bias 7, 3 mantissa bits; no
+/// infinity, 0x7F/0xFF NaN, largest finite 448): the value of a code, and
+/// the code nearest to `v` (ties to even), saturating to +-448; NaN gives
+/// 0x7F.
+double fp8e4m3ToDouble(uint8_t code);
+uint8_t doubleToFp8e4m3(double v);
 float bf16BitsToFloat(uint16_t bits);
 uint16_t floatToF16Bits(float f);
 float f16BitsToFloat(uint16_t bits);
@@ -53,6 +60,10 @@ struct AttentionProblem {
   /// (what the reference reads); a kernel's pages are scattered from them.
   int64_t pageSize = 0, numPages = 0;
   std::vector<int32_t> pageTable;
+  /// An fp8 e4m3 cache: the codes of k and v (their layouts) and the scales
+  /// [2, hkv] (keys, then values); k and v hold code value * scale.
+  std::vector<uint8_t> kCodes, vCodes;
+  std::vector<float> kvScales;
   /// Custom mask / score functions (mask kind Custom, score region), if any.
   std::function<bool(int64_t b, int64_t h, int64_t q, int64_t k)> customMask;
   std::function<double(double s, int64_t b, int64_t h, int64_t q, int64_t k)>

@@ -101,6 +101,13 @@ static LogicalResult verifyInput(AttentionOp op, StringRef name, Value v,
     return op.emitOpError("expected ") << name << " to have rank 4 (" << layout
                                        << "), got rank " << type.getRank();
   Type elt = type.getElementType();
+  // Keys and values may be fp8 e4m3 with kv_scales (checked by the caller).
+  if (isa<Float8E4M3FNType>(elt) && op.getKvScales() && name != "query")
+    return success();
+  if (isa<Float8E4M3FNType>(elt) && name != "query")
+    return op.emitOpError("expected ")
+           << name << " element type bf16, f16 or f32, or fp8 e4m3 (" << elt
+           << ") with a kv_scales operand";
   if (isa<Float8E4M3FNType>(elt))
     return op.emitOpError("expected ")
            << name << " element type bf16, f16 or f32: fp8 e4m3 (" << elt
@@ -237,13 +244,28 @@ LogicalResult AttentionOp::verify() {
     return failure();
 
   Type qElt = getQuery().getType().getElementType();
+  // fp8 keys and values (with kv_scales), or the query's element type.
+  Type kvElt = qElt;
+  if (Value scales = getKvScales()) {
+    kvElt = Float8E4M3FNType::get(getContext());
+    if (failed(verifySideOperand(*this, "kv_scales", scales, 2,
+                                 Float32Type::get(getContext()),
+                                 "[2, Hkv]")) ||
+        failed(verifyDim(*this, "kv_scales rows", dimOf(scales, 0),
+                         "the key and value rows", 2)))
+      return failure();
+  }
   for (auto [name, v] : {std::pair<StringRef, Value>{"key", getKey()},
                          std::pair<StringRef, Value>{"value", getValue()}}) {
     Type elt = cast<RankedTensorType>(v.getType()).getElementType();
-    if (elt != qElt)
+    if (elt != kvElt && !getKvScales())
       return emitOpError("expected ")
              << name << " element type " << elt
              << " to match query element type " << qElt;
+    if (elt != kvElt)
+      return emitOpError("expected ")
+             << name << " element type " << elt << " to be " << kvElt
+             << " (kv_scales makes the cache fp8 e4m3)";
   }
 
   // Head counts and head dims are static and positive: they pick the kernel.
@@ -258,6 +280,10 @@ LogicalResult AttentionOp::verify() {
     return failure();
 
   int64_t hq = getNumQueryHeads(), hkv = getNumKeyValueHeads();
+  if (Value scales = getKvScales())
+    if (failed(verifyDim(*this, "kv_scales head count", dimOf(scales, 1),
+                         "key head count", hkv)))
+      return failure();
   if (failed(verifyDim(*this, "key head dim", dimOf(getKey(), 3),
                        "query head dim", getHeadDim())) ||
       failed(verifyDim(*this, "value head count", dimOf(getValue(), headDim),
@@ -489,9 +515,12 @@ LogicalResult TileStepOp::verify() {
              << type;
   if (isPaged() && !getKvLens())
     return emitOpError("expected kv_lens with page_table");
-  if (k.getElementType() != q.getElementType() ||
-      v.getElementType() != q.getElementType())
-    return emitOpError("expected query, key and value of one element type");
+  // Keys and values: the query's element type, or fp8 e4m3 with kv_scales.
+  Type kvElt = getKvScales() ? Type(Float8E4M3FNType::get(getContext()))
+                             : q.getElementType();
+  if (k.getElementType() != kvElt || v.getElementType() != kvElt)
+    return emitOpError("expected query, key and value of one element type "
+                       "(keys and values fp8 e4m3 with kv_scales)");
   Type elt = q.getElementType();
   if (!elt.isBF16() && !elt.isF16() && !elt.isF32())
     return emitOpError("expected query element type bf16, f16 or f32, got ")

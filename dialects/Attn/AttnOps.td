@@ -38,7 +38,9 @@ def Attn_AttentionOp : Attn_Op<"attention", [
     With `page_table` ([B, max_pages] i32; needs kv_lens) the cache is
     paged: key and value are pages [num_pages, page_size, Hkv, D|Dv], key
     j of sequence b is row j mod page_size of page page_table[b, j /
-    page_size], and Sk = max_pages * page_size. A row with no visible key yields 0 and an LSE
+    page_size], and Sk = max_pages * page_size. Key and value may be float8
+    e4m3fn with `kv_scales` ([2, Hkv] f32): key element x of KV head h
+    stands for x * kv_scales[0, h], value element x for x * kv_scales[1, h]. A row with no visible key yields 0 and an LSE
     of -inf. Accumulation is f32 (docs/attn-dialect.md, numerics contract).
 
     Example (GQA, causal, soft-capped, with LSE):
@@ -68,6 +70,7 @@ def Attn_AttentionOp : Attn_Op<"attention", [
     Optional<AnyRankedTensor>:$alibi_slopes,
     Optional<AnyRankedTensor>:$kv_lens,
     Optional<AnyRankedTensor>:$page_table,
+    Optional<AnyRankedTensor>:$kv_scales,
     OptionalAttr<Attn_MaskAttrInterface>:$mask,
     OptionalAttr<F32Attr>:$scale,
     OptionalAttr<F32Attr>:$softcap,
@@ -85,6 +88,7 @@ def Attn_AttentionOp : Attn_Op<"attention", [
     (`alibi_slopes` `(` $alibi_slopes^ `:` type($alibi_slopes) `)`)?
     (`kv_lens` `(` $kv_lens^ `:` type($kv_lens) `)`)?
     (`page_table` `(` $page_table^ `:` type($page_table) `)`)?
+    (`kv_scales` `(` $kv_scales^ `:` type($kv_scales) `)`)?
     (`mask` `(` $mask^ `)`)?
     (`scale` `=` $scale^)?
     (`softcap` `=` $softcap^)?
@@ -160,6 +164,7 @@ def Attn_TileStepOp : Attn_Op<"tile_step", [
     Optional<AnyMemRef>:$alibi_slopes,
     Optional<AnyMemRef>:$kv_lens,
     Optional<AnyMemRef>:$page_table,
+    Optional<AnyMemRef>:$kv_scales,
     AnyMemRef:$row_max, AnyMemRef:$row_sum, AnyMemRef:$acc,
     Index:$batch, Index:$head, Index:$q_begin, Index:$k_begin,
     OptionalAttr<Attn_MaskAttrInterface>:$mask,
@@ -180,6 +185,7 @@ def Attn_TileStepOp : Attn_Op<"tile_step", [
     (`alibi_slopes` `(` $alibi_slopes^ `:` type($alibi_slopes) `)`)?
     (`kv_lens` `(` $kv_lens^ `:` type($kv_lens) `)`)?
     (`page_table` `(` $page_table^ `:` type($page_table) `)`)?
+    (`kv_scales` `(` $kv_scales^ `:` type($kv_scales) `)`)?
     (`mask` `(` $mask^ `)`)?
     (`mask_fn` $mask_fn^)?
     (`score_fn` $score_fn^)?

@@ -69,6 +69,11 @@ struct AttentionSpec {
   /// into shuffled pages, the third sequence sharing the first one's first
   /// page, with one page that no sequence uses.
   int64_t pageSize = 0;
+  /// An fp8 e4m3 KV cache (`kv_dtype=fp8`): key and value in float8 e4m3fn
+  /// with per-head scales (a kv_scales [2, Hkv] f32 operand). The harness
+  /// quantises the generated keys and values with the scale max|x| / 448 of
+  /// each head; the reference sees the dequantised values.
+  bool kvFp8 = false;
 
   /// The scale in effect: `scale` or 1/sqrt(d).
   double effectiveScale() const;

@@ -188,7 +188,7 @@ MlirOperation attncAttentionOpCreate(MlirLocation cLoc, MlirValue cQ,
       operandName == "cu_seqlens" ? operand : Value(),
       operandName == "block_mask" ? operand : Value(),
       /*alibi_slopes=*/Value(), /*kv_lens=*/Value(), /*page_table=*/Value(),
-      mask,
+      /*kv_scales=*/Value(), mask,
       hasScale ? b.getF32FloatAttr(scale) : FloatAttr(), FloatAttr(),
       DenseF32ArrayAttr());
   if (failed(verify(op))) {

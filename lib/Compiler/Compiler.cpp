@@ -122,10 +122,12 @@ OwningOpRef<ModuleOp> attnc::buildSpecModule(MLIRContext &ctx,
     return RankedTensorType::get({dyn, h, dyn, d}, elt);
   };
   // A paged cache: pages [num_pages, page_size, Hkv, D].
+  // fp8 keys and values: float8 e4m3fn with a kv_scales operand.
+  Type kvElt = spec.kvFp8 ? Type(b.getType<Float8E4M3FNType>()) : elt;
   auto kv = [&](int64_t d) {
     return spec.pageSize > 0
-               ? RankedTensorType::get({dyn, spec.pageSize, spec.hkv, d}, elt)
-               : t4(spec.hkv, d);
+               ? RankedTensorType::get({dyn, spec.pageSize, spec.hkv, d}, kvElt)
+               : RankedTensorType::get({dyn, spec.hkv, dyn, d}, kvElt);
   };
   SmallVector<Type> args = {t4(spec.hq, spec.d), kv(spec.d), kv(spec.dv)};
   const mask::MaskSpec &m = spec.mask;
@@ -143,6 +145,8 @@ OwningOpRef<ModuleOp> attnc::buildSpecModule(MLIRContext &ctx,
     args.push_back(RankedTensorType::get({dyn}, b.getI32Type()));
   if (spec.pageSize > 0)
     args.push_back(RankedTensorType::get({dyn, dyn}, b.getI32Type()));
+  if (spec.kvFp8)
+    args.push_back(RankedTensorType::get({2, spec.hkv}, b.getF32Type()));
   Type outType = t4(spec.hq, spec.dv);
   Type lseType = spec.lse ? RankedTensorType::get({dyn, spec.hq, dyn},
                                                   b.getF32Type())
@@ -160,7 +164,8 @@ OwningOpRef<ModuleOp> attnc::buildSpecModule(MLIRContext &ctx,
   Value operand = maskOperand ? body->getArgument(3) : Value();
   unsigned next = maskOperand ? 4 : 3;
   Value kvLens = spec.kvLens ? body->getArgument(next++) : Value();
-  Value pageTable = spec.pageSize > 0 ? body->getArgument(next) : Value();
+  Value pageTable = spec.pageSize > 0 ? body->getArgument(next++) : Value();
+  Value kvScales = spec.kvFp8 ? body->getArgument(next) : Value();
   auto f32Attr = [&](std::optional<double> v) {
     return v ? b.getF32FloatAttr(*v) : FloatAttr();
   };
@@ -175,7 +180,8 @@ OwningOpRef<ModuleOp> attnc::buildSpecModule(MLIRContext &ctx,
       b, loc, outType, lseType, body->getArgument(0), body->getArgument(1),
       body->getArgument(2), seqIds ? operand : Value(),
       cuSeqlens ? operand : Value(), blockMask ? operand : Value(),
-      /*alibi_slopes=*/Value(), kvLens, pageTable, maskAttrOf(&ctx, m),
+      /*alibi_slopes=*/Value(), kvLens, pageTable, kvScales,
+      maskAttrOf(&ctx, m),
       f32Attr(spec.scale),
       f32Attr(spec.softcap), alibi);
   if (spec.decode)
@@ -357,6 +363,7 @@ bool attnc::specFromOp(AttentionOp op, const AttentionSpec &sizes,
   spec.alibi = op.getAlibi() || op.getAlibiSlopes();
   spec.kvLens = static_cast<bool>(op.getKvLens());
   spec.pageSize = op.isPaged() ? op.getPageSize() : 0;
+  spec.kvFp8 = static_cast<bool>(op.getKvScales());
   spec.lse = static_cast<bool>(op.getLse());
   if (spec.mask.kind == MaskKind::Document && spec.documentLengths.empty()) {
     // Documents of about a third, a quarter and the rest of the keys.

@@ -30,7 +30,8 @@ struct CpuKernel::Impl {
   uint8_t (*maskFn)(int64_t, int64_t, int64_t, int64_t) = nullptr;
   float (*scoreFn)(float, int64_t, int64_t, int64_t, int64_t) = nullptr;
   bool hasSeqIds = false, hasCuSeqlens = false, hasBlockMask = false,
-       hasAlibiSlopes = false, hasKvLens = false, paged = false;
+       hasAlibiSlopes = false, hasKvLens = false, paged = false,
+       kvFp8 = false;
   /// The counters of attn-count-tile-steps, when compiled in.
   int64_t *tileSteps = nullptr;
 };
@@ -59,6 +60,7 @@ std::unique_ptr<CpuKernel> CpuKernel::compile(ModuleOp entryModule,
     impl->hasAlibiSlopes = static_cast<bool>(op.getAlibiSlopes());
     impl->hasKvLens = static_cast<bool>(op.getKvLens());
     impl->paged = op.isPaged();
+    impl->kvFp8 = static_cast<bool>(op.getKvScales());
   });
   bool hasMaskFn = entryModule.lookupSymbol("attnc_mask_fn") != nullptr;
   bool hasScoreFn = entryModule.lookupSymbol("attnc_score_fn") != nullptr;
@@ -211,10 +213,21 @@ bool CpuKernel::run(const AttentionProblem &p, ElementType dtype,
     kShape = {p.numPages, p.pageSize, p.hkv, p.d};
     vShape = {p.numPages, p.pageSize, p.hkv, p.dv};
   }
-  HostMemRef<4> q({p.b, p.hq, p.sq, p.d}, es), k(kShape, es), v(vShape, es),
-      o({p.b, p.hq, p.sq, p.dv}, es);
+  if (impl->kvFp8 && (impl->paged || p.kCodes.size() != p.k.size() ||
+                      p.vCodes.size() != p.v.size() ||
+                      p.kvScales.size() != static_cast<size_t>(2 * p.hkv))) {
+    error = "expected fp8 codes of k and v and 2 * hkv scales (a contiguous "
+            "cache)";
+    return false;
+  }
+  size_t kvEs = impl->kvFp8 ? 1 : es;
+  HostMemRef<4> q({p.b, p.hq, p.sq, p.d}, es), k(kShape, kvEs),
+      v(vShape, kvEs), o({p.b, p.hq, p.sq, p.dv}, es);
   storeAs(q.bytes, p.q, dtype);
-  if (!impl->paged) {
+  if (impl->kvFp8) {
+    std::memcpy(k.bytes.data(), p.kCodes.data(), p.kCodes.size());
+    std::memcpy(v.bytes.data(), p.vCodes.data(), p.vCodes.size());
+  } else if (!impl->paged) {
     storeAs(k.bytes, p.k, dtype);
     storeAs(v.bytes, p.v, dtype);
   } else {
@@ -301,6 +314,11 @@ bool CpuKernel::run(const AttentionProblem &p, ElementType dtype,
     std::memcpy(pageTable.bytes.data(), p.pageTable.data(),
                 p.pageTable.size() * 4);
     descriptors.push_back(pageTable.descriptor());
+  }
+  HostMemRef<2> kvScales({2, p.hkv}, 4);
+  if (impl->kvFp8) {
+    std::memcpy(kvScales.bytes.data(), p.kvScales.data(), 2 * p.hkv * 4);
+    descriptors.push_back(kvScales.descriptor());
   }
   descriptors.push_back(o.descriptor());
   if (lse)

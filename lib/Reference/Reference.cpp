@@ -79,6 +79,35 @@ static double roundToFormat(double v, const FloatFormat &f) {
   return std::copysign(r, v);
 }
 
+double attnc::fp8e4m3ToDouble(uint8_t code) {
+  int sign = code >> 7, exponent = (code >> 3) & 0xF, mantissa = code & 7;
+  if (exponent == 0xF && mantissa == 7)
+    return std::numeric_limits<double>::quiet_NaN();
+  double magnitude = exponent == 0
+                         ? std::ldexp(mantissa, -9) // subnormal: m / 8 * 2^-6
+                         : std::ldexp(8 + mantissa, exponent - 10);
+  return sign ? -magnitude : magnitude;
+}
+
+uint8_t attnc::doubleToFp8e4m3(double v) {
+  if (std::isnan(v))
+    return 0x7F;
+  uint8_t sign = std::signbit(v) ? 0x80 : 0;
+  double a = std::min(std::fabs(v), 448.0);
+  // The nearest of the 127 non-negative finite codes, ties to the even code
+  // (an even mantissa); the codes are ordered by value.
+  uint8_t best = 0;
+  double bestErr = a;
+  for (int code = 1; code <= 0x7E; ++code) {
+    double err = std::fabs(fp8e4m3ToDouble(static_cast<uint8_t>(code)) - a);
+    if (err < bestErr || (err == bestErr && (code & 1) == 0)) {
+      best = static_cast<uint8_t>(code);
+      bestErr = err;
+    }
+  }
+  return sign | best;
+}
+
 double attnc::roundTo(double v, ElementType t) {
   return roundToFormat(v, formatOf(t));
 }
@@ -477,6 +506,32 @@ void attnc::makeProblem(const AttentionSpec &spec, uint64_t seed,
     p.blockMask.resize(rows * cols);
     for (uint8_t &e : p.blockMask)
       e = gen.uniform() < spec.blockDensity ? 1 : 0;
+  }
+  if (spec.kvFp8) {
+    // Per KV head, the scale max|x| / 448 (as an f32, what the kernel
+    // reads), the codes of x / scale, and x replaced by code * scale.
+    p.kvScales.assign(2 * p.hkv, 1.0f);
+    auto quantize = [&](std::vector<double> &x, std::vector<uint8_t> &codes,
+                        int64_t dim, float *scales) {
+      codes.resize(x.size());
+      int64_t perHead = p.sk * dim;
+      for (int64_t h = 0; h < p.hkv; ++h) {
+        double top = 0;
+        for (int64_t bi = 0; bi < p.b; ++bi)
+          for (int64_t i = 0; i < perHead; ++i)
+            top = std::max(top, std::fabs(x[(bi * p.hkv + h) * perHead + i]));
+        float scale = top > 0 ? static_cast<float>(top / 448.0) : 1.0f;
+        scales[h] = scale;
+        for (int64_t bi = 0; bi < p.b; ++bi)
+          for (int64_t i = 0; i < perHead; ++i) {
+            int64_t at = (bi * p.hkv + h) * perHead + i;
+            codes[at] = doubleToFp8e4m3(x[at] / scale);
+            x[at] = fp8e4m3ToDouble(codes[at]) * scale;
+          }
+      }
+    };
+    quantize(p.k, p.kCodes, p.d, p.kvScales.data());
+    quantize(p.v, p.vCodes, p.dv, p.kvScales.data() + p.hkv);
   }
   if (spec.pageSize > 0) {
     // Pages in shuffled order, one spare page no sequence uses, and (with 3

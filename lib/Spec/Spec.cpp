@@ -365,6 +365,12 @@ bool attnc::parseSpec(const std::string &text, AttentionSpec &result,
       ok = flag(spec.decode);
     } else if (key == "kv_lens") {
       ok = flag(spec.kvLens);
+    } else if (key == "kv_dtype") {
+      ok = value == "fp8" || value == "same";
+      if (ok)
+        spec.kvFp8 = value == "fp8";
+      else
+        error = invalidValue(key, value, "fp8 or same");
     } else if (key == "paged") {
       ok = positiveInt(spec.pageSize, kMaxSeqLen);
     } else if (key == "mask") {
@@ -430,6 +436,11 @@ bool attnc::parseSpec(const std::string &text, AttentionSpec &result,
       return false;
     }
     spec.kvLens = true; // a paged cache has per-sequence lengths
+  }
+  if (spec.kvFp8 && spec.pageSize > 0) {
+    error = "kv_dtype=fp8 with paged=" + std::to_string(spec.pageSize) +
+            " is not supported yet";
+    return false;
   }
   if (spec.kvLens && spec.mask.kind == MaskKind::Document) {
     error = "kv_lens=1 does not take a document mask";
@@ -515,6 +526,8 @@ std::string attnc::printSpec(const AttentionSpec &spec) {
     s += " kv_lens=1";
   if (spec.pageSize > 0)
     s += " paged=" + std::to_string(spec.pageSize);
+  if (spec.kvFp8)
+    s += " kv_dtype=fp8";
   if (spec.decode)
     s += " decode=1";
   return s;

@@ -25,6 +25,10 @@ LogicalResult GpuTarget::checkSupport(const KernelProblem &p) const {
     return p.emitError("expected no kv_lens operand for target ")
            << chip()
            << ": per-sequence KV lengths run on the CPU path only so far";
+  if (p.kvFp8)
+    return p.emitError("expected bf16 or f16 keys and values for target ")
+           << chip() << ": an fp8 e4m3 cache (kv_scales) runs on the CPU path "
+                        "only so far";
   Type elt = p.elementType;
   if (!elt.isBF16() && !elt.isF16())
     return p.emitError("expected bf16 or f16 inputs for target ")

@@ -38,6 +38,7 @@ KernelProblem KernelProblem::of(AttentionOp op) {
   p.seqQ = op.getQuery().getType().getDimSize(2);
   p.decode = op->hasAttr(kDecodeAttrName);
   p.kvLens = static_cast<bool>(op.getKvLens());
+  p.kvFp8 = static_cast<bool>(op.getKvScales());
   p.packBlocker = packBlockerOf(op.getAlibiSlopes() || op.getAlibi(),
                                 static_cast<bool>(op.getBlockMask()),
                                 op.hasMaskFn() || op.hasScoreFn());
@@ -57,6 +58,7 @@ KernelProblem KernelProblem::of(TileStepOp step) {
   p.numKvHeads = k.getDimSize(1);
   p.seqQ = q.getDimSize(2);
   p.kvLens = static_cast<bool>(step.getKvLens());
+  p.kvFp8 = static_cast<bool>(step.getKvScales());
   p.packBlocker = packBlockerOf(step.getAlibiSlopes() || step.getAlibi(),
                                 static_cast<bool>(step.getBlockMask()),
                                 step.hasMaskFn() || step.hasScoreFn());

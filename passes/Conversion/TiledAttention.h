@@ -36,6 +36,8 @@ struct KernelProblem {
   bool decode = false;
   /// The attention has per-sequence KV lengths (kv_lens).
   bool kvLens = false;
+  /// Keys and values are fp8 e4m3 (kv_scales).
+  bool kvFp8 = false;
   /// Why the query heads of a KV group cannot share the rows of a tile
   /// (gqa_pack): a feature that differs per head, or "" when they can.
   std::string packBlocker;

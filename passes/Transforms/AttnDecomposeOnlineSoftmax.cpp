@@ -45,9 +45,47 @@ ValueRange forLoop(ImplicitLocOpBuilder &b, Value lb, Value ub,
   return loop.getResults();
 }
 
+/// The f32 value of float8 e4m3fn bits `code` (i8), decoded with integer
+/// arithmetic (MLIR 22 does not lower arith.extf from f8 on the CPU):
+/// exponent 0 is subnormal (m * 2^-9), 0x7F/0xFF is NaN, otherwise
+/// (1 + m / 8) * 2^(e - 7), whose f32 bits are sign | (e + 120) << 23 |
+/// m << 20.
+Value decodeFp8E4M3(ImplicitLocOpBuilder &b, Value code) {
+  Type i32 = b.getI32Type(), f32 = b.getF32Type();
+  auto c = [&](int64_t v) { return arith::ConstantIntOp::create(b, v, 32); };
+  Value x = arith::ExtUIOp::create(b, i32, code);
+  Value sign = arith::ShLIOp::create(
+      b, arith::ShRUIOp::create(b, x, c(7)), c(31));
+  Value e = arith::AndIOp::create(b, arith::ShRUIOp::create(b, x, c(3)), c(15));
+  Value m = arith::AndIOp::create(b, x, c(7));
+  Value normalBits = arith::OrIOp::create(
+      b, arith::ShLIOp::create(b, arith::AddIOp::create(b, e, c(120)), c(23)),
+      arith::ShLIOp::create(b, m, c(20)));
+  Value normal = arith::BitcastOp::create(b, f32, normalBits);
+  Value subnormal = arith::MulFOp::create(
+      b, arith::UIToFPOp::create(b, f32, m),
+      arith::ConstantOp::create(b, b.getF32FloatAttr(1.0f / 512)));
+  Value isSub = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, e, c(0));
+  Value magnitude = arith::SelectOp::create(b, isSub, subnormal, normal);
+  Value signed_ = arith::BitcastOp::create(
+      b, f32,
+      arith::OrIOp::create(b, arith::BitcastOp::create(b, i32, magnitude),
+                           sign));
+  Value isNan = arith::CmpIOp::create(
+      b, arith::CmpIPredicate::eq, arith::AndIOp::create(b, x, c(0x7F)),
+      c(0x7F));
+  return arith::SelectOp::create(
+      b, isNan,
+      arith::ConstantOp::create(b, b.getF32FloatAttr(std::nanf(""))),
+      signed_);
+}
+
 /// Loads one element and widens it to f32.
 Value loadF32(ImplicitLocOpBuilder &b, Value memref, ValueRange indices) {
   Value v = memref::LoadOp::create(b, memref, indices);
+  if (isa<Float8E4M3FNType>(v.getType()))
+    return decodeFp8E4M3(
+        b, arith::BitcastOp::create(b, b.getI8Type(), v).getResult());
   if (!v.getType().isF32())
     v = arith::ExtFOp::create(b, b.getF32Type(), v);
   return v;
@@ -102,6 +140,12 @@ LogicalResult attnc::decomposeTileStep(RewriterBase &rewriter, TileStepOp op) {
     pageSize = memref::DimOp::create(b, op.getKey(), 1);
     lastPage = a.sub(memref::DimOp::create(b, op.getKey(), 0), a.constant(1));
   }
+  // fp8 keys and values: this KV head's scales (kv_scales [2, Hkv]).
+  Value kScale, vScale;
+  if (Value scales = op.getKvScales()) {
+    kScale = memref::LoadOp::create(b, scales, ValueRange{a.constant(0), kvHead});
+    vScale = memref::LoadOp::create(b, scales, ValueRange{a.constant(1), kvHead});
+  }
   auto kvIndex = [&](ImplicitLocOpBuilder &lb, Value col,
                      Value d) -> SmallVector<Value> {
     if (!pageTable)
@@ -148,6 +192,8 @@ LogicalResult attnc::decomposeTileStep(RewriterBase &rewriter, TileStepOp op) {
                                               ValueRange{batch, head, row, d});
                             Value k =
                                 loadF32(db, op.getKey(), kvIndex(db, col, d));
+                            if (kScale)
+                              k = arith::MulFOp::create(db, k, kScale);
                             dy.push_back(arith::AddFOp::create(
                                 db, acc[0], arith::MulFOp::create(db, q, k)));
                           })[0];
@@ -195,6 +241,8 @@ LogicalResult attnc::decomposeTileStep(RewriterBase &rewriter, TileStepOp op) {
                     Value col = arith::AddIOp::create(cb, op.getKBegin(), c);
                     Value p = memref::LoadOp::create(cb, scores, ValueRange{c});
                     Value v = loadF32(cb, op.getValue(), kvIndex(cb, col, dv));
+                    if (vScale)
+                      v = arith::MulFOp::create(cb, v, vScale);
                     y.push_back(arith::AddFOp::create(
                         cb, it[0], arith::MulFOp::create(cb, p, v)));
                   })[0];

@@ -124,6 +124,7 @@ LogicalResult attnc::tileAttention(RewriterBase &rewriter, AttentionOp op,
   Value alibiSlopes = toBuffer(b, op.getAlibiSlopes());
   Value kvLens = toBuffer(b, op.getKvLens());
   Value pageTable = toBuffer(b, op.getPageTable());
+  Value kvScales = toBuffer(b, op.getKvScales());
 
   Value batch = memref::DimOp::create(b, query, 0);
   Value seqQ = memref::DimOp::create(b, query, 2);
@@ -186,7 +187,8 @@ LogicalResult attnc::tileAttention(RewriterBase &rewriter, AttentionOp op,
               Value kBegin = arith::MulIOp::create(sb, kt, blockK);
               auto step = TileStepOp::create(
                   sb, query, key, value, seqIds, cuSeqlens, blockMask,
-                  alibiSlopes, kvLens, pageTable, rowMax, rowSum, acc, ivs[0],
+                  alibiSlopes, kvLens, pageTable, kvScales, rowMax, rowSum, acc,
+                  ivs[0],
                   ivs[1], qBegin,
                   kBegin, op.getMaskAttr(), scale, op.getSoftcapAttr(),
                   op.getAlibiAttr(), sb.getI64IntegerAttr(sizes.blockQ),

@@ -843,3 +843,36 @@ TEST(ReferenceTest, KvLensEmptySequenceGivesZeroAndMinusInfinity) {
   EXPECT_EQ(out[2], 7.0);
   EXPECT_EQ(out[3], 8.0);
 }
+
+TEST(Fp8Test, DecodesKnownCodes) {
+  EXPECT_EQ(fp8e4m3ToDouble(0x00), 0.0);
+  EXPECT_EQ(fp8e4m3ToDouble(0x38), 1.0);        // exponent 7, mantissa 0
+  EXPECT_EQ(fp8e4m3ToDouble(0x7E), 448.0);      // the largest finite
+  EXPECT_EQ(fp8e4m3ToDouble(0x01), 0.001953125); // 2^-9, the smallest subnormal
+  EXPECT_EQ(fp8e4m3ToDouble(0x08), 0.015625);    // 2^-6, the smallest normal
+  EXPECT_EQ(fp8e4m3ToDouble(0xB8), -1.0);
+  EXPECT_TRUE(std::isnan(fp8e4m3ToDouble(0x7F)));
+  EXPECT_TRUE(std::isnan(fp8e4m3ToDouble(0xFF)));
+}
+
+TEST(Fp8Test, EncodesToTheNearestCodeTiesToEvenAndSaturates) {
+  // Every finite code encodes back to itself (-0 included).
+  for (int code = 0; code < 256; ++code) {
+    double v = fp8e4m3ToDouble(static_cast<uint8_t>(code));
+    if (!std::isnan(v))
+      EXPECT_EQ(doubleToFp8e4m3(v), code) << code;
+  }
+  // Between neighbours: below the midpoint the lower code, above it the
+  // upper, at it the even one.
+  for (int code = 0; code < 0x7E; ++code) {
+    double lo = fp8e4m3ToDouble(static_cast<uint8_t>(code));
+    double hi = fp8e4m3ToDouble(static_cast<uint8_t>(code + 1));
+    double mid = (lo + hi) / 2;
+    EXPECT_EQ(doubleToFp8e4m3(std::nextafter(mid, lo)), code);
+    EXPECT_EQ(doubleToFp8e4m3(std::nextafter(mid, hi)), code + 1);
+    EXPECT_EQ(doubleToFp8e4m3(mid), code % 2 == 0 ? code : code + 1);
+  }
+  EXPECT_EQ(doubleToFp8e4m3(1e9), 0x7E);
+  EXPECT_EQ(doubleToFp8e4m3(-1e9), 0xFE);
+  EXPECT_EQ(doubleToFp8e4m3(std::nan("")), 0x7F);
+}

@@ -248,6 +248,9 @@ int main(int argc, char **argv) {
                                slopes.asArrayRef().end());
   }
   // The report names the documents of an input cu_seqlens.
+  if (!inputs.empty() && spec.kvFp8)
+    return badInput("--inputs does not take an fp8 cache (kv_dtype=fp8): the "
+                    "run quantises generated keys and values");
   if (!inputs.empty() && spec.pageSize > 0)
     return badInput("--inputs does not take a paged cache (paged=" +
                     std::to_string(spec.pageSize) +

@@ -205,6 +205,9 @@ int main(int argc, char **argv) {
       return fail("--report counts pairs and tiles from the sizes, and kv_lens "
                   "are run-time data: report the attention without kv_lens "
                   "for its full-length bound");
+    if (spec.kvFp8)
+      return fail("--report counts bytes in the query's element type: an fp8 "
+                  "cache (kv_dtype=fp8) is not modelled yet");
     AttentionProblem problem;
     if (!checkHostMemory(spec, error))
       return fail(error);

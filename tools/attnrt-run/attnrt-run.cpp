@@ -286,6 +286,9 @@ static bool checkSpecAgainstManifest(const AttentionSpec &s,
                         str(m.maskBlockK));
   if (m.readsAlibiSlopes && !s.alibi)
     return mismatch("alibi", "off", "reads_alibi_slopes 1");
+  if (s.kvFp8)
+    return mismatch("kv_dtype", "fp8", "kernel, whose keys and values are " +
+                                           m.dtype);
   if (s.kvLens)
     return mismatch("kv_lens", "1",
                     "kernel, which takes no kv_lens (GPU kernels do not yet)");

@@ -182,3 +182,11 @@ func.func @paged_without_lens(%q: memref<1x4x?x16xf32>, %k: memref<?x8x2x16xf32>
   attn.tile_step %q, %k, %k state(%m, %m, %acc) at(%i, %i, %i, %i) page_table(%t : memref<1x?xi32>) {block_k = 4 : i64, block_q = 8 : i64, scale = 1.0 : f32} : memref<1x4x?x16xf32>, memref<?x8x2x16xf32>, memref<?x8x2x16xf32>, memref<8xf32>, memref<8x16xf32>
   return
 }
+
+// -----
+
+func.func @fp8_without_scales(%q: memref<1x4x?x16xf32>, %k: memref<1x2x?x16xf8E4M3FN>, %m: memref<8xf32>, %acc: memref<8x16xf32>, %i: index) {
+  // expected-error @+1 {{expected query, key and value of one element type (keys and values fp8 e4m3 with kv_scales)}}
+  attn.tile_step %q, %k, %k state(%m, %m, %acc) at(%i, %i, %i, %i) {block_k = 4 : i64, block_q = 8 : i64, scale = 1.0 : f32} : memref<1x4x?x16xf32>, memref<1x2x?x16xf8E4M3FN>, memref<1x2x?x16xf8E4M3FN>, memref<8xf32>, memref<8x16xf32>
+  return
+}

@@ -38,9 +38,9 @@ func.func @key_rank(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x64xf16>, %v: tenso
 
 // -----
 
-// key element type fp8 e4m3 is rejected with its own message
+// key element type fp8 e4m3 without kv_scales is rejected with its own message
 func.func @key_fp8(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf8E4M3FN>, %v: tensor<2x2x16x64xf16>) -> tensor<2x8x16x64xf16> {
-  // expected-error @+1 {{'attn.attention' op expected key element type bf16, f16 or f32: fp8 e4m3 ('f8E4M3FN') is not yet supported}}
+  // expected-error @+1 {{'attn.attention' op expected key element type bf16, f16 or f32, or fp8 e4m3 ('f8E4M3FN') with a kv_scales operand}}
   %o = attn.attention %q, %k, %v : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf8E4M3FN>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
   return %o : tensor<2x8x16x64xf16>
 }
@@ -65,9 +65,9 @@ func.func @value_rank(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: 
 
 // -----
 
-// value element type fp8 e4m3 is rejected with its own message
+// value element type fp8 e4m3 without kv_scales is rejected with its own message
 func.func @value_fp8(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %v: tensor<2x2x16x64xf8E4M3FN>) -> tensor<2x8x16x64xf16> {
-  // expected-error @+1 {{'attn.attention' op expected value element type bf16, f16 or f32: fp8 e4m3 ('f8E4M3FN') is not yet supported}}
+  // expected-error @+1 {{'attn.attention' op expected value element type bf16, f16 or f32, or fp8 e4m3 ('f8E4M3FN') with a kv_scales operand}}
   %o = attn.attention %q, %k, %v : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf8E4M3FN> -> tensor<2x8x16x64xf16>
   return %o : tensor<2x8x16x64xf16>
 }
@@ -974,4 +974,52 @@ func.func @paged_heads(%q: tensor<2x8x1x64xf16>, %k: tensor<?x16x2x64xf16>, %v: 
   // expected-error @+1 {{expected value head count 4 to match key head count 2}}
   %o = attn.attention %q, %k, %v kv_lens(%l : tensor<2xi32>) page_table(%t : tensor<2x4xi32>) : tensor<2x8x1x64xf16>, tensor<?x16x2x64xf16>, tensor<?x16x4x64xf16> -> tensor<2x8x1x64xf16>
   return %o : tensor<2x8x1x64xf16>
+}
+
+// -----
+
+func.func @kv_scales_bf16_cache(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf16>, %s: tensor<2x2xf32>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{expected key element type 'f16' to be 'f8E4M3FN' (kv_scales makes the cache fp8 e4m3)}}
+  %o = attn.attention %q, %k, %k kv_scales(%s : tensor<2x2xf32>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+func.func @kv_scales_mixed(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf8E4M3FN>, %v: tensor<2x2x16x64xf16>, %s: tensor<2x2xf32>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{expected value element type 'f16' to be 'f8E4M3FN' (kv_scales makes the cache fp8 e4m3)}}
+  %o = attn.attention %q, %k, %v kv_scales(%s : tensor<2x2xf32>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf8E4M3FN>, tensor<2x2x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+func.func @kv_scales_type(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf8E4M3FN>, %s: tensor<2x2xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{expected kv_scales element type 'f32', got 'f16'}}
+  %o = attn.attention %q, %k, %k kv_scales(%s : tensor<2x2xf16>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf8E4M3FN>, tensor<2x2x16x64xf8E4M3FN> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+func.func @kv_scales_rows(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf8E4M3FN>, %s: tensor<3x2xf32>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{expected kv_scales rows 3 to match the key and value rows 2}}
+  %o = attn.attention %q, %k, %k kv_scales(%s : tensor<3x2xf32>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf8E4M3FN>, tensor<2x2x16x64xf8E4M3FN> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+func.func @kv_scales_heads(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf8E4M3FN>, %s: tensor<2x4xf32>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{expected kv_scales head count 4 to match key head count 2}}
+  %o = attn.attention %q, %k, %k kv_scales(%s : tensor<2x4xf32>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf8E4M3FN>, tensor<2x2x16x64xf8E4M3FN> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+func.func @kv_scales_rank(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf8E4M3FN>, %s: tensor<4xf32>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{expected kv_scales to have rank 2 ([2, Hkv]), got rank 1}}
+  %o = attn.attention %q, %k, %k kv_scales(%s : tensor<4xf32>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf8E4M3FN>, tensor<2x2x16x64xf8E4M3FN> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
 }

@@ -112,6 +112,14 @@ func.func @paged_kv(%q: tensor<2x8x1x64xbf16>, %k: tensor<?x16x2x64xbf16>, %v: t
   return %o : tensor<2x8x1x64xbf16>
 }
 
+// An fp8 e4m3 cache with per-head scales.
+// CHECK-LABEL: func @fp8_kv
+// CHECK: kv_scales(%{{.*}} : tensor<2x2xf32>) mask(#attn.causal) : tensor<2x8x?x64xbf16>, tensor<2x2x?x64xf8E4M3FN>, tensor<2x2x?x64xf8E4M3FN> -> tensor<2x8x?x64xbf16>
+func.func @fp8_kv(%q: tensor<2x8x?x64xbf16>, %k: tensor<2x2x?x64xf8E4M3FN>, %v: tensor<2x2x?x64xf8E4M3FN>, %s: tensor<2x2xf32>) -> tensor<2x8x?x64xbf16> {
+  %o = attn.attention %q, %k, %v kv_scales(%s : tensor<2x2xf32>) mask(#attn.causal) : tensor<2x8x?x64xbf16>, tensor<2x2x?x64xf8E4M3FN>, tensor<2x2x?x64xf8E4M3FN> -> tensor<2x8x?x64xbf16>
+  return %o : tensor<2x8x?x64xbf16>
+}
+
 // CHECK-LABEL: func @alibi_operand
 // CHECK: alibi_slopes(%{{.*}} : tensor<8xf32>) mask(#attn.causal) :
 func.func @alibi_operand(%q: !q, %k: !kv, %v: !kv, %s: tensor<8xf32>) -> !q {
