@@ -213,18 +213,17 @@ bool CpuKernel::run(const AttentionProblem &p, ElementType dtype,
     kShape = {p.numPages, p.pageSize, p.hkv, p.d};
     vShape = {p.numPages, p.pageSize, p.hkv, p.dv};
   }
-  if (impl->kvFp8 && (impl->paged || p.kCodes.size() != p.k.size() ||
+  if (impl->kvFp8 && (p.kCodes.size() != p.k.size() ||
                       p.vCodes.size() != p.v.size() ||
                       p.kvScales.size() != static_cast<size_t>(2 * p.hkv))) {
-    error = "expected fp8 codes of k and v and 2 * hkv scales (a contiguous "
-            "cache)";
+    error = "expected fp8 codes of k and v and 2 * hkv scales";
     return false;
   }
   size_t kvEs = impl->kvFp8 ? 1 : es;
   HostMemRef<4> q({p.b, p.hq, p.sq, p.d}, es), k(kShape, kvEs),
       v(vShape, kvEs), o({p.b, p.hq, p.sq, p.dv}, es);
   storeAs(q.bytes, p.q, dtype);
-  if (impl->kvFp8) {
+  if (!impl->paged && impl->kvFp8) {
     std::memcpy(k.bytes.data(), p.kCodes.data(), p.kCodes.size());
     std::memcpy(v.bytes.data(), p.vCodes.data(), p.vCodes.size());
   } else if (!impl->paged) {
@@ -232,9 +231,24 @@ bool CpuKernel::run(const AttentionProblem &p, ElementType dtype,
     storeAs(v.bytes, p.v, dtype);
   } else {
     // Scatter the logical rows into their pages; a page no sequence uses
-    // holds NaN (all bits set), so reading it cannot pass.
-    std::vector<double> kp(k.bytes.size() / es, std::nan("")),
-        vp(v.bytes.size() / es, std::nan(""));
+    // holds NaN (all bits set; the fp8 code 0x7F), so reading it cannot
+    // pass. `move(from, to, n)` copies n elements of logical element index
+    // `from` to page element index `to`.
+    std::vector<double> kp, vp;
+    if (!impl->kvFp8) {
+      kp.assign(k.bytes.size() / es, std::nan(""));
+      vp.assign(v.bytes.size() / es, std::nan(""));
+    } else {
+      std::memset(k.bytes.data(), 0x7F, k.bytes.size());
+      std::memset(v.bytes.data(), 0x7F, v.bytes.size());
+    }
+    auto move = [&](bool isKey, int64_t from, int64_t to, int64_t n) {
+      if (impl->kvFp8)
+        std::copy_n(&(isKey ? p.kCodes : p.vCodes)[from], n,
+                    &(isKey ? k : v).bytes[to]);
+      else
+        std::copy_n(&(isKey ? p.k : p.v)[from], n, &(isKey ? kp : vp)[to]);
+    };
     int64_t perSeq = p.sk / p.pageSize;
     for (int64_t bi = 0; bi < p.b; ++bi)
       for (int64_t j = 0; j < p.sk; ++j) {
@@ -245,14 +259,14 @@ bool CpuKernel::run(const AttentionProblem &p, ElementType dtype,
         }
         for (int64_t h = 0; h < p.hkv; ++h) {
           int64_t row = (page * p.pageSize + j % p.pageSize) * p.hkv + h;
-          std::copy_n(&p.k[((bi * p.hkv + h) * p.sk + j) * p.d], p.d,
-                      &kp[row * p.d]);
-          std::copy_n(&p.v[((bi * p.hkv + h) * p.sk + j) * p.dv], p.dv,
-                      &vp[row * p.dv]);
+          move(true, ((bi * p.hkv + h) * p.sk + j) * p.d, row * p.d, p.d);
+          move(false, ((bi * p.hkv + h) * p.sk + j) * p.dv, row * p.dv, p.dv);
         }
       }
-    storeAs(k.bytes, kp, dtype);
-    storeAs(v.bytes, vp, dtype);
+    if (!impl->kvFp8) {
+      storeAs(k.bytes, kp, dtype);
+      storeAs(v.bytes, vp, dtype);
+    }
   }
   // Poison the output so that an unwritten element cannot pass.
   std::memset(o.bytes.data(), 0xff, o.bytes.size());

@@ -507,6 +507,30 @@ void attnc::makeProblem(const AttentionSpec &spec, uint64_t seed,
     for (uint8_t &e : p.blockMask)
       e = gen.uniform() < spec.blockDensity ? 1 : 0;
   }
+  if (spec.pageSize > 0) {
+    // Pages in shuffled order, one spare page no sequence uses, and (with 3
+    // or more sequences) the third sharing the first one's first page:
+    // its first page of keys and values is made equal to the first's.
+    p.pageSize = spec.pageSize;
+    int64_t perSeq = p.sk / p.pageSize;
+    p.numPages = p.b * perSeq + 1;
+    std::vector<int32_t> ids(p.numPages);
+    for (int64_t i = 0; i < p.numPages; ++i)
+      ids[i] = static_cast<int32_t>(i);
+    for (int64_t i = p.numPages - 1; i > 0; --i)
+      std::swap(ids[i], ids[static_cast<int64_t>(gen.uniform() * (i + 1)) % (i + 1)]);
+    p.pageTable.assign(ids.begin(), ids.begin() + p.b * perSeq);
+    if (p.b >= 3 && perSeq > 0) {
+      p.pageTable[2 * perSeq] = p.pageTable[0];
+      for (int64_t h = 0; h < p.hkv; ++h)
+        for (int64_t j = 0; j < p.pageSize; ++j) {
+          std::copy_n(&p.k[((0 * p.hkv + h) * p.sk + j) * p.d], p.d,
+                      &p.k[((2 * p.hkv + h) * p.sk + j) * p.d]);
+          std::copy_n(&p.v[((0 * p.hkv + h) * p.sk + j) * p.dv], p.dv,
+                      &p.v[((2 * p.hkv + h) * p.sk + j) * p.dv]);
+        }
+    }
+  }
   if (spec.kvFp8) {
     // Per KV head, the scale max|x| / 448 (as an f32, what the kernel
     // reads), the codes of x / scale, and x replaced by code * scale.
@@ -532,30 +556,6 @@ void attnc::makeProblem(const AttentionSpec &spec, uint64_t seed,
     };
     quantize(p.k, p.kCodes, p.d, p.kvScales.data());
     quantize(p.v, p.vCodes, p.dv, p.kvScales.data() + p.hkv);
-  }
-  if (spec.pageSize > 0) {
-    // Pages in shuffled order, one spare page no sequence uses, and (with 3
-    // or more sequences) the third sharing the first one's first page:
-    // its first page of keys and values is made equal to the first's.
-    p.pageSize = spec.pageSize;
-    int64_t perSeq = p.sk / p.pageSize;
-    p.numPages = p.b * perSeq + 1;
-    std::vector<int32_t> ids(p.numPages);
-    for (int64_t i = 0; i < p.numPages; ++i)
-      ids[i] = static_cast<int32_t>(i);
-    for (int64_t i = p.numPages - 1; i > 0; --i)
-      std::swap(ids[i], ids[static_cast<int64_t>(gen.uniform() * (i + 1)) % (i + 1)]);
-    p.pageTable.assign(ids.begin(), ids.begin() + p.b * perSeq);
-    if (p.b >= 3 && perSeq > 0) {
-      p.pageTable[2 * perSeq] = p.pageTable[0];
-      for (int64_t h = 0; h < p.hkv; ++h)
-        for (int64_t j = 0; j < p.pageSize; ++j) {
-          std::copy_n(&p.k[((0 * p.hkv + h) * p.sk + j) * p.d], p.d,
-                      &p.k[((2 * p.hkv + h) * p.sk + j) * p.d]);
-          std::copy_n(&p.v[((0 * p.hkv + h) * p.sk + j) * p.dv], p.dv,
-                      &p.v[((2 * p.hkv + h) * p.sk + j) * p.dv]);
-        }
-    }
   }
   if (spec.kvLens) {
     // The first sequence full, the second of one key, the fourth empty,

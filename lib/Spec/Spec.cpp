@@ -437,11 +437,6 @@ bool attnc::parseSpec(const std::string &text, AttentionSpec &result,
     }
     spec.kvLens = true; // a paged cache has per-sequence lengths
   }
-  if (spec.kvFp8 && spec.pageSize > 0) {
-    error = "kv_dtype=fp8 with paged=" + std::to_string(spec.pageSize) +
-            " is not supported yet";
-    return false;
-  }
   if (spec.kvLens && spec.mask.kind == MaskKind::Document) {
     error = "kv_lens=1 does not take a document mask";
     return false;

@@ -220,8 +220,6 @@ TEST(SpecTest, Errors) {
             "kv_lens=1 does not take a document mask");
   EXPECT_EQ(parseError("sq=1 kv_dtype=fp16"),
             "invalid value 'fp16' for key 'kv_dtype': expected fp8 or same");
-  EXPECT_EQ(parseError("sq=1 sk=32 kv_dtype=fp8 paged=16"),
-            "kv_dtype=fp8 with paged=16 is not supported yet");
   EXPECT_EQ(parseError("sq=1 kv_lens=2"),
             "invalid value '2' for key 'kv_lens': expected 0 or 1");
   EXPECT_EQ(parseError("sq=1 decode=yes"),
@@ -328,6 +326,7 @@ TEST(SpecTest, RoundTrip) {
       "b=4 hq=4 hkv=2 sq=3 sk=300 mask=window:7,0 kv_lens=1",
       "b=3 hq=8 hkv=2 sq=1 sk=512 mask=causal kv_lens=1 paged=16",
       "b=3 hq=8 hkv=2 sq=1 sk=512 mask=causal kv_lens=1 kv_dtype=fp8",
+      "b=3 hq=8 hkv=2 sq=1 sk=512 mask=causal kv_lens=1 paged=16 kv_dtype=fp8",
   };
   for (const char *text : texts) {
     AttentionSpec a = parseOk(text);
