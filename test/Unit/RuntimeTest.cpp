@@ -992,6 +992,10 @@ TEST(RuntimeWrapperTest, OwnsTheArtifactAndCarriesMessages) {
   EXPECT_FALSE(s);
   EXPECT_EQ(s.code(), ATTNRT_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(s.message(), "expected num_q_heads 0 to match the artifact's 8");
+  int64_t splits = 7;
+  s = b.numSplits(args, splits);
+  EXPECT_EQ(s.code(), ATTNRT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(splits, 1);
 
   runtime::Artifact c;
   s = c.loadMemory("junk", 4);

@@ -99,6 +99,10 @@ public:
   Status scratchSize(const attnrt_attention_args &args, size_t &bytes) const {
     return Status::fromCall(attnrt_scratch_size(handle_, &args, &bytes));
   }
+  /// The key splits a launch with `args` uses (attnrt_num_splits).
+  Status numSplits(const attnrt_attention_args &args, int64_t &splits) const {
+    return Status::fromCall(attnrt_num_splits(handle_, &args, &splits));
+  }
   /// Launches on `stream` (a CUstream; nullptr = default stream).
   Status launch(const attnrt_attention_args &args, void *stream = nullptr) {
     return Status::fromCall(attnrt_launch(handle_, &args, stream));
