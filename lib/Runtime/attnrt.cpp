@@ -40,6 +40,9 @@ struct attnrt_artifact {
     CUfunction function;
     /// The split-KV combine kernel (null without split_kv).
     CUfunction combine;
+    /// split_kv: the blocks of the kernel resident at once on the device
+    /// (SMs x blocks per SM), read at load; 0 when the driver cannot say.
+    int64_t slots;
   };
   std::mutex mutex;
   std::vector<Loaded> loaded;
@@ -416,6 +419,30 @@ static attnrt_status initDriver(const Driver *&driver) {
   return ATTNRT_OK;
 }
 
+/// Blocks of `function` resident at once on the current device (SMs x
+/// blocks per SM; 1 per SM when the occupancy query is missing), 0 when the
+/// device cannot be read. Only split_kv artifacts ask (to choose splits).
+static int64_t residentSlots(const Driver &d, const KernelManifest &m,
+                             CUfunction function) {
+  CUdevice device = 0;
+  int sms = 0;
+  const int kMultiprocessorCount = 16; // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
+  if (!m.splitKv || !d.cuCtxGetDevice ||
+      d.cuCtxGetDevice(&device) != CUDA_SUCCESS ||
+      d.cuDeviceGetAttribute(&sms, kMultiprocessorCount, device) !=
+          CUDA_SUCCESS ||
+      sms < 1)
+    return 0;
+  int perSm = 0;
+  if (!d.cuOccupancyMaxActiveBlocksPerMultiprocessor ||
+      d.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+          &perSm, function, static_cast<int>(m.threads),
+          static_cast<size_t>(m.dynamicSharedMemory)) != CUDA_SUCCESS ||
+      perSm < 1)
+    perSm = 1;
+  return static_cast<int64_t>(sms) * perSm;
+}
+
 /// Loads the artifact's module into the current context `ctx`: the cubin,
 /// or the PTX (compiled by the driver) when there is no cubin or the cubin
 /// does not load (another GPU architecture).
@@ -498,7 +525,8 @@ static attnrt_status loadModule(const Driver &d, attnrt_artifact &artifact,
                       d.describe("cuModuleGetFunction", r));
     }
   }
-  artifact.loaded.push_back({ctx, ctxId, module, function, combine});
+  artifact.loaded.push_back(
+      {ctx, ctxId, module, function, combine, residentSlots(d, m, function)});
   return ATTNRT_OK;
 }
 
@@ -541,43 +569,34 @@ static int64_t queryTiles(const KernelManifest &m,
 }
 
 /// The split count of a validated launch: 1 without split_kv, the caller's
-/// num_splits, or the runtime's choice from the current device.
+/// num_splits, or the runtime's choice for the current device (from the
+/// context's loaded kernels, `known` when the caller has them already).
 static attnrt_status resolveSplits(attnrt_artifact &artifact,
                                    const attnrt_attention_args &a,
-                                   int64_t &splits, const char *caller) {
+                                   int64_t &splits, const char *caller,
+                                   const attnrt_artifact::Loaded *known =
+                                       nullptr) {
   const KernelManifest &m = artifact.manifest;
   splits = 1;
   if (!m.splitKv || a.num_splits >= 1) {
     splits = std::max<int64_t>(1, a.num_splits);
     return ATTNRT_OK;
   }
-  const Driver *d = nullptr;
   attnrt_artifact::Loaded kernels{};
-  if (attnrt_status s = currentKernels(artifact, d, kernels, caller))
-    return s;
-  CUdevice device = 0;
-  if (!d->cuCtxGetDevice || d->cuCtxGetDevice(&device) != CUDA_SUCCESS)
+  if (!known) {
+    const Driver *d = nullptr;
+    if (attnrt_status s = currentKernels(artifact, d, kernels, caller))
+      return s;
+    known = &kernels;
+  }
+  if (known->slots <= 0)
     return fail(ATTNRT_ERROR_CUDA,
-                "cannot read the current device (cuCtxGetDevice) to choose "
+                "cannot read the current device's SM count to choose "
                 "num_splits: pass num_splits > 0");
-  int sms = 0;
-  const int kMultiprocessorCount = 16; // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
-  CUresult r = d->cuDeviceGetAttribute(&sms, kMultiprocessorCount, device);
-  if (r != CUDA_SUCCESS || sms < 1)
-    return fail(ATTNRT_ERROR_CUDA,
-                d->describe("cuDeviceGetAttribute(multiprocessor count)", r));
-  int perSm = 0;
-  if (!d->cuOccupancyMaxActiveBlocksPerMultiprocessor ||
-      d->cuOccupancyMaxActiveBlocksPerMultiprocessor(
-          &perSm, kernels.function, static_cast<int>(m.threads),
-          static_cast<size_t>(m.dynamicSharedMemory)) != CUDA_SUCCESS ||
-      perSm < 1)
-    perSm = 1;
   int64_t blocks =
       queryTiles(m, a) * (a.num_q_heads / m.gqaPack) * a.batch;
   int64_t keyTiles = (a.seq_k + m.blockK - 1) / m.blockK;
-  splits = rt::chooseNumSplits(blocks, keyTiles,
-                               static_cast<int64_t>(sms) * perSm);
+  splits = rt::chooseNumSplits(blocks, keyTiles, known->slots);
   return ATTNRT_OK;
 }
 
@@ -661,10 +680,12 @@ extern "C" attnrt_status attnrt_launch(attnrt_artifact *artifact,
   CUfunction function = kernels.function;
   CUresult r;
   int64_t splits = 1;
-  if (attnrt_status s = resolveSplits(*artifact, a, splits, "attnrt_launch"))
+  if (attnrt_status s =
+          resolveSplits(*artifact, a, splits, "attnrt_launch", &kernels))
     return s;
-  if (attnrt_status s = checkScratch(m, a, splits))
-    return s;
+  if (a.num_splits <= 0) // a caller's count was checked above
+    if (attnrt_status s = checkScratch(m, a, splits))
+      return s;
   // With more than one split the scratch check above bounded B * Hq * Sq.
   int64_t combineBlocks =
       splits > 1 ? (a.batch * a.num_q_heads * a.seq_q +
