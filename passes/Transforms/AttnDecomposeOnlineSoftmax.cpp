@@ -146,10 +146,9 @@ LogicalResult attnc::decomposeTileStep(RewriterBase &rewriter, TileStepOp op) {
     kScale = memref::LoadOp::create(b, scales, ValueRange{a.constant(0), kvHead});
     vScale = memref::LoadOp::create(b, scales, ValueRange{a.constant(1), kvHead});
   }
-  auto kvIndex = [&](ImplicitLocOpBuilder &lb, Value col,
-                     Value d) -> SmallVector<Value> {
+  auto kvRow = [&](ImplicitLocOpBuilder &lb, Value col) -> SmallVector<Value> {
     if (!pageTable)
-      return {batch, kvHead, col, d};
+      return {batch, kvHead, col};
     IndexArith la{lb};
     Value id = arith::IndexCastOp::create(
         lb, lb.getIndexType(),
@@ -158,7 +157,12 @@ LogicalResult attnc::decomposeTileStep(RewriterBase &rewriter, TileStepOp op) {
             ValueRange{batch, arith::DivUIOp::create(lb, col, pageSize)})
             .getResult());
     Value page = la.min(la.max(id, la.constant(0)), lastPage);
-    return {page, arith::RemUIOp::create(lb, col, pageSize), kvHead, d};
+    return {page, arith::RemUIOp::create(lb, col, pageSize), kvHead};
+  };
+  auto at = [](ArrayRef<Value> kvRowIndices, Value d) {
+    SmallVector<Value> indices(kvRowIndices.begin(), kvRowIndices.end());
+    indices.push_back(d);
+    return indices;
   };
 
   // Scores (then probabilities) of one row of the tile, base-2 units. On
@@ -184,6 +188,7 @@ LogicalResult attnc::decomposeTileStep(RewriterBase &rewriter, TileStepOp op) {
             [&](ImplicitLocOpBuilder &cb, Value c, ValueRange it,
                 SmallVectorImpl<Value> &y) {
               Value col = arith::AddIOp::create(cb, op.getKBegin(), c);
+              SmallVector<Value> keyRow = kvRow(cb, col);
               Value dot =
                   forLoop(cb, c0, dHead, ValueRange{zero},
                           [&](ImplicitLocOpBuilder &db, Value d, ValueRange acc,
@@ -191,7 +196,7 @@ LogicalResult attnc::decomposeTileStep(RewriterBase &rewriter, TileStepOp op) {
                             Value q = loadF32(db, op.getQuery(),
                                               ValueRange{batch, head, row, d});
                             Value k =
-                                loadF32(db, op.getKey(), kvIndex(db, col, d));
+                                loadF32(db, op.getKey(), at(keyRow, d));
                             if (kScale)
                               k = arith::MulFOp::create(db, k, kScale);
                             dy.push_back(arith::AddFOp::create(
@@ -240,7 +245,7 @@ LogicalResult attnc::decomposeTileStep(RewriterBase &rewriter, TileStepOp op) {
                       SmallVectorImpl<Value> &y) {
                     Value col = arith::AddIOp::create(cb, op.getKBegin(), c);
                     Value p = memref::LoadOp::create(cb, scores, ValueRange{c});
-                    Value v = loadF32(cb, op.getValue(), kvIndex(cb, col, dv));
+                    Value v = loadF32(cb, op.getValue(), at(kvRow(cb, col), dv));
                     if (vScale)
                       v = arith::MulFOp::create(cb, v, vScale);
                     y.push_back(arith::AddFOp::create(
