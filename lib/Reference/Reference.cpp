@@ -94,18 +94,20 @@ uint8_t attnc::doubleToFp8e4m3(double v) {
     return 0x7F;
   uint8_t sign = std::signbit(v) ? 0x80 : 0;
   double a = std::min(std::fabs(v), 448.0);
-  // The nearest of the 127 non-negative finite codes, ties to the even code
-  // (an even mantissa); the codes are ordered by value.
-  uint8_t best = 0;
-  double bestErr = a;
-  for (int code = 1; code <= 0x7E; ++code) {
-    double err = std::fabs(fp8e4m3ToDouble(static_cast<uint8_t>(code)) - a);
-    if (err < bestErr || (err == bestErr && (code & 1) == 0)) {
-      best = static_cast<uint8_t>(code);
-      bestErr = err;
-    }
-  }
-  return sign | best;
+  // Below 2^-6 the codes are m * 2^-9 (m = 8 is the smallest normal, code
+  // 0x08); above, (8 + m) * 2^(E - 3) in [2^E, 2^(E+1)). Rounding the scaled
+  // value to an integer, ties to even (the default rounding mode), picks
+  // the nearest code with an even mantissa on ties; the codes are ordered by
+  // value, so a carry into the next binade is the next code. 448 is code
+  // 0x7E, and nothing above it is reached after the clamp.
+  if (a < 0.015625)
+    return sign | static_cast<uint8_t>(std::nearbyint(std::ldexp(a, 9)));
+  int e;
+  std::frexp(a, &e); // a in [2^(e-1), 2^e)
+  int exponent = e - 1;
+  int mantissa =
+      static_cast<int>(std::nearbyint(std::ldexp(a, 3 - exponent))) - 8;
+  return sign | static_cast<uint8_t>(((exponent + 7) << 3) + mantissa);
 }
 
 double attnc::roundTo(double v, ElementType t) {
