@@ -94,24 +94,27 @@ static std::string attrStr(Attribute a) { return typeStr(a); }
 //===----------------------------------------------------------------------===//
 
 /// Checks that an input has rank 4 and a supported element type.
+/// Checks the rank and element type of query, key or value; `cache` for key
+/// and value, which may be fp8 e4m3 with kv_scales (their type against the
+/// query's is checked by the caller).
 static LogicalResult verifyInput(AttentionOp op, StringRef name, Value v,
-                                 StringRef layout) {
+                                 StringRef layout, bool cache = true) {
   auto type = cast<RankedTensorType>(v.getType());
   if (type.getRank() != 4)
     return op.emitOpError("expected ") << name << " to have rank 4 (" << layout
                                        << "), got rank " << type.getRank();
   Type elt = type.getElementType();
-  // Keys and values may be fp8 e4m3 with kv_scales (checked by the caller).
-  if (isa<Float8E4M3FNType>(elt) && op.getKvScales() && name != "query")
+  if (isa<Float8E4M3FNType>(elt)) {
+    if (!cache)
+      return op.emitOpError("expected ")
+             << name << " element type bf16, f16 or f32: fp8 e4m3 (" << elt
+             << ") is not yet supported";
+    if (!op.getKvScales())
+      return op.emitOpError("expected ")
+             << name << " element type bf16, f16 or f32, or fp8 e4m3 (" << elt
+             << ") with a kv_scales operand";
     return success();
-  if (isa<Float8E4M3FNType>(elt) && name != "query")
-    return op.emitOpError("expected ")
-           << name << " element type bf16, f16 or f32, or fp8 e4m3 (" << elt
-           << ") with a kv_scales operand";
-  if (isa<Float8E4M3FNType>(elt))
-    return op.emitOpError("expected ")
-           << name << " element type bf16, f16 or f32: fp8 e4m3 (" << elt
-           << ") is not yet supported";
+  }
   if (!isa<BFloat16Type, Float16Type, Float32Type>(elt))
     return op.emitOpError("expected ")
            << name << " element type bf16, f16 or f32, got " << elt;
@@ -234,7 +237,8 @@ static LogicalResult verifyMaskOperands(AttentionOp op) {
 
 LogicalResult AttentionOp::verify() {
   bool paged = isPaged();
-  if (failed(verifyInput(*this, "query", getQuery(), "[B, Hq, Sq, D]")) ||
+  if (failed(verifyInput(*this, "query", getQuery(), "[B, Hq, Sq, D]",
+                         /*cache=*/false)) ||
       failed(verifyInput(*this, "key", getKey(),
                          paged ? "[num_pages, page_size, Hkv, D]"
                                : "[B, Hkv, Sk, D]")) ||
