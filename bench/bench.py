@@ -2,7 +2,8 @@
 
 Runs on the GPU machine: python3 bench/bench.py BUILD_GPU_DIR [case ...]
 (with PREV_BUILD=OTHER_BUILD_GPU_DIR, an earlier build's kernels are timed
-beside, as attnc_prev, for A/B comparisons)
+beside, as attnc_prev, for A/B comparisons; with VARIANTS="DIR ...", the
+artifacts of bench/make_variants.py configuration sweeps, as attnc@DIR)
 where a case is D:S:mask (mask: none, causal, window, document) and the
 artifacts bench_d{D}_{mask}.attnc come from scripts/build-gpu-artifacts.sh.
 Standard shapes of PERF.md: bf16, B*S = 16384 tokens, hidden 2048 (H = 2048/D).
@@ -117,6 +118,14 @@ def run(build, D, S, mask, results):
     if prev:
         pk = attnc.Kernel(os.path.join(prev, "artifacts", f"bench_d{D}_{mask}.attnc"))
         systems.append(("attnc_prev", lambda: pk(q, k, v, **extra)[0]))
+    # Configuration sweeps: VARIANTS="dir ..." (bench/make_variants.py), each
+    # timed as attnc@<dir name> where it has this case's artifact.
+    for vdir in os.environ.get("VARIANTS", "").split():
+        path = os.path.join(vdir, "artifacts", f"bench_d{D}_{mask}.attnc")
+        if os.path.exists(path):
+            vk = attnc.Kernel(path)
+            systems.append(("attnc@" + os.path.basename(vdir.rstrip("/")),
+                            lambda vk=vk: vk(q, k, v, **extra)[0]))
     if mask in ("none", "causal"):
         for name, be in [("sdpa_cudnn", SDPBackend.CUDNN_ATTENTION),
                          ("sdpa_flash", SDPBackend.FLASH_ATTENTION)]:

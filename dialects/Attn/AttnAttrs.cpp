@@ -236,10 +236,9 @@ StringRef BlockSparseMaskAttr::getOperandName() const { return "block_mask"; }
 //===----------------------------------------------------------------------===//
 
 /// Parses `true` or `false` after `name =` into `value`.
-static ParseResult parseNamedBool(AsmParser &p, StringRef name, bool &value) {
+/// The `true` or `false` after `name =`.
+static ParseResult parseBoolValue(AsmParser &p, StringRef name, bool &value) {
   StringRef word;
-  if (p.parseKeyword(name) || p.parseEqual())
-    return failure();
   llvm::SMLoc loc = p.getCurrentLocation();
   if (p.parseKeyword(&word))
     return failure();
@@ -248,6 +247,12 @@ static ParseResult parseNamedBool(AsmParser &p, StringRef name, bool &value) {
                                          << word;
   value = word == "true";
   return success();
+}
+
+static ParseResult parseNamedBool(AsmParser &p, StringRef name, bool &value) {
+  if (p.parseKeyword(name) || p.parseEqual())
+    return failure();
+  return parseBoolValue(p, name, value);
 }
 
 Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
@@ -265,7 +270,7 @@ Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
     return {};
   // The optional decode parameters, in this order.
   int64_t keyWarps = 1;
-  bool sawPack = false, sawKeyWarps = false;
+  bool sawPack = false, sawKeyWarps = false, sawSplit = false, wgmma = false;
   while (succeeded(p.parseOptionalComma())) {
     if (!sawPack && succeeded(p.parseOptionalKeyword("gqa_pack"))) {
       sawPack = true;
@@ -275,8 +280,12 @@ Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
       sawPack = sawKeyWarps = true;
       if (p.parseEqual() || p.parseInteger(keyWarps))
         return {};
+    } else if (!sawSplit && succeeded(p.parseOptionalKeyword("split_kv"))) {
+      sawPack = sawKeyWarps = sawSplit = true;
+      if (p.parseEqual() || parseBoolValue(p, "split_kv", splitKv))
+        return {};
     } else {
-      if (parseNamedBool(p, "split_kv", splitKv))
+      if (parseNamedBool(p, "wgmma", wgmma))
         return {};
       break;
     }
@@ -285,7 +294,7 @@ Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
     return {};
   return getChecked([&] { return p.emitError(p.getNameLoc()); }, p.getContext(),
                     chip, blockQ, blockK, warps, mTiles, stages, qInSmem,
-                    gqaPack, splitKv, keyWarps);
+                    gqaPack, splitKv, keyWarps, wgmma);
 }
 
 void GpuKernelAttr::print(AsmPrinter &p) const {
@@ -299,14 +308,18 @@ void GpuKernelAttr::print(AsmPrinter &p) const {
     p << ", key_warps = " << getKeyWarps();
   if (getSplitKv())
     p << ", split_kv = true";
+  if (getWgmma())
+    p << ", wgmma = true";
   p << ">";
 }
 
 LogicalResult GpuKernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                     StringRef chip, int64_t blockQ,
                                     int64_t blockK, int64_t warps,
-                                    int64_t mTiles, int64_t stages, bool,
-                                    int64_t gqaPack, bool, int64_t keyWarps) {
+                                    int64_t mTiles, int64_t stages,
+                                    bool qInSmem, int64_t gqaPack,
+                                    bool splitKv, int64_t keyWarps,
+                                    bool wgmma) {
   if (chip.empty())
     return emitError() << "expected a non-empty chip";
   if (warps < 1 || warps > 32)
@@ -337,5 +350,19 @@ LogicalResult GpuKernelAttr::verify(function_ref<InFlightDiagnostic()> emitError
   if (gqaPack < 1 || gqaPack > 16 || blockQ % gqaPack != 0)
     return emitError() << "expected gqa_pack in [1, 16] dividing block_q "
                        << blockQ << ", got " << gqaPack;
+  if (wgmma) {
+    // A warpgroup (4 warps) owns 64 rows and reads Q from shared memory.
+    if (warps % 4 != 0 || mTiles != 1)
+      return emitError() << "expected warps a multiple of 4 and m_tiles = 1 "
+                            "with wgmma (a warpgroup owns 64 rows), got warps = "
+                         << warps << ", m_tiles = " << mTiles;
+    if (!qInSmem)
+      return emitError()
+             << "expected q_in_smem = true with wgmma (Q is read from "
+                "shared memory)";
+    if (gqaPack != 1 || keyWarps != 1 || splitKv)
+      return emitError() << "expected no gqa_pack, key_warps or split_kv "
+                            "with wgmma";
+  }
   return success();
 }

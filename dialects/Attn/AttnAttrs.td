@@ -107,6 +107,14 @@ def Attn_GpuKernelAttr : AttrDef<Attn_Dialect, "GpuKernel"> {
     16 * m_tiles * warps / key_warps); their states merge in shared memory
     at the end.
 
+    `wgmma = true` (sm_90a, printed only when set) computes S = Q K^T and
+    O += P V with Hopper's warpgroup MMA (`wgmma.mma_async`, PTX ISA
+    "Asynchronous Warpgroup Level Matrix Multiply-Accumulate") instead of
+    mma.sync: each warpgroup of 4 warps owns 64 query rows (m_tiles = 1),
+    Q, K and V tiles sit in shared memory in the 128-byte swizzled layout
+    the wgmma descriptors read (q_in_smem = true), and decode parameters
+    (gqa_pack, key_warps, split_kv) are not used.
+
     `attn-choose-gpu-kernel` attaches it to an `attn.attention` (as the
     `attn.gpu_kernel` attribute) from the target's hooks; lit tests and
     users may set it by hand. `convert-attn-to-gpu` reads it, and the
@@ -119,7 +127,7 @@ def Attn_GpuKernelAttr : AttrDef<Attn_Dialect, "GpuKernel"> {
                         "int64_t":$warps, "int64_t":$mTiles,
                         "int64_t":$stages, "bool":$qInSmem,
                         "int64_t":$gqaPack, "bool":$splitKv,
-                        "int64_t":$keyWarps);
+                        "int64_t":$keyWarps, "bool":$wgmma);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

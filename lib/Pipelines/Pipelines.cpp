@@ -85,6 +85,9 @@ void attnc::buildKernelToNVVMPipeline(OpPassManager &pm,
   OpPassManager &kernel = pm.nest<gpu::GPUModuleOp>();
   kernel.addPass(createSCFToControlFlowPass());
   kernel.addPass(createConvertGpuOpsToNVVMOps());
+  // NVVM ops defined by their PTX (wgmma.mma_async, fence.proxy) become
+  // inline assembly.
+  kernel.addPass(createConvertNVVMToLLVMPass());
   kernel.addPass(createCanonicalizerPass());
   kernel.addPass(createCSEPass());
   kernel.addPass(createReconcileUnrealizedCastsPass());

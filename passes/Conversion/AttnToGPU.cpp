@@ -51,7 +51,7 @@ LogicalResult attnc::chooseGpuKernel(AttentionOp op, const GpuTarget &target) {
             config.getChip(), config.getBlockQ(), config.getBlockK(),
             config.getWarps(), config.getMTiles(), config.getStages(),
             config.getQInSmem(), config.getGqaPack(), config.getSplitKv(),
-            config.getKeyWarps())))
+            config.getKeyWarps(), config.getWgmma())))
       return failure();
     op->setAttr(kGpuKernelAttrName, config);
   }
@@ -106,7 +106,7 @@ attnc::convertTiledAttentionToGpu(ModuleOp module,
       failed(target->checkConfig(problem, config)))
     return failure();
   queryTiles.emitRemark("convert-attn-to-gpu: ")
-      << target->chip() << " kernel (" << target->kernelFamily()
+      << target->chip() << " kernel (" << target->kernelFamily(config)
       << "), block_q = " << config.getBlockQ()
       << ", block_k = " << config.getBlockK() << ", " << config.getWarps()
       << " warps x " << config.getMTiles() << " m-tiles; "

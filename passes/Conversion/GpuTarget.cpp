@@ -1,7 +1,8 @@
 //===- GpuTarget.cpp - per-chip hooks of the GPU backend ------------------===//
 //
-// The sm_80 and sm_90a targets. Both build the mma.sync kernel today; they
-// differ in the chip name and the shared memory a block may use.
+// The sm_80 and sm_90a targets. sm_80 builds the mma.sync kernel; sm_90a
+// computes prefill with wgmma (warpgroup MMA) and keeps the mma.sync decode
+// kernels.
 //
 //===----------------------------------------------------------------------===//
 
@@ -62,7 +63,10 @@ class Sm80Target : public GpuTarget {
 public:
   StringRef chip() const override { return "sm_80"; }
   int64_t maxSharedMemoryBytes() const override { return 163 * 1024; }
-  StringRef kernelFamily() const override {
+  StringRef kernelFamily(GpuKernelAttr config) const override {
+    if (config.getWgmma())
+      return "wgmma m64nNk16 from swizzled shared memory, cp.async double "
+             "buffering";
     return "mma.sync m16n8k16, cp.async double buffering";
   }
 
@@ -93,6 +97,9 @@ public:
 
   LogicalResult checkConfig(const KernelProblem &p,
                             GpuKernelAttr config) const override {
+    if (config.getWgmma() && !supportsWgmma())
+      return p.emitError("expected wgmma = false for target ")
+             << chip() << ": warpgroup MMA needs sm_90a";
     if (config.getGqaPack() != 1) {
       int64_t group = p.numQueryHeads / p.numKvHeads;
       if (config.getGqaPack() != group)
@@ -138,13 +145,17 @@ public:
   }
 
 protected:
+  /// Whether the chip has warpgroup MMA (wgmma).
+  virtual bool supportsWgmma() const { return false; }
+
   GpuKernelAttr make(const KernelProblem &p, int64_t blockK, int64_t warps,
                      int64_t mTiles, bool qInSmem, int64_t gqaPack = 1,
-                     bool splitKv = false, int64_t keyWarps = 1) const {
+                     bool splitKv = false, int64_t keyWarps = 1,
+                     bool wgmma = false) const {
     return GpuKernelAttr::get(p.op->getContext(), chip(),
                               16 * mTiles * warps / keyWarps, blockK, warps,
                               mTiles, /*stages=*/2, qInSmem, gqaPack, splitKv,
-                              keyWarps);
+                              keyWarps, wgmma);
   }
 
   /// Decode (attn.decode): the query heads of a KV group packed into the
@@ -176,17 +187,49 @@ protected:
   }
 };
 
-/// sm_90a (Hopper). Until the wgmma/TMA kernel exists it builds the sm_80
-/// kernel (with up to 227 KiB of shared memory a block); the remark of
-/// convert-attn-to-gpu names the family, so the choice is never silent.
+/// sm_90a (Hopper): prefill with warpgroup MMA (wgmma = true), two
+/// warpgroups of 64 rows sharing each K/V tile; decode keeps the mma.sync
+/// kernels (a decode tile has 16 rows, a warpgroup MMA 64). Up to 227 KiB
+/// of shared memory a block. The remark of convert-attn-to-gpu names the
+/// family, so the choice is never silent.
 class Sm90aTarget : public Sm80Target {
 public:
   StringRef chip() const override { return "sm_90a"; }
   int64_t maxSharedMemoryBytes() const override { return 227 * 1024; }
-  StringRef kernelFamily() const override {
-    return "mma.sync m16n8k16, cp.async double buffering (the sm_80-class "
-           "kernel; no wgmma kernel yet)";
+  StringRef kernelFamily(GpuKernelAttr config) const override {
+    if (config.getWgmma())
+      return Sm80Target::kernelFamily(config);
+    return config.getSplitKv()
+               ? "mma.sync m16n8k16 decode kernel, cp.async double buffering"
+               : "mma.sync m16n8k16, cp.async double buffering (the "
+                 "sm_80-class kernel)";
   }
+
+  GpuKernelAttr chooseConfig(const KernelProblem &p) const override {
+    if (std::optional<GpuKernelAttr> decode = decodeConfig(p))
+      return *decode;
+    // 128-key tiles up to D + Dv = 256 (S and O: 64 f32 registers each);
+    // wider heads take 64-key tiles to keep O's registers.
+    int64_t blockK = p.headDim + p.valueHeadDim > 256 ? 64 : 128;
+    return make(p, blockK, /*warps=*/8, /*mTiles=*/1, /*qInSmem=*/true,
+                /*gqaPack=*/1, /*splitKv=*/false, /*keyWarps=*/1,
+                /*wgmma=*/true);
+  }
+
+  std::optional<GpuKernelAttr>
+  fallbackConfig(const KernelProblem &p,
+                 GpuKernelAttr config) const override {
+    if (!config.getWgmma())
+      return Sm80Target::fallbackConfig(p, config);
+    // Half the key tile: half of S's registers.
+    if (config.getBlockK() <= 32)
+      return std::nullopt;
+    return make(p, config.getBlockK() / 2, config.getWarps(), 1, true, 1,
+                false, 1, true);
+  }
+
+protected:
+  bool supportsWgmma() const override { return true; }
 };
 } // namespace
 

@@ -4,8 +4,9 @@
 // Triton's TargetInfo): which attentions a chip supports, the kernel
 // configuration it picks (#attn.gpu_kernel), the checks on a configuration,
 // shared-memory size, the kernel ABI and the kernel builder. sm_80 builds
-// the mma.sync kernel; sm_90a builds the same kernel until the wgmma kernel
-// lands (it says so in a remark), so every target choice is visible.
+// the mma.sync kernel; sm_90a builds the wgmma kernel for prefill and the
+// mma.sync decode kernels, and the remark names the family, so every target
+// choice is visible.
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,8 +48,8 @@ public:
   virtual llvm::StringRef ptxFeatures() const { return "+ptx80"; }
   /// Largest dynamic shared memory of one block, in bytes.
   virtual int64_t maxSharedMemoryBytes() const = 0;
-  /// The kind of kernel this target builds, for remarks and the manifest.
-  virtual llvm::StringRef kernelFamily() const = 0;
+  /// The kind of kernel `config` builds on this target, for remarks.
+  virtual llvm::StringRef kernelFamily(attn::GpuKernelAttr config) const = 0;
 
   /// Checks that `p` can run on this target; emits an error naming the
   /// chip and the unsupported feature otherwise.

@@ -6,6 +6,7 @@
 
 #include "passes/Codegen/IndexArith.h"
 #include "passes/Codegen/OnlineSoftmax.h"
+#include "passes/Conversion/Wgmma.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -131,6 +132,33 @@ void CpAsyncTileCopier::copyRows(Value head, Value rowStride32, Value first,
                                  Value count, int64_t width, int64_t pitch,
                                  Value dst, Value tid, int64_t rows) {
   IndexArith a{b};
+  copy(head, rowStride32, first, count, width, tid, rows,
+       [&](Value row, Value chunk) {
+         return a.add(
+             dst, arith::MulIOp::create(
+                      b,
+                      a.add(arith::MulIOp::create(b, row, a.constant(pitch)),
+                            arith::MulIOp::create(b, chunk, a.constant(8))),
+                      a.constant(2)));
+       });
+}
+
+void CpAsyncTileCopier::copyRowsSwizzled(Value head, Value rowStride32,
+                                         Value first, Value count,
+                                         int64_t width, Value dst, Value tid,
+                                         int64_t rows) {
+  IndexArith a{b};
+  copy(head, rowStride32, first, count, width, tid, rows,
+       [&](Value row, Value chunk) {
+         return a.add(dst, swizzledChunkOffset(b, row, chunk, rows));
+       });
+}
+
+void CpAsyncTileCopier::copy(
+    Value head, Value rowStride32, Value first, Value count, int64_t width,
+    Value tid, int64_t rows,
+    llvm::function_ref<Value(Value row, Value chunk)> smemOffset) {
+  IndexArith a{b};
   auto idx = [&](int64_t v) { return a.constant(v); };
   auto i32c = [&](int64_t v) { return arith::ConstantIntOp::create(b, v, 32); };
   // 16-byte chunks: `rows` rows of width / 8 chunks.
@@ -170,11 +198,7 @@ void CpAsyncTileCopier::copyRows(Value head, Value rowStride32, Value first,
                     arith::MulIOp::create(b, col, idx(8)));
     Value src = LLVM::AddrSpaceCastOp::create(
         b, globalPtr, gep32(b, head, element, b.getI16Type()));
-    Value at = a.add(dst, arith::MulIOp::create(
-                              b,
-                              a.add(arith::MulIOp::create(b, row, idx(pitch)),
-                                    arith::MulIOp::create(b, col, idx(8))),
-                              idx(2)));
+    Value at = smemOffset(row, col);
     Value size = arith::SelectOp::create(b, valid, i32c(16), i32c(0));
     NVVM::CpAsyncOp::create(b, emitter.smemAt(at), src, 16,
                             NVVM::LoadCacheModifierKind::CG, size);
@@ -218,6 +242,11 @@ ValueRange TwoStageKeyLoop::loop(Value lo, Value hi, ValueRange inits) {
   }
   copier.commit();
   copier.wait(1);
+  if (asyncProxyReads)
+    NVVM::FenceProxyOp::create(
+        b, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(b.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
   gpu::BarrierOp::create(b);
   SmallVector<Value> state =
       hooks.body(kt, stageBase, loop.getRegionIterArgs());

@@ -125,12 +125,24 @@ public:
   void copyRows(mlir::Value head, mlir::Value rowStride32, mlir::Value first,
                 mlir::Value count, int64_t width, int64_t pitch,
                 mlir::Value dst, mlir::Value tid, int64_t rows);
+  /// As copyRows, into a 128-byte swizzled tile (Wgmma.h,
+  /// SwizzledSmemLayout) at byte `dst` whose boxes hold `rows` rows.
+  void copyRowsSwizzled(mlir::Value head, mlir::Value rowStride32,
+                        mlir::Value first, mlir::Value count, int64_t width,
+                        mlir::Value dst, mlir::Value tid, int64_t rows);
   /// cp.async.commit_group.
   void commit();
   /// cp.async.wait_group `pending`.
   void wait(int32_t pending);
 
 private:
+  /// The copies of copyRows: the 16-byte chunk `chunk` of tile row `row`
+  /// goes to shared byte smemOffset(row, chunk).
+  void copy(mlir::Value head, mlir::Value rowStride32, mlir::Value first,
+            mlir::Value count, int64_t width, mlir::Value tid, int64_t rows,
+            llvm::function_ref<mlir::Value(mlir::Value row, mlir::Value chunk)>
+                smemOffset);
+
   mlir::ImplicitLocOpBuilder &b;
   MmaSyncEmitter &emitter;
   int64_t threads;
@@ -155,10 +167,13 @@ public:
         body;
   };
 
+  /// `asyncProxyReads`: the body reads the tiles through the async proxy
+  /// (wgmma), so each thread fences its copies before the barrier.
   TwoStageKeyLoop(mlir::ImplicitLocOpBuilder &b, CpAsyncTileCopier &copier,
-                  Hooks hooks, int64_t stageBytes)
-      : hooks(std::move(hooks)), b(b), copier(copier),
-        stageBytes(stageBytes) {}
+                  Hooks hooks, int64_t stageBytes,
+                  bool asyncProxyReads = false)
+      : hooks(std::move(hooks)), b(b), copier(copier), stageBytes(stageBytes),
+        asyncProxyReads(asyncProxyReads) {}
 
   /// Issues tile `lo` into stage 0 when [lo, hi) has a tile to visit. The
   /// group is not committed: the caller may add copies, then commit.
@@ -173,6 +188,7 @@ private:
   mlir::ImplicitLocOpBuilder &b;
   CpAsyncTileCopier &copier;
   int64_t stageBytes;
+  bool asyncProxyReads;
 };
 
 /// Where and how the epilogue writes a warp's rows.

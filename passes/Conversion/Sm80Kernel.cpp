@@ -13,6 +13,7 @@
 #include "passes/Conversion/Sm80Kernel.h"
 
 #include "passes/Conversion/MmaSync.h"
+#include "passes/Conversion/Wgmma.h"
 
 #include "attnc/Artifact/KernelAbi.h"
 #include "dialects/Attn/AttnDialect.h"
@@ -41,6 +42,8 @@ using attnc::mask::MaskKind;
 
 int64_t attnc::mmaSyncSharedMemoryBytes(const KernelProblem &p,
                                         GpuKernelAttr config) {
+  if (config.getWgmma())
+    return SwizzledSmemLayout::get(p.headDim, p.valueHeadDim, config).bytes;
   return PaddedSmemLayout::get(p.headDim, p.valueHeadDim, config).bytes;
 }
 
@@ -99,6 +102,9 @@ private:
   /// The mma.sync instructions and the tile copies.
   std::optional<MmaSyncEmitter> mmaE;
   std::optional<CpAsyncTileCopier> copier;
+  /// With wgmma: the warpgroup MMAs and the swizzled layout.
+  std::optional<WgmmaEmitter> wgmmaE;
+  SwizzledSmemLayout swizzled;
 
   Value arg(unsigned i) { return func.getArgument(i); }
   Value idx(int64_t v) { return a.constant(v); }
@@ -150,6 +156,16 @@ LogicalResult KernelBuilder::build() {
   qOffset = layout.qOffset;
   mmaE.emplace(b, eltType, smem);
   copier.emplace(b, *mmaE, config.getThreads());
+  const bool wgmma = config.getWgmma();
+  if (wgmma) {
+    // Q, K and V in 128-byte swizzled boxes (Wgmma.h); the padded layout's
+    // pitches are unused.
+    wgmmaE.emplace(b, eltType, smem);
+    swizzled = SwizzledSmemLayout::get(d, dv, config);
+    vOffset = swizzled.vOffset;
+    stageBytes = swizzled.stageBytes;
+    qOffset = swizzled.qOffset;
+  }
   const int64_t bq = config.getBlockQ(), bk = config.getBlockK();
   // key_warps: that many warps share each row group and split every key
   // tile into sub-tiles of subK keys (1: a warp takes the whole tile).
@@ -182,6 +198,7 @@ LogicalResult KernelBuilder::build() {
     keyOffset = arith::MulIOp::create(
         b, arith::RemUIOp::create(b, warp, idx(keyWarps)), idx(subK));
   }
+  Value warpGroup = arith::DivUIOp::create(b, warp, idx(4));
   Value g = arith::DivUIOp::create(b, lane, idx(4));
   Value t = arith::RemUIOp::create(b, lane, idx(4));
   // Grid (KernelAbi.h kGrid): x = query tile (times the key split), y =
@@ -441,6 +458,12 @@ LogicalResult KernelBuilder::build() {
   auto issueTile = [&](Value kt, Value stage) {
     Value k0 = arith::MulIOp::create(b, kt, idx(bk));
     Value base = arith::MulIOp::create(b, stage, idx(stageBytes));
+    if (wgmma) {
+      copier->copyRowsSwizzled(kHead, kRowStride, k0, seqK, d, base, tid, bk);
+      copier->copyRowsSwizzled(vHead, vRowStride, k0, seqK, dv,
+                               a.add(base, idx(vOffset)), tid, bk);
+      return;
+    }
     copier->copyRows(kHead, kRowStride, k0, seqK, d, kPitch, base, tid, bk);
     copier->copyRows(vHead, vRowStride, k0, seqK, dv, vPitch,
                   a.add(base, idx(vOffset)), tid, bk);
@@ -483,9 +506,13 @@ LogicalResult KernelBuilder::build() {
   TwoStageKeyLoop::Hooks hooks;
   hooks.issue = issueTile;
   hooks.notEmpty = notEmpty;
-  TwoStageKeyLoop keyLoop(b, *copier, hooks, stageBytes);
+  TwoStageKeyLoop keyLoop(b, *copier, hooks, stageBytes,
+                          /*asyncProxyReads=*/wgmma);
   keyLoop.prologue(range.lo, range.hi);
-  if (config.getQInSmem())
+  if (wgmma)
+    copier->copyRowsSwizzled(qHead, qRowStride, q0, seqQ, d, idx(qOffset),
+                             tid, bq);
+  else if (config.getQInSmem())
     copier->copyRows(qHead, qRowStride, q0, seqQ, d, qPitch, idx(qOffset),
                   tid, bq);
   copier->commit();
@@ -536,7 +563,7 @@ LogicalResult KernelBuilder::build() {
 
     // Q fragments from shared memory (ldmatrix x4: matrices rows 0-7 /
     // 8-15 by columns 0-7 / 8-15 of the 16x16 block).
-    if (config.getQInSmem()) {
+    if (config.getQInSmem() && !wgmma) {
       Value qLaneBytes =
           a.add(idx(qOffset), arith::MulIOp::create(b, qLane, idx(2)));
       for (int64_t m = 0; m < mt; ++m)
@@ -552,12 +579,24 @@ LogicalResult KernelBuilder::build() {
     // m-tile, nTiles C fragments. Each K fragment serves every m-tile.
     const int64_t sPerTile = nTiles * 4;
     SmallVector<Value> s(mt * sPerTile, zero);
+    if (wgmma) {
+      // The warpgroup's 64 rows of Q (its slab of each box) against the
+      // tile's bk keys, both K-major.
+      Value slab = a.add(idx(qOffset),
+                         arith::MulIOp::create(b, warpGroup,
+                                               idx(64 * kSwizzleRowBytes)));
+      s = wgmmaE->gemmSS(wgmmaE->descriptor(slab, 16, 1024),
+                         swizzled.queryBoxBytes,
+                         wgmmaE->descriptor(stageBase, 16, 1024),
+                         swizzled.keyBoxBytes, kSteps, bk);
+      s = wgmmaE->wait(0, s);
+    }
     Value kLaneBytes =
         a.add(stageBase, arith::MulIOp::create(b, kLane, idx(2)));
     if (keyOffset)
       kLaneBytes = a.add(kLaneBytes,
                          arith::MulIOp::create(b, keyOffset, idx(kPitch * 2)));
-    for (int64_t n = 0; n < nTiles; n += 2) {
+    for (int64_t n = 0; n < (wgmma ? 0 : nTiles); n += 2) {
       SmallVector<SmallVector<Value, 4>> c0(mt, {zero, zero, zero, zero}),
           c1 = c0;
       for (int64_t ks = 0; ks < kSteps; ++ks) {
@@ -671,7 +710,24 @@ LogicalResult KernelBuilder::build() {
     if (keyOffset)
       vLaneBytes = a.add(vLaneBytes,
                          arith::MulIOp::create(b, keyOffset, idx(vPitch * 2)));
-    for (int64_t kk = 0; kk < subK / 16; ++kk) {
+    if (wgmma) {
+      // V read MN-major: its boxes (64 value columns each) are the leading
+      // byte offset apart, 8 keys the stride.
+      SmallVector<SmallVector<Value, 4>> pFrags;
+      for (int64_t kk = 0; kk < bk / 16; ++kk) {
+        const Value *p = s.begin() + 8 * kk;
+        pFrags.push_back(
+            {mmaE->packPair(p[0], p[1]), mmaE->packPair(p[2], p[3]),
+             mmaE->packPair(p[4], p[5]), mmaE->packPair(p[6], p[7])});
+      }
+      acc = wgmmaE->gemmRS(
+          pFrags,
+          wgmmaE->descriptor(a.add(stageBase, idx(vOffset)),
+                             swizzled.keyBoxBytes, 1024),
+          acc);
+      acc = wgmmaE->wait(0, acc);
+    }
+    for (int64_t kk = 0; kk < (wgmma ? 0 : subK / 16); ++kk) {
       SmallVector<SmallVector<Value, 4>> pFrag;
       for (int64_t m = 0; m < mt; ++m) {
         const Value *p = s.begin() + m * sPerTile + 8 * kk;
@@ -895,7 +951,8 @@ attnc::buildMmaSyncKernel(ModuleOp module, const TiledAttention &t) {
   // overlap other shared allocations).
   LLVM::GlobalOp::create(b, LLVM::LLVMArrayType::get(b.getI8Type(), 0),
                          /*isConstant=*/false, LLVM::Linkage::External,
-                         kSharedMemoryName, Attribute(), /*alignment=*/16,
+                         kSharedMemoryName, Attribute(),
+                         /*alignment=*/config.getWgmma() ? 1024 : 16,
                          /*addrSpace=*/3);
   // The parameters of the kernel ABI table (KernelAbi.h), in its order.
   Type ptr = LLVM::LLVMPointerType::get(ctx);

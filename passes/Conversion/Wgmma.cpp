@@ -1,0 +1,182 @@
+//===- Wgmma.cpp - Hopper warpgroup MMA pieces of the sm_90a kernel -------===//
+
+#include "passes/Conversion/Wgmma.h"
+
+#include "passes/Codegen/IndexArith.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+#include <string>
+
+using namespace mlir;
+using namespace attnc;
+
+SwizzledSmemLayout SwizzledSmemLayout::get(int64_t headDim,
+                                           int64_t valueHeadDim,
+                                           attn::GpuKernelAttr config) {
+  auto boxes = [](int64_t width) { return (width + 63) / 64; };
+  SwizzledSmemLayout l;
+  // Box sizes are multiples of 1024 bytes (block_k % 16 == 0, block_q % 64
+  // == 0), so every box starts 1024-byte aligned.
+  l.keyBoxBytes = config.getBlockK() * kSwizzleRowBytes;
+  l.queryBoxBytes = config.getBlockQ() * kSwizzleRowBytes;
+  l.vOffset = boxes(headDim) * l.keyBoxBytes;
+  l.stageBytes = l.vOffset + boxes(valueHeadDim) * l.keyBoxBytes;
+  l.qOffset = config.getStages() * l.stageBytes;
+  l.bytes = l.qOffset + boxes(headDim) * l.queryBoxBytes;
+  return l;
+}
+
+Value attnc::swizzledChunkOffset(ImplicitLocOpBuilder &b, Value row,
+                                 Value chunk, int64_t rows) {
+  IndexArith a{b};
+  auto idx = [&](int64_t v) { return a.constant(v); };
+  Value box = arith::DivUIOp::create(b, chunk, idx(8));
+  Value inRow = arith::XOrIOp::create(
+      b, arith::RemUIOp::create(b, chunk, idx(8)),
+      arith::RemUIOp::create(b, row, idx(8)));
+  return a.add(arith::MulIOp::create(b, box, idx(rows * kSwizzleRowBytes)),
+               a.add(arith::MulIOp::create(b, row, idx(kSwizzleRowBytes)),
+                     arith::MulIOp::create(b, inRow, idx(16))));
+}
+
+Value WgmmaEmitter::descriptor(Value offset, int64_t leadingBytes,
+                               int64_t strideBytes) {
+  Type i64 = b.getI64Type();
+  auto c64 = [&](int64_t v) { return arith::ConstantIntOp::create(b, v, 64); };
+  Value base = LLVM::PtrToIntOp::create(b, i64, smem);
+  Value address = arith::AddIOp::create(
+      b, base, arith::IndexCastOp::create(b, i64, offset));
+  Value field = arith::ShRUIOp::create(
+      b, arith::AndIOp::create(b, address, c64(0x3FFFF)), c64(4));
+  uint64_t high = (uint64_t(1) << 62) |
+                  (uint64_t(strideBytes >> 4) << 32) |
+                  (uint64_t(leadingBytes >> 4) << 16);
+  return arith::OrIOp::create(b, field, c64(static_cast<int64_t>(high)));
+}
+
+Value WgmmaEmitter::advance(Value desc, int64_t bytes) {
+  if (bytes == 0)
+    return desc;
+  return arith::AddIOp::create(b, desc,
+                               arith::ConstantIntOp::create(b, bytes >> 4, 64));
+}
+
+/// The accumulator struct of an m64nN f32 wgmma: N / 2 f32.
+static Type accumulatorType(MLIRContext *ctx, int64_t n) {
+  return LLVM::LLVMStructType::getLiteral(
+      ctx, SmallVector<Type>(n / 2, Float32Type::get(ctx)));
+}
+
+/// The f32 registers of an accumulator struct.
+static SmallVector<Value> unpack(ImplicitLocOpBuilder &b, Value acc,
+                                 int64_t count) {
+  SmallVector<Value> out;
+  for (int64_t i = 0; i < count; ++i)
+    out.push_back(LLVM::ExtractValueOp::create(b, acc, i));
+  return out;
+}
+
+SmallVector<Value> WgmmaEmitter::gemmSS(Value descA, int64_t aBoxBytes,
+                                        Value descB, int64_t bBoxBytes,
+                                        int64_t kSteps, int64_t n) {
+  MLIRContext *ctx = b.getContext();
+  Type accType = accumulatorType(ctx, n);
+  auto type = elementType.isBF16() ? NVVM::WGMMATypes::bf16
+                                   : NVVM::WGMMATypes::f16;
+  NVVM::WgmmaFenceAlignedOp::create(b);
+  // An undefined accumulator with scale-d = 0 on the first step: a zeroed
+  // one would put register moves between the fence and the MMAs, and
+  // ptxas then serialises the wgmmas.
+  Value acc = LLVM::UndefOp::create(b, accType);
+  for (int64_t k = 0; k < kSteps; ++k) {
+    // 16 columns = 32 bytes within a 128-byte row; every 4 steps the next
+    // box.
+    int64_t step = (k % 4) * 32;
+    Value a = advance(descA, (k / 4) * aBoxBytes + step);
+    Value bDesc = advance(descB, (k / 4) * bBoxBytes + step);
+    acc = NVVM::WgmmaMmaAsyncOp::create(
+        b, accType, acc, a, bDesc, NVVM::MMAShapeAttr::get(ctx, 64, n, 16),
+        type, type, NVVM::WGMMATypes::f32,
+        k == 0 ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one,
+        NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+        NVVM::MMALayout::row, NVVM::MMALayout::col,
+        /*satfinite=*/NVVM::MMAIntOverflowAttr());
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b);
+  return unpack(b, acc, n / 2);
+}
+
+SmallVector<Value>
+WgmmaEmitter::gemmRS(ArrayRef<SmallVector<Value, 4>> aFrags, Value descB,
+                     ArrayRef<Value> acc) {
+  MLIRContext *ctx = b.getContext();
+  int64_t regs = acc.size(), n = 2 * regs;
+  Type accType = accumulatorType(ctx, n);
+  const char *eltName = elementType.isBF16() ? "bf16" : "f16";
+  // No NVVM op takes A from registers (llvm/llvm-project#133733): inline
+  // PTX with the accumulators tied to the outputs. Operands: $0..$regs-1
+  // the accumulators (out), then A's four registers, the descriptor of B,
+  // then the tied inputs.
+  std::string outs;
+  for (int64_t i = 0; i < regs; ++i)
+    outs += (i ? ", $" : "$") + std::to_string(i);
+  std::string asmText =
+      "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n" +
+      std::to_string(n) + "k16.f32." + eltName + "." + eltName + " {" + outs +
+      "}, {$" + std::to_string(regs) + ", $" + std::to_string(regs + 1) +
+      ", $" + std::to_string(regs + 2) + ", $" + std::to_string(regs + 3) +
+      "}, $" + std::to_string(regs + 4) + ", p, 1, 1, 1;\n}";
+  std::string constraints;
+  for (int64_t i = 0; i < regs; ++i)
+    constraints += "=f,";
+  constraints += "r,r,r,r,l";
+  for (int64_t i = 0; i < regs; ++i)
+    constraints += "," + std::to_string(i);
+  NVVM::WgmmaFenceAlignedOp::create(b);
+  SmallVector<Value> values(acc.begin(), acc.end());
+  for (auto [k, frag] : llvm::enumerate(aFrags)) {
+    SmallVector<Value> operands(frag.begin(), frag.end());
+    // 16 keys of the MN-major V tile: 16 rows of 128 bytes.
+    operands.push_back(advance(descB, static_cast<int64_t>(k) * 2048));
+    operands.append(values);
+    auto op = LLVM::InlineAsmOp::create(
+        b, accType, operands, asmText, constraints, /*has_side_effects=*/true,
+        /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+        LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT),
+        /*operand_attrs=*/ArrayAttr());
+    values = unpack(b, op.getResult(0), regs);
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b);
+  return values;
+}
+
+SmallVector<Value> WgmmaEmitter::wait(int64_t pending,
+                                      ArrayRef<Value> values) {
+  MLIRContext *ctx = b.getContext();
+  int64_t count = values.size();
+  std::string constraints;
+  for (int64_t i = 0; i < count; ++i)
+    constraints += "=f,";
+  for (int64_t i = 0; i < count; ++i)
+    constraints += (i ? "," : "") + std::to_string(i);
+  auto op = LLVM::InlineAsmOp::create(
+      b, LLVM::LLVMStructType::getLiteral(
+             ctx, SmallVector<Type>(count, Float32Type::get(ctx))),
+      values,
+      "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";",
+      constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT),
+      /*operand_attrs=*/ArrayAttr());
+  return unpack(b, op.getResult(0), count);
+}
+
+void WgmmaEmitter::fenceAsyncProxy() {
+  NVVM::FenceProxyOp::create(
+      b, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
+}

@@ -1,0 +1,107 @@
+//===- Wgmma.h - Hopper warpgroup MMA pieces of the sm_90a kernel -*- C++ -*-===//
+//
+// The building blocks the kernel builder uses with `wgmma = true`:
+//
+//   SwizzledSmemLayout  where Q, K and V tiles sit in dynamic shared memory:
+//                       64-column boxes of rows x 128 bytes, 1024-byte
+//                       aligned, 128-byte swizzled (what the descriptors of
+//                       wgmma and the SWIZZLE_128B mode of TMA read)
+//   WgmmaEmitter        wgmma.mma_async S = Q K^T from shared memory (SS),
+//                       O += P V with P from registers (RS), the fence,
+//                       commit and a wait whose accumulators are tied so
+//                       that no use is scheduled above it
+//
+// PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate": the
+// m64nNk16 accumulator of a warpgroup gives warp w rows 16 w + g and
+// 16 w + g + 8 (lane = 4 g + t); register i holds row 16 w + g +
+// 8 ((i / 2) % 2), column 8 (i / 4) + 2 t + i % 2, which is the C layout of
+// N / 8 mma.sync m16n8 tiles side by side (MmaAccumulatorLayout with one
+// m-tile), so the softmax and the epilogue of the mma.sync kernel apply
+// unchanged. Descriptor bits and strides were verified on the H200
+// (../shared/reference/mlir22-nvvm-recipes.md, "Verified on the H200").
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTNC_PASSES_CONVERSION_WGMMA_H
+#define ATTNC_PASSES_CONVERSION_WGMMA_H
+
+#include "dialects/Attn/AttnDialect.h"
+
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+
+namespace attnc {
+
+/// Bytes of one 128-byte swizzle row (64 16-bit elements).
+inline constexpr int64_t kSwizzleRowBytes = 128;
+
+/// The dynamic shared memory of the wgmma kernel: `stages` stages of a K
+/// tile then a V tile, then the Q tile. A tile of R rows and width W is
+/// ceil(W / 64) boxes of R x 128 bytes; element (r, c) of box c / 64 sits at
+/// byte r * 128 + (((c % 64) / 8) xor (r % 8)) * 16 + (c % 8) * 2.
+struct SwizzledSmemLayout {
+  /// Bytes of one box of a K or V tile and of the Q tile.
+  int64_t keyBoxBytes = 0, queryBoxBytes = 0;
+  /// Byte offsets: of V within a stage, of a stage, of the Q tile.
+  int64_t vOffset = 0, stageBytes = 0, qOffset = 0;
+  /// Total bytes.
+  int64_t bytes = 0;
+
+  static SwizzledSmemLayout get(int64_t headDim, int64_t valueHeadDim,
+                                attn::GpuKernelAttr config);
+};
+
+/// The byte offset of 16-byte chunk `chunk` (index) of row `row` (index) in a
+/// swizzled tile whose boxes hold `rows` rows (SwizzledSmemLayout).
+mlir::Value swizzledChunkOffset(mlir::ImplicitLocOpBuilder &b, mlir::Value row,
+                                mlir::Value chunk, int64_t rows);
+
+/// Emits the warpgroup MMAs of one warpgroup (bf16/f16 in, f32 accumulate).
+/// `smem` is the base of the dynamic shared memory (1024-byte aligned).
+class WgmmaEmitter {
+public:
+  WgmmaEmitter(mlir::ImplicitLocOpBuilder &b, mlir::Type elementType,
+               mlir::Value smem)
+      : b(b), elementType(elementType), smem(smem) {}
+
+  /// The 64-bit descriptor of a 128-byte swizzled operand starting at
+  /// shared byte `offset` (index): (address & 0x3FFFF) >> 4, leading and
+  /// stride byte offsets >> 4 in bits 16 and 32, swizzle mode 1 in bit 62.
+  mlir::Value descriptor(mlir::Value offset, int64_t leadingBytes,
+                         int64_t strideBytes);
+  /// `desc` advanced by `bytes` (a multiple of 16).
+  mlir::Value advance(mlir::Value desc, int64_t bytes);
+
+  /// S = A B^T for the warpgroup's 64 rows and `n` columns, A and B both
+  /// K-major swizzled tiles (descriptors of their first box; the next 64
+  /// columns of the reduction are `aBoxBytes` / `bBoxBytes` further), over
+  /// `kSteps` steps of 16. Returns the n / 2 accumulator registers of the
+  /// thread; the group is fenced and committed but not waited for.
+  llvm::SmallVector<mlir::Value> gemmSS(mlir::Value descA, int64_t aBoxBytes,
+                                        mlir::Value descB, int64_t bBoxBytes,
+                                        int64_t kSteps, int64_t n);
+  /// acc += P V for the warpgroup's 64 rows and `n` columns: `aFrags` holds
+  /// the four 32-bit registers of P's m64k16 A fragment per key step (the
+  /// packing of MmaSyncEmitter::packPair), V is an MN-major swizzled tile
+  /// (`descB` of its first box with the box size as leading byte offset;
+  /// 16 keys = 2048 bytes per step). Fenced and committed, not waited for.
+  llvm::SmallVector<mlir::Value>
+  gemmRS(llvm::ArrayRef<llvm::SmallVector<mlir::Value, 4>> aFrags,
+         mlir::Value descB, llvm::ArrayRef<mlir::Value> acc);
+  /// wgmma.wait_group `pending`; `values` (accumulator registers of the
+  /// awaited groups) pass through it as tied operands, so every later use
+  /// of the returned values is ordered after the wait.
+  llvm::SmallVector<mlir::Value> wait(int64_t pending,
+                                      llvm::ArrayRef<mlir::Value> values);
+  /// fence.proxy.async.shared::cta: this thread's generic-proxy writes to
+  /// shared memory (cp.async, st.shared) become visible to wgmma and TMA.
+  void fenceAsyncProxy();
+
+private:
+  mlir::ImplicitLocOpBuilder &b;
+  mlir::Type elementType;
+  mlir::Value smem;
+};
+
+} // namespace attnc
+
+#endif // ATTNC_PASSES_CONVERSION_WGMMA_H
