@@ -540,7 +540,8 @@ bool attnc::parseKernelManifest(const Artifact &artifact,
       !r.flag("reads_block_mask", m.readsBlockMask) ||
       !r.flag("reads_alibi_slopes", m.readsAlibiSlopes) ||
       !r.integer("gqa_pack", m.gqaPack, 1, 16) ||
-      !r.flag("split_kv", m.splitKv))
+      !r.flag("split_kv", m.splitKv) ||
+      !r.flag("tensor_maps", m.tensorMaps))
     return false;
   if (m.numQHeads % m.numKvHeads != 0) {
     error = "manifest: expected num_q_heads " + std::to_string(m.numQHeads) +

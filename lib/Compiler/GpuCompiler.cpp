@@ -241,7 +241,8 @@ bool attnc::compileForGpu(attn::AttentionOp op, const AttentionSpec &spec,
         {"reads_block_mask", flag(static_cast<bool>(op.getBlockMask()))},
         {"reads_alibi_slopes", flag(static_cast<bool>(op.getAlibiSlopes()))},
         {"gqa_pack", std::to_string(config.getGqaPack())},
-        {"split_kv", flag(config.getSplitKv())}};
+        {"split_kv", flag(config.getSplitKv())},
+        {"tensor_maps", flag(config.getWgmma())}};
   if (m.kind == MaskKind::BlockSparse) {
     mf.push_back({"mask_block_q", std::to_string(m.blockQ)});
     mf.push_back({"mask_block_k", std::to_string(m.blockK)});

@@ -88,6 +88,7 @@ void attnc::buildKernelToNVVMPipeline(OpPassManager &pm,
   // NVVM ops defined by their PTX (wgmma.mma_async, fence.proxy) become
   // inline assembly.
   kernel.addPass(createConvertNVVMToLLVMPass());
+  kernel.addPass(createAttnMarkTensorMapParams());
   kernel.addPass(createCanonicalizerPass());
   kernel.addPass(createCSEPass());
   kernel.addPass(createReconcileUnrealizedCastsPass());

@@ -662,6 +662,73 @@ static attnrt_status checkScratch(const KernelManifest &m,
   return ATTNRT_OK;
 }
 
+/// The TMA tensor maps of a `tensor_maps` kernel (KernelAbi.h) into
+/// maps[QMap], maps[KMap], maps[VMap]. Fails where TMA cannot address a
+/// tensor: a base address or a stride that is not a multiple of 16 bytes.
+static attnrt_status encodeTensorMaps(const Driver &d, const KernelManifest &m,
+                                      const attnrt_attention_args &a,
+                                      unsigned char (*maps)[128]) {
+  if (!d.cuTensorMapEncodeTiled)
+    return fail(ATTNRT_ERROR_CUDA,
+                "the driver has no cuTensorMapEncodeTiled (CUDA 12 or later), "
+                "which this artifact's TMA kernel needs");
+  // CUtensorMapDataType FLOAT16 = 6, BFLOAT16 = 9; SWIZZLE_128B = 3;
+  // L2_PROMOTION_L2_128B = 2; interleave and OOB fill NONE (zeros) = 0.
+  const int dataType = m.dtype == "bf16" ? 9 : 6;
+  struct Tensor {
+    unsigned param;
+    const char *name;
+    const void *data;
+    const int64_t *strides;
+    int64_t heads, length, width, rows;
+  };
+  const Tensor tensors[] = {
+      {abi::QMap, "q", a.q, a.q_strides, a.num_q_heads, a.seq_q, a.head_dim,
+       m.blockQ},
+      {abi::KMap, "k", a.k, a.k_strides, a.num_kv_heads, a.seq_k, a.head_dim,
+       m.blockK},
+      {abi::VMap, "v", a.v, a.v_strides, a.num_kv_heads, a.seq_k,
+       a.value_head_dim, m.blockK}};
+  for (const Tensor &t : tensors) {
+    // An empty tensor is never read; any map will do.
+    if (t.length == 0 || a.batch == 0)
+      continue;
+    uint64_t dims[4] = {static_cast<uint64_t>(t.width),
+                        static_cast<uint64_t>(t.length),
+                        static_cast<uint64_t>(t.heads),
+                        static_cast<uint64_t>(a.batch)};
+    // Byte strides of dims S, H, B.
+    uint64_t strides[3] = {static_cast<uint64_t>(t.strides[2]) * 2,
+                           static_cast<uint64_t>(t.strides[1]) * 2,
+                           static_cast<uint64_t>(t.strides[0]) * 2};
+    bool aligned = reinterpret_cast<uintptr_t>(t.data) % 16 == 0;
+    for (uint64_t stride : strides)
+      aligned = aligned && stride % 16 == 0 && stride < (uint64_t(1) << 40);
+    if (!aligned)
+      return fail(ATTNRT_ERROR_INVALID_ARGUMENT,
+                  std::string("expected ") + t.name +
+                      " at a 16-byte aligned address with strides that are "
+                      "multiples of 8 elements for this artifact's TMA "
+                      "kernel, got " +
+                      pointerText(t.data) + " with strides [" +
+                      std::to_string(t.strides[0]) + ", " +
+                      std::to_string(t.strides[1]) + ", " +
+                      std::to_string(t.strides[2]) + "]");
+    unsigned box[4] = {abi::kTensorMapBoxWidth,
+                       static_cast<unsigned>(t.rows), 1, 1};
+    unsigned elementStrides[4] = {1, 1, 1, 1};
+    CUresult r = d.cuTensorMapEncodeTiled(
+        maps[t.param], dataType, 4, const_cast<void *>(t.data), dims, strides,
+        box, elementStrides, /*interleave=*/0, /*swizzle=*/3,
+        /*l2Promotion=*/2, /*oobFill=*/0);
+    if (r != CUDA_SUCCESS)
+      return fail(ATTNRT_ERROR_CUDA,
+                  std::string("building the tensor map of ") + t.name + ": " +
+                      d.describe("cuTensorMapEncodeTiled", r));
+  }
+  return ATTNRT_OK;
+}
+
 extern "C" attnrt_status attnrt_launch(attnrt_artifact *artifact,
                                        const attnrt_attention_args *args,
                                        void *stream) {
@@ -727,10 +794,18 @@ extern "C" attnrt_status attnrt_launch(attnrt_artifact *artifact,
       scalars[abi::QStrideB + 3 * t + dim] = strides[t][dim];
   scalars[abi::NumSplits] = splits;
   pointers[abi::Scratch] = splits > 1 ? ptr(a.scratch) : 0;
+  // Tensor maps (CUtensorMap, 128 bytes, 64-byte aligned), zero unless the
+  // kernel reads its tiles by TMA.
+  alignas(64) unsigned char maps[abi::NumParams][128] = {};
+  if (m.tensorMaps)
+    if (attnrt_status s = encodeTensorMaps(*d, m, a, maps))
+      return s;
   void *params[abi::NumParams];
   for (unsigned i = 0; i < abi::NumParams; ++i)
     params[i] = abi::kParams[i].kind == abi::ParamKind::Pointer
                     ? static_cast<void *>(&pointers[i])
+                : abi::kParams[i].kind == abi::ParamKind::TensorMap
+                    ? static_cast<void *>(maps[i])
                     : static_cast<void *>(&scalars[i]);
 
   r = d->cuLaunchKernel(function, static_cast<unsigned>(gridX),

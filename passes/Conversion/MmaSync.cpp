@@ -211,14 +211,30 @@ void CpAsyncTileCopier::wait(int32_t pending) {
   NVVM::CpAsyncWaitGroupOp::create(b, pending);
 }
 
+void TwoStageKeyLoop::issueIf(Value kt, Value cond, Value stage) {
+  Value notEmpty = hooks.notEmpty(kt, cond);
+  if (!tma) {
+    auto ifIssue = scf::IfOp::create(b, notEmpty, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifIssue.getThenRegion().front());
+    hooks.issue(kt, stage);
+    return;
+  }
+  auto ifIssuer = scf::IfOp::create(
+      b, arith::AndIOp::create(b, tma->issuer, cond), /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifIssuer.getThenRegion().front());
+  auto ifLoad = scf::IfOp::create(b, notEmpty, /*withElseRegion=*/true);
+  b.setInsertionPointToStart(&ifLoad.getThenRegion().front());
+  hooks.issue(kt, stage);
+  b.setInsertionPointToStart(&ifLoad.getElseRegion().front());
+  tma::arrive(b, tma->barrier(stage));
+}
+
 void TwoStageKeyLoop::prologue(Value lo, Value hi) {
   IndexArith a{b};
   Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, lo, hi);
-  any = hooks.notEmpty(lo, any);
-  auto ifAny = scf::IfOp::create(b, any, /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&ifAny.getThenRegion().front());
-  hooks.issue(lo, a.constant(0));
+  issueIf(lo, any, a.constant(0));
 }
 
 ValueRange TwoStageKeyLoop::loop(Value lo, Value hi, ValueRange inits) {
@@ -227,27 +243,26 @@ ValueRange TwoStageKeyLoop::loop(Value lo, Value hi, ValueRange inits) {
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value kt = loop.getInductionVar();
-  Value stage = arith::RemUIOp::create(b, a.sub(kt, lo), a.constant(2));
+  Value use = a.sub(kt, lo);
+  Value stage = arith::RemUIOp::create(b, use, a.constant(2));
   Value stageBase = arith::MulIOp::create(b, stage, a.constant(stageBytes));
 
   // Prefetch the next tile into the other stage, then wait for this one.
   Value next = a.add(kt, a.constant(1));
-  {
-    Value more = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, next, hi);
-    more = hooks.notEmpty(next, more);
-    auto ifMore = scf::IfOp::create(b, more, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPointToStart(&ifMore.getThenRegion().front());
-    hooks.issue(next, a.sub(a.constant(1), stage));
+  Value more = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, next, hi);
+  issueIf(next, more, a.sub(a.constant(1), stage));
+  if (tma) {
+    // Use u of a stage completes its barrier's phase u: parity u mod 2.
+    Value parity = arith::IndexCastOp::create(
+        b, b.getI32Type(),
+        arith::RemUIOp::create(
+            b, arith::DivUIOp::create(b, use, a.constant(2)), a.constant(2)));
+    tma::wait(b, tma->barrier(stage), parity);
+  } else {
+    copier.commit();
+    copier.wait(1);
+    gpu::BarrierOp::create(b);
   }
-  copier.commit();
-  copier.wait(1);
-  if (asyncProxyReads)
-    NVVM::FenceProxyOp::create(
-        b, NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(b.getContext(),
-                                   NVVM::SharedSpace::shared_cta));
-  gpu::BarrierOp::create(b);
   SmallVector<Value> state =
       hooks.body(kt, stageBase, loop.getRegionIterArgs());
   // Every warp is done with this stage before the next prefetch reuses it.

@@ -87,4 +87,32 @@ def ConvertAttnToGPU : Pass<"convert-attn-to-gpu", "::mlir::ModuleOp"> {
   ];
 }
 
+def AttnMarkTensorMapParams
+    : Pass<"attn-mark-tensor-map-params", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Make the tensor-map parameters of attnc's kernels 128-byte grid constants";
+  let description = [{
+    Input: a `gpu.module` lowered to NVVM (its kernels are `llvm.func`s with
+    `nvvm.kernel`). Output: in the kernels of the attnc ABI
+    (`attnc_attention`, `attnc_combine`), every parameter whose kind in
+    include/attnc/Artifact/KernelAbi.h is TensorMap carries
+    `llvm.byval = !llvm.array<128 x i8>`, `llvm.align = 64` and
+    `nvvm.grid_constant`, so that the runtime's CUtensorMap travels by value
+    in the parameter space and `cp.async.bulk.tensor` reads it there
+    (`__grid_constant__`). gpu.func cannot carry these attributes through
+    convert-gpu-to-nvvm, hence this pass after it.
+
+    ```mlir
+    // before
+    llvm.func @attnc_attention(..., %q_map: !llvm.ptr, ...) attributes {nvvm.kernel}
+    // after
+    llvm.func @attnc_attention(..., %q_map: !llvm.ptr {llvm.align = 64 : i64,
+        llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}, ...)
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"];
+  let statistics = [
+    Statistic<"numMarked", "num-marked", "tensor-map parameters marked">,
+  ];
+}
+
 #endif // ATTNC_CONVERSION_PASSES

@@ -453,15 +453,38 @@ LogicalResult KernelBuilder::build() {
   inits.append(slots, zero);
   inits.append(mt * accPerTile, zero);
 
-  // Two-stage pipeline: tile kt + 1 streams in with cp.async while tile kt
-  // is computed. One cp.async group per tile (possibly empty).
+  // The TMA barriers of the wgmma kernel (SwizzledSmemLayout): one per
+  // stage, then Q's.
+  std::function<Value(Value)> stageBarrier = [&](Value stage) {
+    return mmaE->smemAt(a.add(idx(swizzled.barrierOffset),
+                              arith::MulIOp::create(b, stage, idx(8))));
+  };
+  auto qBarrier = [&]() {
+    return mmaE->smemAt(idx(swizzled.barrierOffset + 16));
+  };
+  // Two-stage pipeline: tile kt + 1 streams in with cp.async (or TMA) while
+  // tile kt is computed. One cp.async group per tile (possibly empty).
   auto issueTile = [&](Value kt, Value stage) {
     Value k0 = arith::MulIOp::create(b, kt, idx(bk));
     Value base = arith::MulIOp::create(b, stage, idx(stageBytes));
     if (wgmma) {
-      copier->copyRowsSwizzled(kHead, kRowStride, k0, seqK, d, base, tid, bk);
-      copier->copyRowsSwizzled(vHead, vRowStride, k0, seqK, dv,
-                               a.add(base, idx(vOffset)), tid, bk);
+      // TMA (KernelAbi.h tensor maps): ceil(D / 64) boxes of K, then of V,
+      // completing on the stage's barrier.
+      Value bar = stageBarrier(stage);
+      tma::arriveExpectTx(b, bar, stageBytes);
+      Value row = toI32(k0);
+      for (int64_t box = 0; box * 64 < d; ++box)
+        tma::load(b, mmaE->smemAt(a.add(base, idx(box * swizzled.keyBoxBytes))),
+                  arg(abi::KMap), {i32c(64 * box), row, toI32(kvHead),
+                                   toI32(batch)},
+                  bar);
+      for (int64_t box = 0; box * 64 < dv; ++box)
+        tma::load(b,
+                  mmaE->smemAt(a.add(
+                      base, idx(vOffset + box * swizzled.keyBoxBytes))),
+                  arg(abi::VMap), {i32c(64 * box), row, toI32(kvHead),
+                                   toI32(batch)},
+                  bar);
       return;
     }
     copier->copyRows(kHead, kRowStride, k0, seqK, d, kPitch, base, tid, bk);
@@ -506,16 +529,45 @@ LogicalResult KernelBuilder::build() {
   TwoStageKeyLoop::Hooks hooks;
   hooks.issue = issueTile;
   hooks.notEmpty = notEmpty;
-  TwoStageKeyLoop keyLoop(b, *copier, hooks, stageBytes,
-                          /*asyncProxyReads=*/wgmma);
+  std::optional<TwoStageKeyLoop::Tma> tmaLoads;
+  Value issuer;
+  if (wgmma) {
+    // Thread 0 initialises the barriers (one arrival each: its
+    // arrive.expect_tx), loads Q and issues every K/V tile.
+    issuer = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, idx(0));
+    tmaLoads = TwoStageKeyLoop::Tma{issuer, stageBarrier};
+    auto ifIssuer = scf::IfOp::create(b, issuer, /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&ifIssuer.getThenRegion().front());
+      for (int64_t i = 0; i <= 2; ++i)
+        tma::initBarrier(b, mmaE->smemAt(idx(swizzled.barrierOffset + 8 * i)),
+                         1);
+      tma::fenceBarrierInit(b);
+    }
+    gpu::BarrierOp::create(b);
+    ifIssuer = scf::IfOp::create(b, issuer, /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&ifIssuer.getThenRegion().front());
+      Value bar = qBarrier();
+      tma::arriveExpectTx(b, bar, swizzled.qBytes);
+      for (int64_t box = 0; box * 64 < d; ++box)
+        tma::load(b,
+                  mmaE->smemAt(idx(qOffset + box * swizzled.queryBoxBytes)),
+                  arg(abi::QMap),
+                  {i32c(64 * box), toI32(q0), toI32(head), toI32(batch)}, bar);
+    }
+  }
+  TwoStageKeyLoop keyLoop(b, *copier, hooks, stageBytes, tmaLoads);
   keyLoop.prologue(range.lo, range.hi);
   if (wgmma)
-    copier->copyRowsSwizzled(qHead, qRowStride, q0, seqQ, d, idx(qOffset),
-                             tid, bq);
+    tma::wait(b, qBarrier(), i32c(0));
   else if (config.getQInSmem())
     copier->copyRows(qHead, qRowStride, q0, seqQ, d, qPitch, idx(qOffset),
                   tid, bq);
-  copier->commit();
+  if (!wgmma)
+    copier->commit();
 
   // Lane parts of the ldmatrix addresses (elements): lane = 8 m + r
   // supplies row r of matrix m. K (x4): matrices (keys 8n.., d lo/hi),
@@ -957,14 +1009,12 @@ attnc::buildMmaSyncKernel(ModuleOp module, const TiledAttention &t) {
   // The parameters of the kernel ABI table (KernelAbi.h), in its order.
   Type ptr = LLVM::LLVMPointerType::get(ctx);
   SmallVector<Type> args;
-  for (const abi::ParamInfo &param : abi::kParams) {
-    if (param.kind == abi::ParamKind::TensorMap)
-      return op->emitError("expected no TensorMap kernel parameter ('")
-             << param.name << "') on the sm_80-class kernel";
-    args.push_back(param.kind == abi::ParamKind::Pointer
-                       ? ptr
-                       : static_cast<Type>(b.getI64Type()));
-  }
+  // Tensor maps are pointers here; attn-mark-tensor-map-params makes them
+  // 128-byte by-value (grid constant) parameters after lowering to NVVM.
+  for (const abi::ParamInfo &param : abi::kParams)
+    args.push_back(param.kind == abi::ParamKind::I64
+                       ? static_cast<Type>(b.getI64Type())
+                       : ptr);
   auto func =
       gpu::GPUFuncOp::create(b, kKernelName, b.getFunctionType(args, {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());

@@ -25,7 +25,9 @@ SwizzledSmemLayout SwizzledSmemLayout::get(int64_t headDim,
   l.vOffset = boxes(headDim) * l.keyBoxBytes;
   l.stageBytes = l.vOffset + boxes(valueHeadDim) * l.keyBoxBytes;
   l.qOffset = config.getStages() * l.stageBytes;
-  l.bytes = l.qOffset + boxes(headDim) * l.queryBoxBytes;
+  l.qBytes = boxes(headDim) * l.queryBoxBytes;
+  l.barrierOffset = l.qOffset + l.qBytes;
+  l.bytes = l.barrierOffset + 8 * (config.getStages() + 1);
   return l;
 }
 
@@ -179,4 +181,41 @@ void WgmmaEmitter::fenceAsyncProxy() {
   NVVM::FenceProxyOp::create(
       b, NVVM::ProxyKind::async_shared,
       NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
+}
+
+void tma::initBarrier(ImplicitLocOpBuilder &b, Value bar, int64_t count) {
+  NVVM::MBarrierInitOp::create(
+      b, bar, arith::ConstantIntOp::create(b, count, 32), /*predicate=*/Value());
+}
+
+void tma::fenceBarrierInit(ImplicitLocOpBuilder &b) {
+  NVVM::FenceMbarrierInitOp::create(b);
+}
+
+void tma::arriveExpectTx(ImplicitLocOpBuilder &b, Value bar, int64_t bytes) {
+  NVVM::MBarrierArriveExpectTxOp::create(
+      b, /*res=*/Type(), bar, arith::ConstantIntOp::create(b, bytes, 32),
+      NVVM::MemScopeKind::CTA, /*relaxed=*/false, /*predicate=*/Value());
+}
+
+void tma::arrive(ImplicitLocOpBuilder &b, Value bar) {
+  NVVM::MBarrierArriveOp::create(b, /*res=*/Type(), bar, /*count=*/Value());
+}
+
+void tma::wait(ImplicitLocOpBuilder &b, Value bar, Value parity) {
+  // The suspend-time hint of CUTLASS's ClusterBarrier::wait.
+  NVVM::MBarrierTryWaitParityOp::create(
+      b, bar, parity, arith::ConstantIntOp::create(b, 0x989680, 32));
+}
+
+void tma::load(ImplicitLocOpBuilder &b, Value dst, Value map,
+               ArrayRef<Value> coords, Value bar) {
+  // The destination is a shared::cluster address (of this CTA).
+  Value dst7 = LLVM::AddrSpaceCastOp::create(
+      b, LLVM::LLVMPointerType::get(b.getContext(), 7), dst);
+  NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+      b, dst7, map, coords, bar, /*im2colOffsets=*/ValueRange(),
+      /*multicastMask=*/Value(), /*l2CacheHint=*/Value(),
+      NVVM::TMALoadMode::TILE, /*isCTAOnly=*/false,
+      /*group=*/NVVM::CTAGroupKindAttr(), /*predicate=*/Value());
 }

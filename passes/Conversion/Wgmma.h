@@ -35,7 +35,8 @@ namespace attnc {
 inline constexpr int64_t kSwizzleRowBytes = 128;
 
 /// The dynamic shared memory of the wgmma kernel: `stages` stages of a K
-/// tile then a V tile, then the Q tile. A tile of R rows and width W is
+/// tile then a V tile, then the Q tile, then an mbarrier per stage and one
+/// for Q (TMA completion). A tile of R rows and width W is
 /// ceil(W / 64) boxes of R x 128 bytes; element (r, c) of box c / 64 sits at
 /// byte r * 128 + (((c % 64) / 8) xor (r % 8)) * 16 + (c % 8) * 2.
 struct SwizzledSmemLayout {
@@ -43,6 +44,9 @@ struct SwizzledSmemLayout {
   int64_t keyBoxBytes = 0, queryBoxBytes = 0;
   /// Byte offsets: of V within a stage, of a stage, of the Q tile.
   int64_t vOffset = 0, stageBytes = 0, qOffset = 0;
+  /// Bytes of the Q tile; byte offset of the barriers (stage s at + 8 s,
+  /// Q's after the stages').
+  int64_t qBytes = 0, barrierOffset = 0;
   /// Total bytes.
   int64_t bytes = 0;
 
@@ -101,6 +105,30 @@ private:
   mlir::Type elementType;
   mlir::Value smem;
 };
+
+/// mbarriers and TMA loads (PTX ISA "Parallel Synchronization and
+/// Communication Instructions: mbarrier" and "cp.async.bulk.tensor"). A
+/// barrier is 8 bytes of shared memory (`bar`, a !llvm.ptr<3>).
+namespace tma {
+/// mbarrier.init with `count` expected arrivals.
+void initBarrier(mlir::ImplicitLocOpBuilder &b, mlir::Value bar, int64_t count);
+/// fence.mbarrier_init: initialised barriers become visible to the async
+/// proxy (before the block-wide barrier that publishes them).
+void fenceBarrierInit(mlir::ImplicitLocOpBuilder &b);
+/// mbarrier.arrive.expect_tx: arrives and expects `bytes` more bytes of
+/// TMA transactions in the current phase.
+void arriveExpectTx(mlir::ImplicitLocOpBuilder &b, mlir::Value bar,
+                    int64_t bytes);
+/// mbarrier.arrive (completes a phase that expects no transaction).
+void arrive(mlir::ImplicitLocOpBuilder &b, mlir::Value bar);
+/// Waits until the phase of parity `parity` (i32, 0 or 1) has completed.
+void wait(mlir::ImplicitLocOpBuilder &b, mlir::Value bar, mlir::Value parity);
+/// cp.async.bulk.tensor of the box at `coords` (i32, innermost first) of the
+/// tensor map `map` (a kernel parameter) into shared memory at `dst`
+/// (!llvm.ptr<3>), completing on `bar`.
+void load(mlir::ImplicitLocOpBuilder &b, mlir::Value dst, mlir::Value map,
+          llvm::ArrayRef<mlir::Value> coords, mlir::Value bar);
+} // namespace tma
 
 } // namespace attnc
 

@@ -76,6 +76,9 @@ struct KernelManifest {
   /// range may be split over thread blocks (a combine kernel merges them).
   int64_t gqaPack = 1;
   bool splitKv = false;
+  /// The kernel reads Q, K and V tiles by TMA: the runtime builds the
+  /// tensor maps of KernelAbi.h (q_map, k_map, v_map) for each launch.
+  bool tensorMaps = false;
 };
 
 /// Checks the manifest keys of a kernel artifact: format, the required keys,

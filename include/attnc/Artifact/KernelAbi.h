@@ -18,7 +18,7 @@ namespace attnc::abi {
 
 /// Bumped whenever a parameter is added, removed, reordered or changes kind;
 /// the runtime refuses artifacts of another version.
-inline constexpr int kVersion = 3;
+inline constexpr int kVersion = 4;
 
 /// How a parameter travels to the kernel.
 enum class ParamKind {
@@ -27,7 +27,9 @@ enum class ParamKind {
   /// A 64-bit signed integer.
   I64,
   /// A 128-byte CUtensorMap passed by value (__grid_constant__), built by the
-  /// runtime with cuTensorMapEncodeTiled. No current kernel takes one.
+  /// runtime with cuTensorMapEncodeTiled when the manifest says the kernel
+  /// reads its tiles by TMA (`tensor_maps`), zero otherwise (see
+  /// kTensorMapBoxWidth).
   TensorMap,
 };
 
@@ -63,6 +65,9 @@ enum Param : unsigned {
   OStrideS,
   NumSplits,
   Scratch,
+  QMap,
+  KMap,
+  VMap,
   NumParams
 };
 
@@ -103,7 +108,18 @@ inline constexpr ParamInfo kParams[NumParams] = {
     {"o_stride_s", ParamKind::I64},
     {"num_splits", ParamKind::I64},
     {"scratch", ParamKind::Pointer},
+    {"q_map", ParamKind::TensorMap},
+    {"k_map", ParamKind::TensorMap},
+    {"v_map", ParamKind::TensorMap},
 };
+
+/// The TMA tensor maps of a `tensor_maps` kernel: q, k and v each as a
+/// rank-4 tensor {D, S, H, B} (innermost first; element strides of the
+/// [B, H, S] dimensions as the stride parameters give them, the head dim
+/// contiguous), boxes of kTensorMapBoxWidth columns by block_q (q) or
+/// block_k (k, v) rows of one head, 128-byte swizzle, out-of-bounds
+/// elements read as zero. The kernel loads a tile as ceil(D / 64) boxes.
+inline constexpr int kTensorMapBoxWidth = 64;
 
 /// The parameter names joined by ',' (the manifest's `params`).
 inline std::string paramList() {
