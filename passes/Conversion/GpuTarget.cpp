@@ -65,8 +65,8 @@ public:
   int64_t maxSharedMemoryBytes() const override { return 163 * 1024; }
   StringRef kernelFamily(GpuKernelAttr config) const override {
     if (config.getWgmma())
-      return "wgmma m64nNk16 from swizzled shared memory, cp.async double "
-             "buffering";
+      return "wgmma m64nNk16 from swizzled shared memory, TMA loads on "
+             "mbarriers";
     return "mma.sync m16n8k16, cp.async double buffering";
   }
 
@@ -208,10 +208,23 @@ public:
   GpuKernelAttr chooseConfig(const KernelProblem &p) const override {
     if (std::optional<GpuKernelAttr> decode = decodeConfig(p))
       return *decode;
-    // 128-key tiles up to D + Dv = 256 (S and O: 64 f32 registers each);
-    // wider heads take 64-key tiles to keep O's registers.
-    int64_t blockK = p.headDim + p.valueHeadDim > 256 ? 64 : 128;
-    return make(p, blockK, /*warps=*/8, /*mTiles=*/1, /*qInSmem=*/true,
+    // From the H200 sweep of bench/RESULTS.md (2026-11-30, TMA + wgmma):
+    // D <= 64: one warpgroup, 128-key tiles (two blocks a multiprocessor);
+    // D <= 128: two warpgroups sharing 128-key tiles, or for masks that
+    // leave few tiles (window, documents) one warpgroup on 64-key tiles,
+    // whose boundary tiles waste less; wider heads: 64-key tiles, so that
+    // O's registers fit.
+    int64_t width = p.headDim + p.valueHeadDim;
+    int64_t warps = 8, blockK = 64;
+    if (width <= 128) {
+      warps = 4;
+      blockK = 128;
+    } else if (width <= 256 && p.sparseMask) {
+      warps = 4;
+    } else if (width <= 256) {
+      blockK = 128;
+    }
+    return make(p, blockK, warps, /*mTiles=*/1, /*qInSmem=*/true,
                 /*gqaPack=*/1, /*splitKv=*/false, /*keyWarps=*/1,
                 /*wgmma=*/true);
   }

@@ -41,7 +41,8 @@ struct AttnMarkTensorMapParamsPass final
         continue;
       if (func.getNumArguments() != abi::NumParams) {
         func.emitError("expected the ")
-            << abi::NumParams << " parameters of the kernel ABI, got "
+            << static_cast<unsigned>(abi::NumParams)
+            << " parameters of the kernel ABI, got "
             << func.getNumArguments();
         return signalPassFailure();
       }

@@ -143,17 +143,6 @@ void CpAsyncTileCopier::copyRows(Value head, Value rowStride32, Value first,
        });
 }
 
-void CpAsyncTileCopier::copyRowsSwizzled(Value head, Value rowStride32,
-                                         Value first, Value count,
-                                         int64_t width, Value dst, Value tid,
-                                         int64_t rows) {
-  IndexArith a{b};
-  copy(head, rowStride32, first, count, width, tid, rows,
-       [&](Value row, Value chunk) {
-         return a.add(dst, swizzledChunkOffset(b, row, chunk, rows));
-       });
-}
-
 void CpAsyncTileCopier::copy(
     Value head, Value rowStride32, Value first, Value count, int64_t width,
     Value tid, int64_t rows,

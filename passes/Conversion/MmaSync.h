@@ -126,11 +126,6 @@ public:
   void copyRows(mlir::Value head, mlir::Value rowStride32, mlir::Value first,
                 mlir::Value count, int64_t width, int64_t pitch,
                 mlir::Value dst, mlir::Value tid, int64_t rows);
-  /// As copyRows, into a 128-byte swizzled tile (Wgmma.h,
-  /// SwizzledSmemLayout) at byte `dst` whose boxes hold `rows` rows.
-  void copyRowsSwizzled(mlir::Value head, mlir::Value rowStride32,
-                        mlir::Value first, mlir::Value count, int64_t width,
-                        mlir::Value dst, mlir::Value tid, int64_t rows);
   /// cp.async.commit_group.
   void commit();
   /// cp.async.wait_group `pending`.

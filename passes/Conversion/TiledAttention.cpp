@@ -37,6 +37,9 @@ KernelProblem KernelProblem::of(AttentionOp op) {
   p.numKvHeads = op.getNumKeyValueHeads();
   p.seqQ = op.getQuery().getType().getDimSize(2);
   p.decode = op->hasAttr(kDecodeAttrName);
+  mask::MaskKind kind = op.getMaskSpec().kind;
+  p.sparseMask =
+      kind != mask::MaskKind::None && kind != mask::MaskKind::Causal;
   p.kvLens = static_cast<bool>(op.getKvLens());
   p.kvFp8 = static_cast<bool>(op.getKvScales());
   p.packBlocker = packBlockerOf(op.getAlibiSlopes() || op.getAlibi(),
@@ -57,6 +60,9 @@ KernelProblem KernelProblem::of(TileStepOp step) {
   p.numQueryHeads = q.getDimSize(1);
   p.numKvHeads = k.getDimSize(1);
   p.seqQ = q.getDimSize(2);
+  mask::MaskKind kind = step.getMaskSpec().kind;
+  p.sparseMask =
+      kind != mask::MaskKind::None && kind != mask::MaskKind::Causal;
   p.kvLens = static_cast<bool>(step.getKvLens());
   p.kvFp8 = static_cast<bool>(step.getKvScales());
   p.packBlocker = packBlockerOf(step.getAlibiSlopes() || step.getAlibi(),

@@ -34,6 +34,9 @@ struct KernelProblem {
   int64_t seqQ = 0;
   /// The attention is marked as a decode step (attn.decode).
   bool decode = false;
+  /// The mask leaves few key tiles per query tile (a window, documents,
+  /// blocks, a prefix or a custom mask_fn), not none or causal.
+  bool sparseMask = false;
   /// The attention has per-sequence KV lengths (kv_lens).
   bool kvLens = false;
   /// Keys and values are fp8 e4m3 (kv_scales).

@@ -31,19 +31,6 @@ SwizzledSmemLayout SwizzledSmemLayout::get(int64_t headDim,
   return l;
 }
 
-Value attnc::swizzledChunkOffset(ImplicitLocOpBuilder &b, Value row,
-                                 Value chunk, int64_t rows) {
-  IndexArith a{b};
-  auto idx = [&](int64_t v) { return a.constant(v); };
-  Value box = arith::DivUIOp::create(b, chunk, idx(8));
-  Value inRow = arith::XOrIOp::create(
-      b, arith::RemUIOp::create(b, chunk, idx(8)),
-      arith::RemUIOp::create(b, row, idx(8)));
-  return a.add(arith::MulIOp::create(b, box, idx(rows * kSwizzleRowBytes)),
-               a.add(arith::MulIOp::create(b, row, idx(kSwizzleRowBytes)),
-                     arith::MulIOp::create(b, inRow, idx(16))));
-}
-
 Value WgmmaEmitter::descriptor(Value offset, int64_t leadingBytes,
                                int64_t strideBytes) {
   Type i64 = b.getI64Type();
@@ -175,12 +162,6 @@ SmallVector<Value> WgmmaEmitter::wait(int64_t pending,
       LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT),
       /*operand_attrs=*/ArrayAttr());
   return unpack(b, op.getResult(0), count);
-}
-
-void WgmmaEmitter::fenceAsyncProxy() {
-  NVVM::FenceProxyOp::create(
-      b, NVVM::ProxyKind::async_shared,
-      NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
 }
 
 void tma::initBarrier(ImplicitLocOpBuilder &b, Value bar, int64_t count) {

@@ -54,11 +54,6 @@ struct SwizzledSmemLayout {
                                 attn::GpuKernelAttr config);
 };
 
-/// The byte offset of 16-byte chunk `chunk` (index) of row `row` (index) in a
-/// swizzled tile whose boxes hold `rows` rows (SwizzledSmemLayout).
-mlir::Value swizzledChunkOffset(mlir::ImplicitLocOpBuilder &b, mlir::Value row,
-                                mlir::Value chunk, int64_t rows);
-
 /// Emits the warpgroup MMAs of one warpgroup (bf16/f16 in, f32 accumulate).
 /// `smem` is the base of the dynamic shared memory (1024-byte aligned).
 class WgmmaEmitter {
@@ -96,9 +91,6 @@ public:
   /// of the returned values is ordered after the wait.
   llvm::SmallVector<mlir::Value> wait(int64_t pending,
                                       llvm::ArrayRef<mlir::Value> values);
-  /// fence.proxy.async.shared::cta: this thread's generic-proxy writes to
-  /// shared memory (cp.async, st.shared) become visible to wgmma and TMA.
-  void fenceAsyncProxy();
 
 private:
   mlir::ImplicitLocOpBuilder &b;

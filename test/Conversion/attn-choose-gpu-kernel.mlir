@@ -5,11 +5,13 @@
 // The target picks the configuration from the head dims and records it,
 // with the tile sizes that tiling for this kernel must use.
 
-// D = 64: two m-tiles per warp, Q fragments in registers, 64-key tiles.
+// sm_90a prefill: warpgroup MMA (wgmma), Q in shared memory. D = 64: one
+// warpgroup (64 rows), 128-key tiles. sm_80: two m-tiles per warp, Q
+// fragments in registers, 64-key tiles.
 // CHECK-LABEL: func.func @d64(
 // CHECK: attn.attention
-// CHECK-SAME: attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 64, warps = 4, m_tiles = 2, stages = 2, q_in_smem = false>
-// CHECK-SAME: attn.tile_sizes = array<i64: 128, 64>
+// CHECK-SAME: attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 128, warps = 4, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
+// CHECK-SAME: attn.tile_sizes = array<i64: 64, 128>
 // SM80-LABEL: func.func @d64(
 // SM80: #attn.gpu_kernel<chip = "sm_80", block_q = 128, block_k = 64, warps = 4, m_tiles = 2, stages = 2, q_in_smem = false>
 // BADCHIP: error: expected chip to be one of sm_80, sm_90a, got "sm_75"
@@ -20,11 +22,13 @@ func.func @d64(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<
 
 // -----
 
-// D = 128: Q staged in shared memory and 32-key tiles, so the accumulators
-// stay in registers.
+// D = 128: two warpgroups share 128-key tiles. sm_80: Q staged in shared
+// memory and 32-key tiles, so the accumulators stay in registers.
 // CHECK-LABEL: func.func @d128(
-// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 32, warps = 4, m_tiles = 2, stages = 2, q_in_smem = true>
-// CHECK-SAME: attn.tile_sizes = array<i64: 128, 32>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
+// CHECK-SAME: attn.tile_sizes = array<i64: 128, 128>
+// SM80-LABEL: func.func @d128(
+// SM80: #attn.gpu_kernel<chip = "sm_80", block_q = 128, block_k = 32, warps = 4, m_tiles = 2, stages = 2, q_in_smem = true>
 func.func @d128(%q: tensor<?x8x?x128xf16>, %k: tensor<?x8x?x128xf16>, %v: tensor<?x8x?x128xf16>) -> tensor<?x8x?x128xf16> {
   %o = attn.attention %q, %k, %v : tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16> -> tensor<?x8x?x128xf16>
   return %o : tensor<?x8x?x128xf16>
@@ -32,9 +36,23 @@ func.func @d128(%q: tensor<?x8x?x128xf16>, %k: tensor<?x8x?x128xf16>, %v: tensor
 
 // -----
 
-// D = 256: one m-tile per warp, 8 warps.
+// D = 128 with a mask that leaves few tiles (a window): one warpgroup on
+// 64-key tiles.
+// CHECK-LABEL: func.func @d128_window(
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
+func.func @d128_window(%q: tensor<?x8x?x128xf16>, %k: tensor<?x8x?x128xf16>, %v: tensor<?x8x?x128xf16>) -> tensor<?x8x?x128xf16> {
+  %o = attn.attention %q, %k, %v mask(#attn.sliding_window<left = 255, right = 0>) : tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16> -> tensor<?x8x?x128xf16>
+  return %o : tensor<?x8x?x128xf16>
+}
+
+// -----
+
+// D = 256: two warpgroups on 64-key tiles (O takes 128 registers). sm_80:
+// one m-tile per warp, 8 warps.
 // CHECK-LABEL: func.func @d256(
-// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 32, warps = 8, m_tiles = 1, stages = 2, q_in_smem = false>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 64, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
+// SM80-LABEL: func.func @d256(
+// SM80: #attn.gpu_kernel<chip = "sm_80", block_q = 128, block_k = 32, warps = 8, m_tiles = 1, stages = 2, q_in_smem = false>
 func.func @d256(%q: tensor<?x4x?x256xbf16>, %k: tensor<?x4x?x256xbf16>, %v: tensor<?x4x?x256xbf16>) -> tensor<?x4x?x256xbf16> {
   %o = attn.attention %q, %k, %v : tensor<?x4x?x256xbf16>, tensor<?x4x?x256xbf16>, tensor<?x4x?x256xbf16> -> tensor<?x4x?x256xbf16>
   return %o : tensor<?x4x?x256xbf16>
@@ -72,7 +90,7 @@ func.func @decode_alibi(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v
 // above 64 rows (here 9 x 8), the prefill kernel.
 // CHECK-LABEL: func.func @decode_static(
 // CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, gqa_pack = 8, key_warps = 4, split_kv = true>
-// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 64, warps = 4, m_tiles = 2, stages = 2, q_in_smem = false>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 128, warps = 4, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
 func.func @decode_static(%q: tensor<1x16x4x64xbf16>, %k: tensor<1x2x100x64xbf16>, %q9: tensor<1x16x9x64xbf16>) -> (tensor<1x16x4x64xbf16>, tensor<1x16x9x64xbf16>) {
   %o = attn.attention %q, %k, %k {attn.decode} : tensor<1x16x4x64xbf16>, tensor<1x2x100x64xbf16>, tensor<1x2x100x64xbf16> -> tensor<1x16x4x64xbf16>
   %p = attn.attention %q9, %k, %k {attn.decode} : tensor<1x16x9x64xbf16>, tensor<1x2x100x64xbf16>, tensor<1x2x100x64xbf16> -> tensor<1x16x9x64xbf16>
@@ -84,7 +102,7 @@ func.func @decode_static(%q: tensor<1x16x4x64xbf16>, %k: tensor<1x2x100x64xbf16>
 // Head dims other than 64 and 128 (not yet run on the GPU with the decode
 // kernel) take the prefill kernel.
 // CHECK-LABEL: func.func @decode_d256(
-// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 32, warps = 8, m_tiles = 1, stages = 2, q_in_smem = false>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 64, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
 func.func @decode_d256(%q: tensor<?x8x?x256xbf16>, %k: tensor<?x2x?x256xbf16>, %v: tensor<?x2x?x256xbf16>) -> tensor<?x8x?x256xbf16> {
   %o = attn.attention %q, %k, %v mask(#attn.causal) {attn.decode} : tensor<?x8x?x256xbf16>, tensor<?x2x?x256xbf16>, tensor<?x2x?x256xbf16> -> tensor<?x8x?x256xbf16>
   return %o : tensor<?x8x?x256xbf16>

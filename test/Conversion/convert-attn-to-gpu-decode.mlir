@@ -6,7 +6,7 @@
 // the tile's rows, and a combine kernel merges the splits.
 // CHECK-LABEL: gpu.module @attnc_kernels
 // CHECK: gpu.func @attnc_attention(
-// CHECK-SAME: %[[NSPLITS:[a-z0-9_]+]]: i64, %[[SCRATCH:[a-z0-9_]+]]: !llvm.ptr)
+// CHECK-SAME: %[[NSPLITS:[a-z0-9_]+]]: i64, %[[SCRATCH:[a-z0-9_]+]]: !llvm.ptr,
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
 // CHECK: %[[BX:.*]] = gpu.block_id x
 // CHECK: %[[NS:.*]] = arith.index_cast %[[NSPLITS]] : i64 to index

@@ -7,7 +7,9 @@
 // kernel, whose parameters are the kernel ABI table (KernelAbi.h): q, k, v,
 // o, lse, seq_ids, cu_seqlens, block_mask, alibi_slopes as pointers, then
 // batch, seq_q, seq_k, num_cu_seqlens, block_mask_b, block_mask_h and the
-// [B, H, S] element strides of q, k, v and o as i64.
+// [B, H, S] element strides of q, k, v and o as i64, num_splits, scratch,
+// and the tensor maps (pointers here; attn-mark-tensor-map-params makes them
+// by-value parameters after lowering), which this kernel does not read.
 // The attention op stays in place for the host side.
 // Every op gets a remark naming the kernel, its configuration and how key
 // tiles are chosen.
@@ -34,7 +36,8 @@
 // CHECK-SAME: %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %[[KSS:[a-z0-9_]+]]: i64,
 // CHECK-SAME: %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64,
 // CHECK-SAME: %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %[[OSS:[a-z0-9_]+]]: i64,
-// CHECK-SAME: %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: !llvm.ptr)
+// CHECK-SAME: %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: !llvm.ptr,
+// CHECK-SAME: %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr)
 // CHECK-SAME: kernel attributes {known_block_size = array<i32: {{[0-9]+}}, 1, 1>}
 // CHECK: llvm.mlir.addressof @attnc_smem : !llvm.ptr<3>
 // CHECK: %[[SQ:.*]] = arith.index_cast %[[SEQ_Q]] : i64 to index

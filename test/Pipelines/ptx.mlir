@@ -1,23 +1,46 @@
 // The GPU pipeline: the kernel reaches PTX with its landmarks, and the PTX
-// assembles with ptxas for sm_80 and sm_90a without spills.
+// assembles with ptxas for sm_80 and sm_90a without spills; on sm_90a
+// without ptxas serialising the warpgroup MMAs (warnings C7513-C7519) or
+// ignoring a register request (C7508).
 // REQUIRES: ptxas
 // RUN: attnc compile %s --target=sm_90a --emit=ptx -o %t.sm90.ptx
 // RUN: FileCheck %s --input-file=%t.sm90.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.sm90.ptx -o %t.sm90.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
+// RUN: %ptxas -arch=sm_90a -v %t.sm90.ptx -o %t.sm90.cubin 2>&1 | FileCheck %s --check-prefix=WGMMA-PTXAS
 // RUN: attnc compile %s --target=sm_80 --emit=ptx -o %t.sm80.ptx
+// RUN: FileCheck %s --input-file=%t.sm80.ptx --check-prefix=SM80
 // RUN: %ptxas -arch=sm_80 -v %t.sm80.ptx -o %t.sm80.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: attnc compile %s --target=sm_90a -o %t.attnc
 // RUN: head -c 2000 %t.attnc | FileCheck %s --check-prefix=ARTIFACT
 
+// sm_90a: the tensor maps arrive by value in the parameter space; Q, K and
+// V tiles come by TMA onto mbarriers; S = Q K^T and O += P V are warpgroup
+// MMAs (m64n128k16 for D = 64 and 128-key tiles, and m64n64k16), fenced,
+// committed and waited for.
 // CHECK: .target sm_90a
 // CHECK: .entry attnc_attention(
-// CHECK-DAG: bar.sync
-// CHECK-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// CHECK: .param .align 64 .b8 attnc_attention_param_29[128]
+// CHECK-DAG: mbarrier.init.shared.b64
+// CHECK-DAG: mbarrier.arrive.expect_tx.shared.b64
+// CHECK-DAG: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// CHECK-DAG: mbarrier.try_wait.parity.shared.b64
+// CHECK-DAG: wgmma.fence.sync.aligned
+// CHECK-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// CHECK-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// CHECK-DAG: wgmma.commit_group.sync.aligned
+// CHECK-DAG: wgmma.wait_group.sync.aligned 0
 // CHECK-DAG: shfl.sync.bfly.b32
 // CHECK-DAG: ex2.approx
 // CHECK-NOT: __nv_
+// SM80: .target sm_80
+// SM80-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// SM80-DAG: cp.async.cg.shared.global
+// SM80-NOT: wgmma
 // PTXAS: Compiling entry function 'attnc_attention'
 // PTXAS: 0 bytes spill stores, 0 bytes spill loads
+// WGMMA-PTXAS-NOT: C75{{0[0-9]|1[0-9]}}
+// WGMMA-PTXAS: Compiling entry function 'attnc_attention'
+// WGMMA-PTXAS-NOT: C75{{0[0-9]|1[0-9]}}
 // ARTIFACT: attnc-artifact 1
 // ARTIFACT: kernel = attnc_attention
 // ARTIFACT: target = sm_90a

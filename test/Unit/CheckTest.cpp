@@ -199,6 +199,7 @@ loadArtifact(std::initializer_list<const char *> reads) {
            {"reads_alibi_slopes", "0"},
            {"gqa_pack", "1"},
            {"split_kv", "0"},
+           {"tensor_maps", "0"},
            {"mask_block_q", "16"},
            {"mask_block_k", "32"}})
     a.set(key, value);

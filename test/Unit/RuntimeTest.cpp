@@ -55,6 +55,7 @@ Artifact kernelArtifact() {
   a.set("reads_alibi_slopes", "0");
   a.set("gqa_pack", "1");
   a.set("split_kv", "0");
+  a.set("tensor_maps", "0");
   a.set("abi_version", std::to_string(attnc::abi::kVersion));
   a.set("params", attnc::abi::paramList());
   a.set("grid", attnc::abi::kGrid);
@@ -327,6 +328,7 @@ TEST(KernelManifestTest, RequiresEveryKey) {
                             "reads_alibi_slopes",
                             "gqa_pack",
                             "split_kv",
+                            "tensor_maps",
                             "abi_version",
                             "params",
                             "grid"};

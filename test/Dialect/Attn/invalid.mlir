@@ -1023,3 +1023,39 @@ func.func @kv_scales_rank(%q: tensor<2x8x16x64xf16>, %k: tensor<2x2x16x64xf8E4M3
   %o = attn.attention %q, %k, %k kv_scales(%s : tensor<4xf32>) : tensor<2x8x16x64xf16>, tensor<2x2x16x64xf8E4M3FN>, tensor<2x2x16x64xf8E4M3FN> -> tensor<2x8x16x64xf16>
   return %o : tensor<2x8x16x64xf16>
 }
+
+// -----
+
+// #attn.gpu_kernel with wgmma: a warpgroup (4 warps) owns 64 rows.
+func.func @gpu_kernel_wgmma_warpgroups(%q: tensor<2x8x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{expected warps a multiple of 4 and m_tiles = 1 with wgmma (a warpgroup owns 64 rows), got warps = 2, m_tiles = 2}}
+  %o = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 64, warps = 2, m_tiles = 2, stages = 2, q_in_smem = true, wgmma = true>} : tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// #attn.gpu_kernel with wgmma reads Q from shared memory.
+func.func @gpu_kernel_wgmma_q_in_smem(%q: tensor<2x8x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{expected q_in_smem = true with wgmma (Q is read from shared memory)}}
+  %o = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, wgmma = true>} : tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// #attn.gpu_kernel with wgmma has no decode parameters.
+func.func @gpu_kernel_wgmma_decode(%q: tensor<2x8x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{expected no gqa_pack, key_warps or split_kv with wgmma}}
+  %o = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = true, split_kv = true, wgmma = true>} : tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// #attn.gpu_kernel: wgmma takes true or false.
+func.func @gpu_kernel_wgmma_bool(%q: tensor<2x8x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{expected wgmma = true or false, got yes}}
+  %o = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = yes>} : tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}

@@ -164,6 +164,16 @@ func.func @gpu_kernel_config(%q: tensor<2x8x16x128xbf16>) -> tensor<2x8x16x128xb
   return %o : tensor<2x8x16x128xbf16>
 }
 
+// wgmma prints only when set.
+// CHECK-LABEL: func.func @gpu_kernel_wgmma(
+// CHECK: {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>}
+// CHECK: {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = true>}
+func.func @gpu_kernel_wgmma(%q: tensor<2x8x16x128xbf16>) -> (tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16>) {
+  %a = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>} : tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16> -> tensor<2x8x16x128xbf16>
+  %b = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = false>} : tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16> -> tensor<2x8x16x128xbf16>
+  return %a, %b : tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16>
+}
+
 // The decode parameters print only when set; attn.decode marks a decode step.
 // CHECK-LABEL: func.func @gpu_kernel_decode(
 // CHECK: {attn.decode, attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, gqa_pack = 4, key_warps = 4, split_kv = true>}
