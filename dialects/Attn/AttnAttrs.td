@@ -113,7 +113,10 @@ def Attn_GpuKernelAttr : AttrDef<Attn_Dialect, "GpuKernel"> {
     mma.sync: each warpgroup of 4 warps owns 64 query rows (m_tiles = 1),
     Q, K and V tiles sit in shared memory in the 128-byte swizzled layout
     the wgmma descriptors read (q_in_smem = true), and decode parameters
-    (gqa_pack, key_warps, split_kv) are not used.
+    (gqa_pack, key_warps, split_kv) are not used. The block has one more
+    warpgroup, the producer, one lane of which loads the tiles by TMA into a
+    ring of `stages` stages; it gives its registers to the consumers
+    (`setmaxnreg`).
 
     `attn-choose-gpu-kernel` attaches it to an `attn.attention` (as the
     `attn.gpu_kernel` attribute) from the target's hooks; lit tests and
@@ -131,8 +134,11 @@ def Attn_GpuKernelAttr : AttrDef<Attn_Dialect, "GpuKernel"> {
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
-    /// Threads per block (32 per warp).
-    int64_t getThreads() const { return 32 * getWarps(); }
+    /// Threads per block (32 per warp; with wgmma, a producer warpgroup of
+    /// 4 more warps loads).
+    int64_t getThreads() const {
+      return 32 * getWarps() + (getWgmma() ? 128 : 0);
+    }
   }];
 }
 

@@ -697,10 +697,14 @@ static attnrt_status encodeTensorMaps(const Driver &d, const KernelManifest &m,
                         static_cast<uint64_t>(t.length),
                         static_cast<uint64_t>(t.heads),
                         static_cast<uint64_t>(a.batch)};
-    // Byte strides of dims S, H, B.
-    uint64_t strides[3] = {static_cast<uint64_t>(t.strides[2]) * 2,
-                           static_cast<uint64_t>(t.strides[1]) * 2,
-                           static_cast<uint64_t>(t.strides[0]) * 2};
+    // Byte strides of dims S, H, B; validate() made them multiples of 8
+    // elements except where the dimension has size 1, whose stride is
+    // never applied (any multiple of 16 bytes will do).
+    uint64_t strides[3];
+    for (int i = 0; i < 3; ++i)
+      strides[i] = dims[i + 1] == 1
+                       ? 16
+                       : static_cast<uint64_t>(t.strides[2 - i]) * 2;
     bool aligned = reinterpret_cast<uintptr_t>(t.data) % 16 == 0;
     for (uint64_t stride : strides)
       aligned = aligned && stride % 16 == 0 && stride < (uint64_t(1) << 40);

@@ -65,8 +65,8 @@ public:
   int64_t maxSharedMemoryBytes() const override { return 163 * 1024; }
   StringRef kernelFamily(GpuKernelAttr config) const override {
     if (config.getWgmma())
-      return "wgmma m64nNk16 from swizzled shared memory, TMA loads on "
-             "mbarriers";
+      return "wgmma m64nNk16 from swizzled shared memory, a TMA producer "
+             "warp and consumer warpgroups on an mbarrier ring";
     return "mma.sync m16n8k16, cp.async double buffering";
   }
 
@@ -120,7 +120,10 @@ public:
                          "key_warps = ")
              << config.getKeyWarps() << " on target " << chip()
              << " (one 16-row tile shared by all warps)";
-    if (config.getStages() != 2)
+    if (config.getWgmma() && (config.getStages() < 2 || config.getStages() > 4))
+      return p.emitError("expected stages in [2, 4] with wgmma on target ")
+             << chip() << " (the TMA ring), got " << config.getStages();
+    if (!config.getWgmma() && config.getStages() != 2)
       return p.emitError("expected stages = 2 for target ")
              << chip() << " (cp.async double buffering), got "
              << config.getStages();

@@ -6,7 +6,6 @@
 
 #include "passes/Codegen/IndexArith.h"
 #include "passes/Codegen/OnlineSoftmax.h"
-#include "passes/Conversion/Wgmma.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -132,22 +131,6 @@ void CpAsyncTileCopier::copyRows(Value head, Value rowStride32, Value first,
                                  Value count, int64_t width, int64_t pitch,
                                  Value dst, Value tid, int64_t rows) {
   IndexArith a{b};
-  copy(head, rowStride32, first, count, width, tid, rows,
-       [&](Value row, Value chunk) {
-         return a.add(
-             dst, arith::MulIOp::create(
-                      b,
-                      a.add(arith::MulIOp::create(b, row, a.constant(pitch)),
-                            arith::MulIOp::create(b, chunk, a.constant(8))),
-                      a.constant(2)));
-       });
-}
-
-void CpAsyncTileCopier::copy(
-    Value head, Value rowStride32, Value first, Value count, int64_t width,
-    Value tid, int64_t rows,
-    llvm::function_ref<Value(Value row, Value chunk)> smemOffset) {
-  IndexArith a{b};
   auto idx = [&](int64_t v) { return a.constant(v); };
   auto i32c = [&](int64_t v) { return arith::ConstantIntOp::create(b, v, 32); };
   // 16-byte chunks: `rows` rows of width / 8 chunks.
@@ -187,7 +170,11 @@ void CpAsyncTileCopier::copy(
                     arith::MulIOp::create(b, col, idx(8)));
     Value src = LLVM::AddrSpaceCastOp::create(
         b, globalPtr, gep32(b, head, element, b.getI16Type()));
-    Value at = smemOffset(row, col);
+    Value at = a.add(dst, arith::MulIOp::create(
+                              b,
+                              a.add(arith::MulIOp::create(b, row, idx(pitch)),
+                                    arith::MulIOp::create(b, col, idx(8))),
+                              idx(2)));
     Value size = arith::SelectOp::create(b, valid, i32c(16), i32c(0));
     NVVM::CpAsyncOp::create(b, emitter.smemAt(at), src, 16,
                             NVVM::LoadCacheModifierKind::CG, size);
@@ -200,30 +187,14 @@ void CpAsyncTileCopier::wait(int32_t pending) {
   NVVM::CpAsyncWaitGroupOp::create(b, pending);
 }
 
-void TwoStageKeyLoop::issueIf(Value kt, Value cond, Value stage) {
-  Value notEmpty = hooks.notEmpty(kt, cond);
-  if (!tma) {
-    auto ifIssue = scf::IfOp::create(b, notEmpty, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&ifIssue.getThenRegion().front());
-    hooks.issue(kt, stage);
-    return;
-  }
-  auto ifIssuer = scf::IfOp::create(
-      b, arith::AndIOp::create(b, tma->issuer, cond), /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&ifIssuer.getThenRegion().front());
-  auto ifLoad = scf::IfOp::create(b, notEmpty, /*withElseRegion=*/true);
-  b.setInsertionPointToStart(&ifLoad.getThenRegion().front());
-  hooks.issue(kt, stage);
-  b.setInsertionPointToStart(&ifLoad.getElseRegion().front());
-  tma::arrive(b, tma->barrier(stage));
-}
-
 void TwoStageKeyLoop::prologue(Value lo, Value hi) {
   IndexArith a{b};
   Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, lo, hi);
-  issueIf(lo, any, a.constant(0));
+  any = hooks.notEmpty(lo, any);
+  auto ifAny = scf::IfOp::create(b, any, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifAny.getThenRegion().front());
+  hooks.issue(lo, a.constant(0));
 }
 
 ValueRange TwoStageKeyLoop::loop(Value lo, Value hi, ValueRange inits) {
@@ -232,26 +203,22 @@ ValueRange TwoStageKeyLoop::loop(Value lo, Value hi, ValueRange inits) {
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value kt = loop.getInductionVar();
-  Value use = a.sub(kt, lo);
-  Value stage = arith::RemUIOp::create(b, use, a.constant(2));
+  Value stage = arith::RemUIOp::create(b, a.sub(kt, lo), a.constant(2));
   Value stageBase = arith::MulIOp::create(b, stage, a.constant(stageBytes));
 
   // Prefetch the next tile into the other stage, then wait for this one.
   Value next = a.add(kt, a.constant(1));
-  Value more = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, next, hi);
-  issueIf(next, more, a.sub(a.constant(1), stage));
-  if (tma) {
-    // Use u of a stage completes its barrier's phase u: parity u mod 2.
-    Value parity = arith::IndexCastOp::create(
-        b, b.getI32Type(),
-        arith::RemUIOp::create(
-            b, arith::DivUIOp::create(b, use, a.constant(2)), a.constant(2)));
-    tma::wait(b, tma->barrier(stage), parity);
-  } else {
-    copier.commit();
-    copier.wait(1);
-    gpu::BarrierOp::create(b);
+  {
+    Value more = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, next, hi);
+    more = hooks.notEmpty(next, more);
+    auto ifMore = scf::IfOp::create(b, more, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(&ifMore.getThenRegion().front());
+    hooks.issue(next, a.sub(a.constant(1), stage));
   }
+  copier.commit();
+  copier.wait(1);
+  gpu::BarrierOp::create(b);
   SmallVector<Value> state =
       hooks.body(kt, stageBase, loop.getRegionIterArgs());
   // Every warp is done with this stage before the next prefetch reuses it.

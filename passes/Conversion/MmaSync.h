@@ -31,7 +31,6 @@
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
 #include <functional>
-#include <optional>
 
 namespace attnc {
 
@@ -132,13 +131,6 @@ public:
   void wait(int32_t pending);
 
 private:
-  /// The copies of copyRows: the 16-byte chunk `chunk` of tile row `row`
-  /// goes to shared byte smemOffset(row, chunk).
-  void copy(mlir::Value head, mlir::Value rowStride32, mlir::Value first,
-            mlir::Value count, int64_t width, mlir::Value tid, int64_t rows,
-            llvm::function_ref<mlir::Value(mlir::Value row, mlir::Value chunk)>
-                smemOffset);
-
   mlir::ImplicitLocOpBuilder &b;
   MmaSyncEmitter &emitter;
   int64_t threads;
@@ -146,8 +138,8 @@ private:
 
 /// The key-loop schedule of the sm_80-class kernel: key tiles [lo, hi) in
 /// order through two shared-memory stages. Tile kt + 1 streams in with
-/// cp.async (one commit group per tile, possibly empty) or TMA while tile kt
-/// is computed; a tile the hooks prove empty is neither loaded nor computed.
+/// cp.async (one commit group per tile, possibly empty) while tile kt is
+/// computed; a tile the hooks prove empty is neither loaded nor computed.
 class TwoStageKeyLoop {
 public:
   struct Hooks {
@@ -163,21 +155,10 @@ public:
         body;
   };
 
-  /// The TMA form of the copies: one thread (`issuer`, i1) runs `issue`,
-  /// which loads tile kt into a stage by TMA completing on that stage's
-  /// mbarrier (`barrier(stage)`, !llvm.ptr<3>); every thread waits on it. A
-  /// tile proven empty is not loaded: the issuer arrives on the barrier so
-  /// that each stage completes one phase per use.
-  struct Tma {
-    mlir::Value issuer;
-    std::function<mlir::Value(mlir::Value stage)> barrier;
-  };
-
   TwoStageKeyLoop(mlir::ImplicitLocOpBuilder &b, CpAsyncTileCopier &copier,
-                  Hooks hooks, int64_t stageBytes,
-                  std::optional<Tma> tma = std::nullopt)
-      : hooks(std::move(hooks)), b(b), copier(copier), stageBytes(stageBytes),
-        tma(std::move(tma)) {}
+                  Hooks hooks, int64_t stageBytes)
+      : hooks(std::move(hooks)), b(b), copier(copier),
+        stageBytes(stageBytes) {}
 
   /// Issues tile `lo` into stage 0 when [lo, hi) has a tile to visit. The
   /// group is not committed: the caller may add copies, then commit.
@@ -192,11 +173,6 @@ private:
   mlir::ImplicitLocOpBuilder &b;
   CpAsyncTileCopier &copier;
   int64_t stageBytes;
-  std::optional<Tma> tma;
-
-  /// Tile `kt` into `stage` when `cond` (kt < hi): issued, or with TMA, by
-  /// the issuer (loaded or, when empty, arrived for).
-  void issueIf(mlir::Value kt, mlir::Value cond, mlir::Value stage);
 };
 
 /// Where and how the epilogue writes a warp's rows.

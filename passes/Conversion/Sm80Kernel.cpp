@@ -453,40 +453,41 @@ LogicalResult KernelBuilder::build() {
   inits.append(slots, zero);
   inits.append(mt * accPerTile, zero);
 
-  // The TMA barriers of the wgmma kernel (SwizzledSmemLayout): one per
-  // stage, then Q's.
-  std::function<Value(Value)> stageBarrier = [&](Value stage) {
+  // The mbarriers of the wgmma kernel (SwizzledSmemLayout): full and empty
+  // per stage (TmaKeyLoop), then Q's.
+  const int64_t stages = config.getStages();
+  std::function<Value(Value)> barrierAt = [&](Value i) {
     return mmaE->smemAt(a.add(idx(swizzled.barrierOffset),
-                              arith::MulIOp::create(b, stage, idx(8))));
+                              arith::MulIOp::create(b, i, idx(8))));
   };
   auto qBarrier = [&]() {
-    return mmaE->smemAt(idx(swizzled.barrierOffset + 16));
+    return mmaE->smemAt(idx(swizzled.barrierOffset + 16 * stages));
   };
-  // Two-stage pipeline: tile kt + 1 streams in with cp.async (or TMA) while
-  // tile kt is computed. One cp.async group per tile (possibly empty).
+  // The wgmma kernel's tile loads: TMA (KernelAbi.h tensor maps), ceil(D /
+  // 64) boxes of K, then of V, completing on the stage's full barrier.
+  auto issueTma = [&](Value kt, Value stage, Value bar) {
+    Value k0 = arith::MulIOp::create(b, kt, idx(bk));
+    Value base = arith::MulIOp::create(b, stage, idx(stageBytes));
+    tma::arriveExpectTx(b, bar, stageBytes);
+    Value row = toI32(k0);
+    for (int64_t box = 0; box * 64 < d; ++box)
+      tma::load(b, mmaE->smemAt(a.add(base, idx(box * swizzled.keyBoxBytes))),
+                arg(abi::KMap), {i32c(64 * box), row, toI32(kvHead),
+                                 toI32(batch)},
+                bar);
+    for (int64_t box = 0; box * 64 < dv; ++box)
+      tma::load(b,
+                mmaE->smemAt(a.add(
+                    base, idx(vOffset + box * swizzled.keyBoxBytes))),
+                arg(abi::VMap), {i32c(64 * box), row, toI32(kvHead),
+                                 toI32(batch)},
+                bar);
+  };
+  // Two-stage pipeline: tile kt + 1 streams in with cp.async while tile kt
+  // is computed. One cp.async group per tile (possibly empty).
   auto issueTile = [&](Value kt, Value stage) {
     Value k0 = arith::MulIOp::create(b, kt, idx(bk));
     Value base = arith::MulIOp::create(b, stage, idx(stageBytes));
-    if (wgmma) {
-      // TMA (KernelAbi.h tensor maps): ceil(D / 64) boxes of K, then of V,
-      // completing on the stage's barrier.
-      Value bar = stageBarrier(stage);
-      tma::arriveExpectTx(b, bar, stageBytes);
-      Value row = toI32(k0);
-      for (int64_t box = 0; box * 64 < d; ++box)
-        tma::load(b, mmaE->smemAt(a.add(base, idx(box * swizzled.keyBoxBytes))),
-                  arg(abi::KMap), {i32c(64 * box), row, toI32(kvHead),
-                                   toI32(batch)},
-                  bar);
-      for (int64_t box = 0; box * 64 < dv; ++box)
-        tma::load(b,
-                  mmaE->smemAt(a.add(
-                      base, idx(vOffset + box * swizzled.keyBoxBytes))),
-                  arg(abi::VMap), {i32c(64 * box), row, toI32(kvHead),
-                                   toI32(batch)},
-                  bar);
-      return;
-    }
     copier->copyRows(kHead, kRowStride, k0, seqK, d, kPitch, base, tid, bk);
     copier->copyRows(vHead, vRowStride, k0, seqK, dv, vPitch,
                   a.add(base, idx(vOffset)), tid, bk);
@@ -526,30 +527,46 @@ LogicalResult KernelBuilder::build() {
     scf::YieldOp::create(b, ValueRange{arith::ConstantIntOp::create(b, 0, 1)});
     return ifCond.getResult(0);
   };
-  TwoStageKeyLoop::Hooks hooks;
-  hooks.issue = issueTile;
-  hooks.notEmpty = notEmpty;
-  std::optional<TwoStageKeyLoop::Tma> tmaLoads;
-  Value issuer;
+  std::optional<TwoStageKeyLoop> keyLoop;
+  std::optional<TmaKeyLoop> tmaLoop;
+  // With wgmma, the consumer warps' part of the kernel (the key loop and the
+  // epilogue) sits in this scf.if; the producer warp loads.
+  std::optional<OpBuilder::InsertionGuard> consumerGuard;
+  Value releases;
   if (wgmma) {
-    // Thread 0 initialises the barriers (one arrival each: its
-    // arrive.expect_tx), loads Q and issues every K/V tile.
-    issuer = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, idx(0));
-    tmaLoads = TwoStageKeyLoop::Tma{issuer, stageBarrier};
-    auto ifIssuer = scf::IfOp::create(b, issuer, /*withElseRegion=*/false);
+    // Warps [0, warps) consume in warpgroups of 4; the warpgroup after them
+    // produces: its first lane loads Q and every K/V tile by TMA, and it
+    // hands its registers to the consumers (setmaxnreg; every warp of a
+    // warpgroup runs the same one). Thread 0 initialises the barriers.
+    tmaLoop.emplace(b, TmaKeyLoop::Hooks{issueTma, notEmpty, nullptr}, stages,
+                    stageBytes, config.getWarps() / 4, barrierAt);
+    Value first = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid,
+                                        idx(0));
+    auto ifFirst = scf::IfOp::create(b, first, /*withElseRegion=*/false);
     {
       OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&ifIssuer.getThenRegion().front());
-      for (int64_t i = 0; i <= 2; ++i)
-        tma::initBarrier(b, mmaE->smemAt(idx(swizzled.barrierOffset + 8 * i)),
-                         1);
+      b.setInsertionPointToStart(&ifFirst.getThenRegion().front());
+      tmaLoop->initBarriers();
+      tma::initBarrier(b, qBarrier(), 1);
       tma::fenceBarrierInit(b);
     }
     gpu::BarrierOp::create(b);
-    ifIssuer = scf::IfOp::create(b, issuer, /*withElseRegion=*/false);
+    // The roles part here for good: setmaxnreg holds for the rest of the
+    // kernel only if the two sides never meet again before it ends.
+    WgmmaRegisters regs = wgmmaRegisters(config, swizzled.bytes);
+    Value consumer = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, warp,
+                                           idx(config.getWarps()));
+    auto ifConsumer = scf::IfOp::create(b, consumer, /*withElseRegion=*/true);
     {
       OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&ifIssuer.getThenRegion().front());
+      b.setInsertionPointToStart(&ifConsumer.getElseRegion().front());
+      NVVM::SetMaxRegisterOp::create(b, regs.producer,
+                                     NVVM::SetMaxRegisterAction::decrease);
+      Value producer = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid,
+                                             idx(32 * config.getWarps()));
+      auto ifProducer =
+          scf::IfOp::create(b, producer, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(&ifProducer.getThenRegion().front());
       Value bar = qBarrier();
       tma::arriveExpectTx(b, bar, swizzled.qBytes);
       for (int64_t box = 0; box * 64 < d; ++box)
@@ -557,17 +574,28 @@ LogicalResult KernelBuilder::build() {
                   mmaE->smemAt(idx(qOffset + box * swizzled.queryBoxBytes)),
                   arg(abi::QMap),
                   {i32c(64 * box), toI32(q0), toI32(head), toI32(batch)}, bar);
+      tmaLoop->produce(range.lo, range.hi);
     }
-  }
-  TwoStageKeyLoop keyLoop(b, *copier, hooks, stageBytes, tmaLoads);
-  keyLoop.prologue(range.lo, range.hi);
-  if (wgmma)
+    consumerGuard.emplace(b);
+    b.setInsertionPointToStart(&ifConsumer.getThenRegion().front());
+    NVVM::SetMaxRegisterOp::create(b, regs.consumer,
+                                   NVVM::SetMaxRegisterAction::increase);
+    // One thread of each warpgroup releases a stage.
+    releases = arith::CmpIOp::create(
+        b, arith::CmpIPredicate::eq, arith::RemUIOp::create(b, tid, idx(128)),
+        idx(0));
     tma::wait(b, qBarrier(), i32c(0));
-  else if (config.getQInSmem())
-    copier->copyRows(qHead, qRowStride, q0, seqQ, d, qPitch, idx(qOffset),
-                  tid, bq);
-  if (!wgmma)
+  } else {
+    TwoStageKeyLoop::Hooks hooks;
+    hooks.issue = issueTile;
+    hooks.notEmpty = notEmpty;
+    keyLoop.emplace(b, *copier, hooks, stageBytes);
+    keyLoop->prologue(range.lo, range.hi);
+    if (config.getQInSmem())
+      copier->copyRows(qHead, qRowStride, q0, seqQ, d, qPitch, idx(qOffset),
+                       tid, bq);
     copier->commit();
+  }
 
   // Lane parts of the ldmatrix addresses (elements): lane = 8 m + r
   // supplies row r of matrix m. K (x4): matrices (keys 8n.., d lo/hi),
@@ -805,8 +833,14 @@ LogicalResult KernelBuilder::build() {
     b.setInsertionPointAfter(ifWork);
     return SmallVector<Value>(ifWork.getResults());
   };
-  keyLoop.hooks.body = body;
-  ValueRange res = keyLoop.loop(range.lo, range.hi, inits);
+  ValueRange res;
+  if (wgmma) {
+    tmaLoop->hooks.body = body;
+    res = tmaLoop->consume(range.lo, range.hi, inits, releases);
+  } else {
+    keyLoop->hooks.body = body;
+    res = keyLoop->loop(range.lo, range.hi, inits);
+  }
 
   // The epilogue: O = acc / l (0 for a row with no key) and the LSE, to O
   // or (num_splits > 1) to this split's partial rows in the scratch.
@@ -983,6 +1017,7 @@ LogicalResult KernelBuilder::build() {
     b.setInsertionPointAfter(ifSingle);
   }
   mergeGuard.reset();
+  consumerGuard.reset();
   gpu::ReturnOp::create(b);
   return failure(rematFailed);
 }
@@ -1020,6 +1055,19 @@ attnc::buildMmaSyncKernel(ModuleOp module, const TiledAttention &t) {
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   func.setKnownBlockSizeAttr(
       b.getDenseI32ArrayAttr({static_cast<int32_t>(config.getThreads()), 1, 1}));
+  if (config.getWgmma())
+    // setmaxnreg needs ptxas to fix the registers a thread starts with
+    // (65536 / (threads * blocks per multiprocessor)).
+    func->setAttr("nvvm.minctasm",
+                  b.getI32IntegerAttr(
+                      wgmmaRegisters(config,
+                                     SwizzledSmemLayout::get(
+                                         KernelProblem::of(t.step).headDim,
+                                         KernelProblem::of(t.step)
+                                             .valueHeadDim,
+                                         config)
+                                         .bytes)
+                          .blocksPerMultiprocessor));
   b.setInsertionPointToStart(&func.getBody().front());
   if (failed(KernelBuilder(b, t, func).build()))
     return failure();

@@ -7,7 +7,9 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include <algorithm>
 #include <string>
 
 using namespace mlir;
@@ -27,8 +29,21 @@ SwizzledSmemLayout SwizzledSmemLayout::get(int64_t headDim,
   l.qOffset = config.getStages() * l.stageBytes;
   l.qBytes = boxes(headDim) * l.queryBoxBytes;
   l.barrierOffset = l.qOffset + l.qBytes;
-  l.bytes = l.barrierOffset + 8 * (config.getStages() + 1);
+  l.bytes = l.barrierOffset + 8 * (2 * config.getStages() + 1);
   return l;
+}
+
+WgmmaRegisters attnc::wgmmaRegisters(attn::GpuKernelAttr config,
+                                     int64_t sharedMemoryBytes) {
+  WgmmaRegisters r;
+  int64_t groups = config.getWarps() / 4;
+  // sm_90: 227 KiB of shared memory per block, 228 KiB per multiprocessor.
+  if (groups == 1 && 2 * (sharedMemoryBytes + 1024) <= 228 * 1024)
+    r.blocksPerMultiprocessor = 2;
+  int64_t perBlock = 65536 / r.blocksPerMultiprocessor;
+  int64_t consumer = (perBlock - 128 * r.producer) / (128 * groups);
+  r.consumer = std::min<int64_t>(240, consumer / 8 * 8);
+  return r;
 }
 
 Value WgmmaEmitter::descriptor(Value offset, int64_t leadingBytes,
@@ -199,4 +214,68 @@ void tma::load(ImplicitLocOpBuilder &b, Value dst, Value map,
       /*multicastMask=*/Value(), /*l2CacheHint=*/Value(),
       NVVM::TMALoadMode::TILE, /*isCTAOnly=*/false,
       /*group=*/NVVM::CTAGroupKindAttr(), /*predicate=*/Value());
+}
+
+void TmaKeyLoop::initBarriers() {
+  IndexArith a{b};
+  for (int64_t s = 0; s < stages; ++s) {
+    tma::initBarrier(b, barrier(a.constant(s)), 1);
+    tma::initBarrier(b, barrier(a.constant(stages + s)), consumerGroups);
+  }
+}
+
+std::pair<Value, Value> TmaKeyLoop::stageOf(Value kt, Value lo) {
+  IndexArith a{b};
+  Value use = a.sub(kt, lo);
+  return {arith::RemUIOp::create(b, use, a.constant(stages)),
+          arith::DivUIOp::create(b, use, a.constant(stages))};
+}
+
+Value TmaKeyLoop::parity(Value use, int64_t offset) {
+  IndexArith a{b};
+  return arith::IndexCastOp::create(
+      b, b.getI32Type(),
+      arith::RemUIOp::create(b, a.add(use, a.constant(offset)),
+                             a.constant(2)));
+}
+
+void TmaKeyLoop::produce(Value lo, Value hi) {
+  IndexArith a{b};
+  auto loop = scf::ForOp::create(b, lo, hi, a.constant(1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value kt = loop.getInductionVar();
+  auto [stage, use] = stageOf(kt, lo);
+  // The consumers have released the stage's previous use.
+  tma::wait(b, barrier(a.add(stage, a.constant(stages))), parity(use, 1));
+  Value full = barrier(stage);
+  Value load = hooks.notEmpty(kt, arith::ConstantIntOp::create(b, 1, 1));
+  auto ifLoad = scf::IfOp::create(b, load, /*withElseRegion=*/true);
+  b.setInsertionPointToStart(&ifLoad.getThenRegion().front());
+  hooks.issue(kt, stage, full);
+  b.setInsertionPointToStart(&ifLoad.getElseRegion().front());
+  tma::arrive(b, full);
+}
+
+ValueRange TmaKeyLoop::consume(Value lo, Value hi, ValueRange inits,
+                               Value releases) {
+  IndexArith a{b};
+  auto loop = scf::ForOp::create(b, lo, hi, a.constant(1), inits);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value kt = loop.getInductionVar();
+  auto [stage, use] = stageOf(kt, lo);
+  tma::wait(b, barrier(stage), parity(use, 0));
+  SmallVector<Value> state = hooks.body(
+      kt, arith::MulIOp::create(b, stage, a.constant(stageBytes)),
+      loop.getRegionIterArgs());
+  // The warpgroup's wgmmas on this stage have completed: release it.
+  auto ifRelease = scf::IfOp::create(b, releases, /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(&ifRelease.getThenRegion().front());
+    tma::arrive(b, barrier(a.add(stage, a.constant(stages))));
+  }
+  scf::YieldOp::create(b, state);
+  return loop.getResults();
 }

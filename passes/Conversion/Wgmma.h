@@ -29,14 +29,16 @@
 
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
+#include <functional>
+
 namespace attnc {
 
 /// Bytes of one 128-byte swizzle row (64 16-bit elements).
 inline constexpr int64_t kSwizzleRowBytes = 128;
 
 /// The dynamic shared memory of the wgmma kernel: `stages` stages of a K
-/// tile then a V tile, then the Q tile, then an mbarrier per stage and one
-/// for Q (TMA completion). A tile of R rows and width W is
+/// tile then a V tile, then the Q tile, then the mbarriers: a full and an
+/// empty one per stage (TmaKeyLoop), then Q's. A tile of R rows and width W is
 /// ceil(W / 64) boxes of R x 128 bytes; element (r, c) of box c / 64 sits at
 /// byte r * 128 + (((c % 64) / 8) xor (r % 8)) * 16 + (c % 8) * 2.
 struct SwizzledSmemLayout {
@@ -44,8 +46,8 @@ struct SwizzledSmemLayout {
   int64_t keyBoxBytes = 0, queryBoxBytes = 0;
   /// Byte offsets: of V within a stage, of a stage, of the Q tile.
   int64_t vOffset = 0, stageBytes = 0, qOffset = 0;
-  /// Bytes of the Q tile; byte offset of the barriers (stage s at + 8 s,
-  /// Q's after the stages').
+  /// Bytes of the Q tile; byte offset of the barriers (8 bytes each: full
+  /// of stage s at + 8 s, empty at + 8 (stages + s), Q's at + 16 stages).
   int64_t qBytes = 0, barrierOffset = 0;
   /// Total bytes.
   int64_t bytes = 0;
@@ -53,6 +55,17 @@ struct SwizzledSmemLayout {
   static SwizzledSmemLayout get(int64_t headDim, int64_t valueHeadDim,
                                 attn::GpuKernelAttr config);
 };
+
+/// The register split of the warp-specialised wgmma kernel: thread blocks
+/// resident per multiprocessor (2 when one consumer warpgroup's block fits
+/// twice in shared memory, else 1) and the registers a producer and a
+/// consumer thread keep after setmaxnreg, so that the block's warpgroups fit
+/// 65536 / blocks registers (multiples of 8 in [24, 240]).
+struct WgmmaRegisters {
+  int64_t blocksPerMultiprocessor = 1, producer = 56, consumer = 240;
+};
+WgmmaRegisters wgmmaRegisters(attn::GpuKernelAttr config,
+                              int64_t sharedMemoryBytes);
 
 /// Emits the warpgroup MMAs of one warpgroup (bf16/f16 in, f32 accumulate).
 /// `smem` is the base of the dynamic shared memory (1024-byte aligned).
@@ -121,6 +134,62 @@ void wait(mlir::ImplicitLocOpBuilder &b, mlir::Value bar, mlir::Value parity);
 void load(mlir::ImplicitLocOpBuilder &b, mlir::Value dst, mlir::Value map,
           llvm::ArrayRef<mlir::Value> coords, mlir::Value bar);
 } // namespace tma
+
+/// The key loop of the wgmma kernel, warp-specialised (FlashAttention-3's
+/// producer/consumer split): one producer lane loads key tiles [lo, hi) by
+/// TMA into a ring of `stages` shared-memory stages, up to `stages` tiles
+/// ahead of the consumers; consumer warpgroups wait for a tile, compute it
+/// and release its stage. Each stage has a full barrier (one arrival: the
+/// producer's arrive.expect_tx, completed by the TMA bytes) and an empty
+/// barrier (one arrival per consumer warpgroup). Use n of a stage completes
+/// phase n of both: consumers wait for parity n mod 2 on full, the producer
+/// for parity (n + 1) mod 2 on empty (a fresh barrier passes parity 1). A
+/// tile the hooks prove empty is not loaded: the producer arrives on its
+/// full barrier, so that the phases stay in step.
+class TmaKeyLoop {
+public:
+  struct Hooks {
+    /// Loads tile `kt` into `stage` by TMA completing on `full` (the
+    /// producer lane; includes the arrive.expect_tx).
+    std::function<void(mlir::Value kt, mlir::Value stage, mlir::Value full)>
+        issue;
+    /// `cond` and tile `kt` holding a visible pair (TwoStageKeyLoop).
+    std::function<mlir::Value(mlir::Value kt, mlir::Value cond)> notEmpty;
+    /// The work of tile `kt` at byte `stageBase`, its wgmmas waited for.
+    std::function<llvm::SmallVector<mlir::Value>(
+        mlir::Value kt, mlir::Value stageBase, mlir::ValueRange state)>
+        body;
+  };
+
+  /// `barrier(i)` is the i-th mbarrier (!llvm.ptr<3>): full barriers of the
+  /// stages first, then their empty barriers.
+  TmaKeyLoop(mlir::ImplicitLocOpBuilder &b, Hooks hooks, int64_t stages,
+             int64_t stageBytes, int64_t consumerGroups,
+             std::function<mlir::Value(mlir::Value)> barrier)
+      : hooks(std::move(hooks)), b(b), stages(stages), stageBytes(stageBytes),
+        consumerGroups(consumerGroups), barrier(std::move(barrier)) {}
+
+  /// Initialises the 2 * stages barriers (one thread, before the block-wide
+  /// barrier that publishes them).
+  void initBarriers();
+  /// The producer's loop (emitted where only the producer lane runs).
+  void produce(mlir::Value lo, mlir::Value hi);
+  /// The consumers' loop from `inits`; `releases` (i1) is true on one thread
+  /// of each consumer warpgroup. Returns the final state.
+  mlir::ValueRange consume(mlir::Value lo, mlir::Value hi,
+                           mlir::ValueRange inits, mlir::Value releases);
+
+  Hooks hooks;
+
+private:
+  /// Stage and use number (index) of tile kt.
+  std::pair<mlir::Value, mlir::Value> stageOf(mlir::Value kt, mlir::Value lo);
+  mlir::Value parity(mlir::Value use, int64_t offset);
+
+  mlir::ImplicitLocOpBuilder &b;
+  int64_t stages, stageBytes, consumerGroups;
+  std::function<mlir::Value(mlir::Value)> barrier;
+};
 
 } // namespace attnc
 
