@@ -33,8 +33,9 @@ run_job() {
     extra=(--splits="${spec##* @splits=}")
     spec="${spec% @splits=*}"
   fi
-  "$RUN" --artifact="$DIR/artifacts/$name.attnc" --spec="$spec" --seed="$n" \
-    "${extra[@]}" > "$LOGS/run.$n.log" 2>&1
+  # A kernel that hangs (a barrier never completing) fails its job.
+  timeout "${JOB_TIMEOUT:-120}" "$RUN" --artifact="$DIR/artifacts/$name.attnc" \
+    --spec="$spec" --seed="$n" "${extra[@]}" > "$LOGS/run.$n.log" 2>&1
   echo "$? $name | $spec" > "$LOGS/rc.$n"
 }
 export -f run_job

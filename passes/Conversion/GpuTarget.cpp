@@ -66,7 +66,7 @@ public:
   StringRef kernelFamily(GpuKernelAttr config) const override {
     if (config.getWgmma())
       return "wgmma m64nNk16 from swizzled shared memory, a TMA producer "
-             "warp and consumer warpgroups on an mbarrier ring";
+             "warpgroup and consumer warpgroups on an mbarrier ring";
     return "mma.sync m16n8k16, cp.async double buffering";
   }
 

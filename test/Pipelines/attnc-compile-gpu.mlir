@@ -22,7 +22,7 @@
 // TILED: } {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128,
 
 // kernel: the sm_90a target builds the wgmma kernel and says so.
-// REMARK: remark: convert-attn-to-gpu: sm_90a kernel (wgmma m64nNk16 from swizzled shared memory, a TMA producer warp and consumer warpgroups on an mbarrier ring), block_q = 128, block_k = 128, 8 warps x 1 m-tiles; key tiles bounded in closed form
+// REMARK: remark: convert-attn-to-gpu: sm_90a kernel (wgmma m64nNk16 from swizzled shared memory, a TMA producer warpgroup and consumer warpgroups on an mbarrier ring), block_q = 128, block_k = 128, 8 warps x 1 m-tiles; key tiles bounded in closed form
 
 // KERNEL: gpu.module @attnc_kernels
 // KERNEL: gpu.func @attnc_attention(
