@@ -618,81 +618,16 @@ LogicalResult KernelBuilder::build() {
           b, a.add(arith::MulIOp::create(b, mLow, idx(8)), rIdx), idx(vPitch)),
       arith::MulIOp::create(b, mHigh, idx(8)));
 
-  // The tile's work (TwoStageKeyLoop has issued, committed and waited for
-  // it), skipped for a tile proven empty (block-uniform).
-  auto body = [&](Value kt, Value stageBase,
-                  ValueRange it) -> SmallVector<Value> {
-    SmallVector<Value> mOld(it.begin(), it.begin() + slots);
-    SmallVector<Value> lOld(it.begin() + slots, it.begin() + 2 * slots);
-    SmallVector<Value> acc(it.begin() + 2 * slots, it.end());
+  // The scores of tile `kt` (`s`, the C-fragment layout of `nTiles` 8-key
+  // n-tiles) through the score pipeline, the mask on boundary tiles and
+  // the online softmax from the row state (mOld, lOld): the weights P, the
+  // new row state and each row's rescale factor for O.
+  struct TileSoftmax {
+    SmallVector<Value> p, mNew, lNew, alpha;
+  };
+  auto softmaxTile = [&](Value kt, const TileFlags &flags, SmallVector<Value> s,
+                         ValueRange mOld, ValueRange lOld) -> TileSoftmax {
     Value k0 = arith::MulIOp::create(b, kt, idx(bk));
-
-    // The tile's work, skipped for a tile proven empty (block-uniform).
-    TileFlags flags;
-    Value work = arith::ConstantIntOp::create(b, 1, 1);
-    if (tileTest) {
-      flags = tileFlags(kt);
-      work = arith::XOrIOp::create(b, flags.empty, work);
-    }
-    SmallVector<Type> stateTypes(it.getTypes().begin(), it.getTypes().end());
-    auto ifWork = scf::IfOp::create(b, stateTypes, work,
-                                    /*withElseRegion=*/true);
-    b.setInsertionPointToStart(&ifWork.getElseRegion().front());
-    scf::YieldOp::create(b, it);
-    b.setInsertionPointToStart(&ifWork.getThenRegion().front());
-
-    // Q fragments from shared memory (ldmatrix x4: matrices rows 0-7 /
-    // 8-15 by columns 0-7 / 8-15 of the 16x16 block).
-    if (config.getQInSmem() && !wgmma) {
-      Value qLaneBytes =
-          a.add(idx(qOffset), arith::MulIOp::create(b, qLane, idx(2)));
-      for (int64_t m = 0; m < mt; ++m)
-        for (int64_t ks = 0; ks < kSteps; ++ks)
-          qFrag[m][ks] = mmaE->ldmatrix(
-              a.add(qLaneBytes, a.add(arith::MulIOp::create(
-                                          b, rowWarp, idx(16 * mt * qPitch * 2)),
-                                      idx((16 * m * qPitch + 16 * ks) * 2))),
-              false);
-    }
-
-    // S = Q K^T for the warp's rows and the tile's keys; s holds, per
-    // m-tile, nTiles C fragments. Each K fragment serves every m-tile.
-    const int64_t sPerTile = nTiles * 4;
-    SmallVector<Value> s(mt * sPerTile, zero);
-    if (wgmma) {
-      // The warpgroup's 64 rows of Q (its slab of each box) against the
-      // tile's bk keys, both K-major.
-      Value slab = a.add(idx(qOffset),
-                         arith::MulIOp::create(b, warpGroup,
-                                               idx(64 * kSwizzleRowBytes)));
-      s = wgmmaE->gemmSS(wgmmaE->descriptor(slab, 16, 1024),
-                         swizzled.queryBoxBytes,
-                         wgmmaE->descriptor(stageBase, 16, 1024),
-                         swizzled.keyBoxBytes, kSteps, bk);
-      s = wgmmaE->wait(0, s);
-    }
-    Value kLaneBytes =
-        a.add(stageBase, arith::MulIOp::create(b, kLane, idx(2)));
-    if (keyOffset)
-      kLaneBytes = a.add(kLaneBytes,
-                         arith::MulIOp::create(b, keyOffset, idx(kPitch * 2)));
-    for (int64_t n = 0; n < (wgmma ? 0 : nTiles); n += 2) {
-      SmallVector<SmallVector<Value, 4>> c0(mt, {zero, zero, zero, zero}),
-          c1 = c0;
-      for (int64_t ks = 0; ks < kSteps; ++ks) {
-        SmallVector<Value, 4> frag = mmaE->ldmatrix(
-            a.add(kLaneBytes, idx((8 * n * kPitch + 16 * ks) * 2)), false);
-        for (int64_t m = 0; m < mt; ++m) {
-          c0[m] = mmaE->mma(qFrag[m][ks], {frag[0], frag[1]}, c0[m]);
-          c1[m] = mmaE->mma(qFrag[m][ks], {frag[2], frag[3]}, c1[m]);
-        }
-      }
-      for (int64_t m = 0; m < mt; ++m) {
-        std::copy(c0[m].begin(), c0[m].end(), s.begin() + m * sPerTile + 4 * n);
-        std::copy(c1[m].begin(), c1[m].end(),
-                  s.begin() + m * sPerTile + 4 * (n + 1));
-      }
-    }
     // Scores: the score pipeline, log2(e) folded in, -inf past Sk.
     // Which row slot and column each score register holds.
     MmaAccumulatorLayout sLayout{mt, nTiles};
@@ -777,6 +712,87 @@ LogicalResult KernelBuilder::build() {
     SmallVector<Value> lNew;
     for (int64_t sl = 0; sl < slots; ++sl)
       lNew.push_back(softmax::newSum(b, alpha[sl], lOld[sl], rowSum[sl]));
+    return TileSoftmax{s, mNew, lNew, alpha};
+  };
+
+  // The tile's work (TwoStageKeyLoop has issued, committed and waited for
+  // it), skipped for a tile proven empty (block-uniform).
+  auto body = [&](Value kt, Value stageBase,
+                  ValueRange it) -> SmallVector<Value> {
+    SmallVector<Value> mOld(it.begin(), it.begin() + slots);
+    SmallVector<Value> lOld(it.begin() + slots, it.begin() + 2 * slots);
+    SmallVector<Value> acc(it.begin() + 2 * slots, it.end());
+    Value k0 = arith::MulIOp::create(b, kt, idx(bk));
+
+    // The tile's work, skipped for a tile proven empty (block-uniform).
+    TileFlags flags;
+    Value work = arith::ConstantIntOp::create(b, 1, 1);
+    if (tileTest) {
+      flags = tileFlags(kt);
+      work = arith::XOrIOp::create(b, flags.empty, work);
+    }
+    SmallVector<Type> stateTypes(it.getTypes().begin(), it.getTypes().end());
+    auto ifWork = scf::IfOp::create(b, stateTypes, work,
+                                    /*withElseRegion=*/true);
+    b.setInsertionPointToStart(&ifWork.getElseRegion().front());
+    scf::YieldOp::create(b, it);
+    b.setInsertionPointToStart(&ifWork.getThenRegion().front());
+
+    // Q fragments from shared memory (ldmatrix x4: matrices rows 0-7 /
+    // 8-15 by columns 0-7 / 8-15 of the 16x16 block).
+    if (config.getQInSmem() && !wgmma) {
+      Value qLaneBytes =
+          a.add(idx(qOffset), arith::MulIOp::create(b, qLane, idx(2)));
+      for (int64_t m = 0; m < mt; ++m)
+        for (int64_t ks = 0; ks < kSteps; ++ks)
+          qFrag[m][ks] = mmaE->ldmatrix(
+              a.add(qLaneBytes, a.add(arith::MulIOp::create(
+                                          b, rowWarp, idx(16 * mt * qPitch * 2)),
+                                      idx((16 * m * qPitch + 16 * ks) * 2))),
+              false);
+    }
+
+    // S = Q K^T for the warp's rows and the tile's keys; s holds, per
+    // m-tile, nTiles C fragments. Each K fragment serves every m-tile.
+    const int64_t sPerTile = nTiles * 4;
+    SmallVector<Value> s(mt * sPerTile, zero);
+    if (wgmma) {
+      // The warpgroup's 64 rows of Q (its slab of each box) against the
+      // tile's bk keys, both K-major.
+      Value slab = a.add(idx(qOffset),
+                         arith::MulIOp::create(b, warpGroup,
+                                               idx(64 * kSwizzleRowBytes)));
+      s = wgmmaE->gemmSS(wgmmaE->descriptor(slab, 16, 1024),
+                         swizzled.queryBoxBytes,
+                         wgmmaE->descriptor(stageBase, 16, 1024),
+                         swizzled.keyBoxBytes, kSteps, bk);
+      s = wgmmaE->wait(0, s);
+    }
+    Value kLaneBytes =
+        a.add(stageBase, arith::MulIOp::create(b, kLane, idx(2)));
+    if (keyOffset)
+      kLaneBytes = a.add(kLaneBytes,
+                         arith::MulIOp::create(b, keyOffset, idx(kPitch * 2)));
+    for (int64_t n = 0; n < (wgmma ? 0 : nTiles); n += 2) {
+      SmallVector<SmallVector<Value, 4>> c0(mt, {zero, zero, zero, zero}),
+          c1 = c0;
+      for (int64_t ks = 0; ks < kSteps; ++ks) {
+        SmallVector<Value, 4> frag = mmaE->ldmatrix(
+            a.add(kLaneBytes, idx((8 * n * kPitch + 16 * ks) * 2)), false);
+        for (int64_t m = 0; m < mt; ++m) {
+          c0[m] = mmaE->mma(qFrag[m][ks], {frag[0], frag[1]}, c0[m]);
+          c1[m] = mmaE->mma(qFrag[m][ks], {frag[2], frag[3]}, c1[m]);
+        }
+      }
+      for (int64_t m = 0; m < mt; ++m) {
+        std::copy(c0[m].begin(), c0[m].end(), s.begin() + m * sPerTile + 4 * n);
+        std::copy(c1[m].begin(), c1[m].end(),
+                  s.begin() + m * sPerTile + 4 * (n + 1));
+      }
+    }
+    TileSoftmax sm = softmaxTile(kt, flags, s, mOld, lOld);
+    s = sm.p;
+    SmallVector<Value> mNew = sm.mNew, lNew = sm.lNew, alpha = sm.alpha;
     MmaAccumulatorLayout accLayout{mt, vTiles};
     auto accSlot = [&](int64_t i) { return accLayout.slot(i); };
     for (int64_t i = 0; i < static_cast<int64_t>(acc.size()); ++i)
@@ -833,8 +849,111 @@ LogicalResult KernelBuilder::build() {
     b.setInsertionPointAfter(ifWork);
     return SmallVector<Value>(ifWork.getResults());
   };
+  // The wgmma consumers' loop when every tile of [lo, hi) is visited, with
+  // the softmax of one tile overlapping the GEMMs (FlashAttention-3,
+  // Algorithm 2): at tile kt, S = Q K(kt)^T and O += P(kt - 1) V(kt - 1)
+  // are issued together; the softmax of S runs while P V completes; O is
+  // then rescaled to the new row maxima and P(kt) packed (its registers
+  // free only once the P V reading the previous P has completed). The
+  // state carries P of the last tile (bf16/f16 pairs) besides m, l and O.
+  auto overlappedWgmmaLoop = [&](Value lo, Value hi,
+                                 ValueRange inits) -> ValueRange {
+    const int64_t pRegs = bk / 16 * 4;
+    Value slab = a.add(idx(qOffset), arith::MulIOp::create(
+                                         b, warpGroup,
+                                         idx(64 * kSwizzleRowBytes)));
+    auto issueQK = [&](Value stageBase) {
+      return wgmmaE->gemmSS(wgmmaE->descriptor(slab, 16, 1024),
+                            swizzled.queryBoxBytes,
+                            wgmmaE->descriptor(stageBase, 16, 1024),
+                            swizzled.keyBoxBytes, kSteps, bk);
+    };
+    auto issuePV = [&](ArrayRef<Value> p, Value stageBase,
+                       ArrayRef<Value> acc) {
+      SmallVector<SmallVector<Value, 4>> frags;
+      for (int64_t kk = 0; kk < bk / 16; ++kk)
+        frags.push_back({p[4 * kk], p[4 * kk + 1], p[4 * kk + 2],
+                         p[4 * kk + 3]});
+      return wgmmaE->gemmRS(frags,
+                            wgmmaE->descriptor(a.add(stageBase, idx(vOffset)),
+                                               swizzled.keyBoxBytes, 1024),
+                            acc);
+    };
+    auto packP = [&](ArrayRef<Value> weights) {
+      SmallVector<Value> p;
+      for (int64_t i = 0; i < pRegs; ++i)
+        p.push_back(mmaE->packPair(weights[2 * i], weights[2 * i + 1]));
+      return p;
+    };
+    auto rescale = [&](SmallVector<Value> acc, ArrayRef<Value> alpha) {
+      MmaAccumulatorLayout accLayout{1, vTiles};
+      for (int64_t i = 0; i < static_cast<int64_t>(acc.size()); ++i)
+        acc[i] = arith::MulFOp::create(b, acc[i], alpha[accLayout.slot(i)]);
+      return acc;
+    };
+    TileFlags noFlags;
+    Value one = idx(1);
+    Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, lo, hi);
+    auto ifAny = scf::IfOp::create(b, inits.getTypes(), any,
+                                   /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifAny.getElseRegion().front());
+    scf::YieldOp::create(b, inits);
+    b.setInsertionPointToStart(&ifAny.getThenRegion().front());
+    // Tile lo: S and its softmax alone (O is still zero).
+    Value base = tmaLoop->waitFull(lo, lo);
+    TileSoftmax first = softmaxTile(lo, noFlags, wgmmaE->wait(0, issueQK(base)),
+                                    inits.take_front(slots),
+                                    inits.slice(slots, slots));
+    SmallVector<Value> loopInits(first.mNew);
+    loopInits.append(first.lNew);
+    loopInits.append(inits.begin() + 2 * slots, inits.end());
+    SmallVector<Value> p0 = packP(first.p);
+    loopInits.append(p0);
+    auto loop = scf::ForOp::create(b, a.add(lo, one), hi, one, loopInits);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value kt = loop.getInductionVar();
+      ValueRange it = loop.getRegionIterArgs();
+      ValueRange m = it.take_front(slots), l = it.slice(slots, slots);
+      ValueRange acc = it.slice(2 * slots, it.size() - 2 * slots - pRegs);
+      ValueRange p = it.take_back(pRegs);
+      Value prev = a.sub(kt, one);
+      Value stage = tmaLoop->waitFull(kt, lo);
+      SmallVector<Value> sPending = issueQK(stage);
+      SmallVector<Value> accPending =
+          issuePV(SmallVector<Value>(p), tmaLoop->stageBase(prev, lo),
+                  SmallVector<Value>(acc));
+      TileSoftmax sm =
+          softmaxTile(kt, noFlags, wgmmaE->wait(1, sPending), m, l);
+      SmallVector<Value> accDone = wgmmaE->wait(0, accPending);
+      tmaLoop->release(prev, lo, releases);
+      SmallVector<Value> yields(sm.mNew);
+      yields.append(sm.lNew);
+      yields.append(rescale(accDone, sm.alpha));
+      yields.append(packP(sm.p));
+      scf::YieldOp::create(b, yields);
+    }
+    // The last tile's P V.
+    ValueRange fin = loop.getResults();
+    Value last = a.sub(hi, one);
+    SmallVector<Value> acc = wgmmaE->wait(
+        0, issuePV(SmallVector<Value>(fin.take_back(pRegs)),
+                   tmaLoop->stageBase(last, lo),
+                   SmallVector<Value>(
+                       fin.slice(2 * slots, fin.size() - 2 * slots - pRegs))));
+    tmaLoop->release(last, lo, releases);
+    SmallVector<Value> yields(fin.take_front(2 * slots));
+    yields.append(acc);
+    scf::YieldOp::create(b, yields);
+    return ifAny.getResults();
+  };
+
   ValueRange res;
-  if (wgmma) {
+  if (wgmma && !tileTest) {
+    res = overlappedWgmmaLoop(range.lo, range.hi, inits);
+  } else if (wgmma) {
     tmaLoop->hooks.body = body;
     res = tmaLoop->consume(range.lo, range.hi, inits, releases);
   } else {

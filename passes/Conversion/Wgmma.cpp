@@ -257,6 +257,27 @@ void TmaKeyLoop::produce(Value lo, Value hi) {
   tma::arrive(b, full);
 }
 
+Value TmaKeyLoop::stageBase(Value kt, Value lo) {
+  IndexArith a{b};
+  return arith::MulIOp::create(b, stageOf(kt, lo).first,
+                               a.constant(stageBytes));
+}
+
+Value TmaKeyLoop::waitFull(Value kt, Value lo) {
+  auto [stage, use] = stageOf(kt, lo);
+  tma::wait(b, barrier(stage), parity(use, 0));
+  return stageBase(kt, lo);
+}
+
+void TmaKeyLoop::release(Value kt, Value lo, Value releases) {
+  IndexArith a{b};
+  // The warpgroup's wgmmas on this stage have completed.
+  auto ifRelease = scf::IfOp::create(b, releases, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifRelease.getThenRegion().front());
+  tma::arrive(b, barrier(a.add(stageOf(kt, lo).first, a.constant(stages))));
+}
+
 ValueRange TmaKeyLoop::consume(Value lo, Value hi, ValueRange inits,
                                Value releases) {
   IndexArith a{b};
@@ -264,18 +285,9 @@ ValueRange TmaKeyLoop::consume(Value lo, Value hi, ValueRange inits,
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value kt = loop.getInductionVar();
-  auto [stage, use] = stageOf(kt, lo);
-  tma::wait(b, barrier(stage), parity(use, 0));
-  SmallVector<Value> state = hooks.body(
-      kt, arith::MulIOp::create(b, stage, a.constant(stageBytes)),
-      loop.getRegionIterArgs());
-  // The warpgroup's wgmmas on this stage have completed: release it.
-  auto ifRelease = scf::IfOp::create(b, releases, /*withElseRegion=*/false);
-  {
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPointToStart(&ifRelease.getThenRegion().front());
-    tma::arrive(b, barrier(a.add(stage, a.constant(stages))));
-  }
+  Value base = waitFull(kt, lo);
+  SmallVector<Value> state = hooks.body(kt, base, loop.getRegionIterArgs());
+  release(kt, lo, releases);
   scf::YieldOp::create(b, state);
   return loop.getResults();
 }

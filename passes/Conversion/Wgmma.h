@@ -62,7 +62,7 @@ struct SwizzledSmemLayout {
 /// consumer thread keep after setmaxnreg, so that the block's warpgroups fit
 /// 65536 / blocks registers (multiples of 8 in [24, 240]).
 struct WgmmaRegisters {
-  int64_t blocksPerMultiprocessor = 1, producer = 56, consumer = 240;
+  int64_t blocksPerMultiprocessor = 1, producer = 24, consumer = 240;
 };
 WgmmaRegisters wgmmaRegisters(attn::GpuKernelAttr config,
                               int64_t sharedMemoryBytes);
@@ -178,6 +178,14 @@ public:
   /// of each consumer warpgroup. Returns the final state.
   mlir::ValueRange consume(mlir::Value lo, mlir::Value hi,
                            mlir::ValueRange inits, mlir::Value releases);
+
+  /// The pieces of a consumer loop of another schedule (tiles of the loop
+  /// from `lo`): the byte offset of tile kt's stage; waiting until tile kt
+  /// has landed (returns its stage's offset); releasing its stage (one
+  /// thread per consumer warpgroup, `releases`).
+  mlir::Value stageBase(mlir::Value kt, mlir::Value lo);
+  mlir::Value waitFull(mlir::Value kt, mlir::Value lo);
+  void release(mlir::Value kt, mlir::Value lo, mlir::Value releases);
 
   Hooks hooks;
 
