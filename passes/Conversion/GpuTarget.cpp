@@ -211,16 +211,16 @@ public:
   GpuKernelAttr chooseConfig(const KernelProblem &p) const override {
     if (std::optional<GpuKernelAttr> decode = decodeConfig(p))
       return *decode;
-    // From the H200 sweep of bench/RESULTS.md (2026-11-30, TMA + wgmma):
-    // D <= 64: one warpgroup, 128-key tiles (two blocks a multiprocessor);
-    // D <= 128: two warpgroups sharing 128-key tiles, or for masks that
-    // leave few tiles (window, documents) one warpgroup on 64-key tiles,
-    // whose boundary tiles waste less; wider heads: 64-key tiles, so that
-    // O's registers fit.
+    // From the H200 sweeps of bench/RESULTS.md (2026-11-30): D <= 64: three
+    // consumer warpgroups (192 rows) on 128-key tiles; D <= 128: two on
+    // 128-key tiles, or for masks that leave few tiles (window, documents)
+    // one on 64-key tiles (two blocks a multiprocessor), whose boundary
+    // tiles waste less; wider heads: two on 64-key tiles, so that O's
+    // registers fit.
     int64_t width = p.headDim + p.valueHeadDim;
     int64_t warps = 8, blockK = 64;
     if (width <= 128) {
-      warps = 4;
+      warps = 12;
       blockK = 128;
     } else if (width <= 256 && p.sparseMask) {
       warps = 4;

@@ -206,6 +206,11 @@ LogicalResult KernelBuilder::build() {
   // (gqa_pack), z = batch entry.
   const int64_t pack = config.getGqaPack();
   Value tile = gpu::BlockIdOp::create(b, gpu::Dimension::x);
+  if (config.getWgmma())
+    // The last query tiles first: under a causal mask they hold the most
+    // keys, so the blocks that start last are the short ones.
+    tile = a.sub(a.sub(gpu::GridDimOp::create(b, gpu::Dimension::x), idx(1)),
+                 tile);
   Value numSplits, split;
   if (config.getSplitKv()) {
     numSplits = indexOf(arg(abi::NumSplits));
@@ -893,6 +898,18 @@ LogicalResult KernelBuilder::build() {
     };
     TileFlags noFlags;
     Value one = idx(1);
+    // Ping-pong (FlashAttention-3): with several consumer warpgroups, they
+    // take turns to issue their GEMMs, so that one's softmax runs while
+    // another's GEMMs hold the tensor cores. Warpgroup g waits on named
+    // barrier 1 + g (its 128 threads and the 128 of the warpgroup before it,
+    // which arrive once they have issued); the last warpgroup lets the first
+    // start.
+    const int64_t groups = config.getWarps() / 4;
+    Value i32Threads = i32c(256);
+    auto turnBarrier = [&](Value group) {
+      return arith::AddIOp::create(
+          b, arith::IndexCastOp::create(b, i32, group), i32c(1));
+    };
     Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, lo, hi);
     auto ifAny = scf::IfOp::create(b, inits.getTypes(), any,
                                    /*withElseRegion=*/true);
@@ -900,6 +917,14 @@ LogicalResult KernelBuilder::build() {
     b.setInsertionPointToStart(&ifAny.getElseRegion().front());
     scf::YieldOp::create(b, inits);
     b.setInsertionPointToStart(&ifAny.getThenRegion().front());
+    if (groups > 1) {
+      Value last = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
+                                         warpGroup, idx(groups - 1));
+      auto ifLast = scf::IfOp::create(b, last, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(&ifLast.getThenRegion().front());
+      NVVM::BarrierArriveOp::create(b, turnBarrier(idx(0)), i32Threads);
+    }
     // Tile lo: S and its softmax alone (O is still zero).
     Value base = tmaLoop->waitFull(lo, lo);
     TileSoftmax first = softmaxTile(lo, noFlags, wgmmaE->wait(0, issueQK(base)),
@@ -921,10 +946,20 @@ LogicalResult KernelBuilder::build() {
       ValueRange p = it.take_back(pRegs);
       Value prev = a.sub(kt, one);
       Value stage = tmaLoop->waitFull(kt, lo);
+      if (groups > 1)
+        NVVM::BarrierOp::create(b, /*res=*/Type(), turnBarrier(warpGroup),
+                                i32Threads, /*reductionOp=*/{},
+                                /*reductionPredicate=*/Value());
       SmallVector<Value> sPending = issueQK(stage);
       SmallVector<Value> accPending =
           issuePV(SmallVector<Value>(p), tmaLoop->stageBase(prev, lo),
                   SmallVector<Value>(acc));
+      if (groups > 1)
+        NVVM::BarrierArriveOp::create(
+            b,
+            turnBarrier(arith::RemUIOp::create(b, a.add(warpGroup, one),
+                                               idx(groups))),
+            i32Threads);
       TileSoftmax sm =
           softmaxTile(kt, noFlags, wgmmaE->wait(1, sPending), m, l);
       SmallVector<Value> accDone = wgmmaE->wait(0, accPending);

@@ -5,13 +5,13 @@
 // The target picks the configuration from the head dims and records it,
 // with the tile sizes that tiling for this kernel must use.
 
-// sm_90a prefill: warpgroup MMA (wgmma), Q in shared memory. D = 64: one
-// warpgroup (64 rows), 128-key tiles. sm_80: two m-tiles per warp, Q
+// sm_90a prefill: warpgroup MMA (wgmma), Q in shared memory. D = 64: three
+// consumer warpgroups (192 rows), 128-key tiles. sm_80: two m-tiles per warp, Q
 // fragments in registers, 64-key tiles.
 // CHECK-LABEL: func.func @d64(
 // CHECK: attn.attention
-// CHECK-SAME: attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 128, warps = 4, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
-// CHECK-SAME: attn.tile_sizes = array<i64: 64, 128>
+// CHECK-SAME: attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 192, block_k = 128, warps = 12, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
+// CHECK-SAME: attn.tile_sizes = array<i64: 192, 128>
 // SM80-LABEL: func.func @d64(
 // SM80: #attn.gpu_kernel<chip = "sm_80", block_q = 128, block_k = 64, warps = 4, m_tiles = 2, stages = 2, q_in_smem = false>
 // BADCHIP: error: expected chip to be one of sm_80, sm_90a, got "sm_75"
@@ -90,7 +90,7 @@ func.func @decode_alibi(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v
 // above 64 rows (here 9 x 8), the prefill kernel.
 // CHECK-LABEL: func.func @decode_static(
 // CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, gqa_pack = 8, key_warps = 4, split_kv = true>
-// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 128, warps = 4, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 192, block_k = 128, warps = 12, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
 func.func @decode_static(%q: tensor<1x16x4x64xbf16>, %k: tensor<1x2x100x64xbf16>, %q9: tensor<1x16x9x64xbf16>) -> (tensor<1x16x4x64xbf16>, tensor<1x16x9x64xbf16>) {
   %o = attn.attention %q, %k, %k {attn.decode} : tensor<1x16x4x64xbf16>, tensor<1x2x100x64xbf16>, tensor<1x2x100x64xbf16> -> tensor<1x16x4x64xbf16>
   %p = attn.attention %q9, %k, %k {attn.decode} : tensor<1x16x9x64xbf16>, tensor<1x2x100x64xbf16>, tensor<1x2x100x64xbf16> -> tensor<1x16x9x64xbf16>

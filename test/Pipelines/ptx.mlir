@@ -15,8 +15,8 @@
 
 // sm_90a: the tensor maps arrive by value in the parameter space; Q, K and
 // V tiles come by TMA onto mbarriers; S = Q K^T and O += P V are warpgroup
-// MMAs (m64n128k16 for D = 64 and 128-key tiles, and m64n64k16), fenced,
-// committed and waited for.
+// MMAs (m64nNk16: N keys for S, N = 64 value columns for O), fenced,
+// committed and waited for (wait_group 1 while P V is in flight, then 0).
 // CHECK: .target sm_90a
 // CHECK: .entry attnc_attention(
 // CHECK: .param .align 64 .b8 attnc_attention_param_29[128]
@@ -25,10 +25,10 @@
 // CHECK-DAG: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // CHECK-DAG: mbarrier.try_wait.parity.shared.b64
 // CHECK-DAG: wgmma.fence.sync.aligned
-// CHECK-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // CHECK-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 // CHECK-DAG: wgmma.commit_group.sync.aligned
 // CHECK-DAG: wgmma.wait_group.sync.aligned 0
+// CHECK-DAG: wgmma.wait_group.sync.aligned 1
 // CHECK-DAG: shfl.sync.bfly.b32
 // CHECK-DAG: ex2.approx
 // CHECK-NOT: __nv_
