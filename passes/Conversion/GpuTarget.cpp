@@ -213,10 +213,11 @@ public:
       return *decode;
     // From the H200 sweeps of bench/RESULTS.md (2026-11-30): D <= 64: three
     // consumer warpgroups (192 rows) on 128-key tiles; D <= 128: two on
-    // 128-key tiles, or for masks that leave few tiles (window, documents)
-    // one on 64-key tiles (two blocks a multiprocessor), whose boundary
-    // tiles waste less; wider heads: two on 64-key tiles, so that O's
-    // registers fit.
+    // 176-key tiles without a mask (FlashAttention-3's tile), 128-key tiles
+    // under a causal mask, or for masks that leave few tiles (window,
+    // documents) one on 64-key tiles (two blocks a multiprocessor), whose
+    // boundary tiles waste less; wider heads: two on 64-key tiles, so that
+    // O's registers fit.
     int64_t width = p.headDim + p.valueHeadDim;
     int64_t warps = 8, blockK = 64;
     if (width <= 128) {
@@ -225,7 +226,7 @@ public:
     } else if (width <= 256 && p.sparseMask) {
       warps = 4;
     } else if (width <= 256) {
-      blockK = 128;
+      blockK = p.noMask ? 176 : 128;
     }
     return make(p, blockK, warps, /*mTiles=*/1, /*qInSmem=*/true,
                 /*gqaPack=*/1, /*splitKv=*/false, /*keyWarps=*/1,

@@ -40,6 +40,7 @@ KernelProblem KernelProblem::of(AttentionOp op) {
   mask::MaskKind kind = op.getMaskSpec().kind;
   p.sparseMask =
       kind != mask::MaskKind::None && kind != mask::MaskKind::Causal;
+  p.noMask = kind == mask::MaskKind::None;
   p.kvLens = static_cast<bool>(op.getKvLens());
   p.kvFp8 = static_cast<bool>(op.getKvScales());
   p.packBlocker = packBlockerOf(op.getAlibiSlopes() || op.getAlibi(),
@@ -63,6 +64,7 @@ KernelProblem KernelProblem::of(TileStepOp step) {
   mask::MaskKind kind = step.getMaskSpec().kind;
   p.sparseMask =
       kind != mask::MaskKind::None && kind != mask::MaskKind::Causal;
+  p.noMask = kind == mask::MaskKind::None;
   p.kvLens = static_cast<bool>(step.getKvLens());
   p.kvFp8 = static_cast<bool>(step.getKvScales());
   p.packBlocker = packBlockerOf(step.getAlibiSlopes() || step.getAlibi(),

@@ -37,6 +37,8 @@ struct KernelProblem {
   /// The mask leaves few key tiles per query tile (a window, documents,
   /// blocks, a prefix or a custom mask_fn), not none or causal.
   bool sparseMask = false;
+  /// There is no mask (every key tile is full).
+  bool noMask = false;
   /// The attention has per-sequence KV lengths (kv_lens).
   bool kvLens = false;
   /// Keys and values are fp8 e4m3 (kv_scales).
