@@ -238,7 +238,11 @@ public:
                  GpuKernelAttr config) const override {
     if (!config.getWgmma())
       return Sm80Target::fallbackConfig(p, config);
-    // Half the key tile: half of S's registers.
+    // One consumer warpgroup: up to 232-240 registers a thread (with two or
+    // three, 240 or 160); then half the key tile: half of S's registers.
+    if (config.getWarps() > 4)
+      return make(p, config.getBlockK(), /*warps=*/4, 1, true, 1, false, 1,
+                  true);
     if (config.getBlockK() <= 32)
       return std::nullopt;
     return make(p, config.getBlockK() / 2, config.getWarps(), 1, true, 1,

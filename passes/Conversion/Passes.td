@@ -22,7 +22,8 @@ def AttnChooseGpuKernel : Pass<"attn-choose-gpu-kernel", "::mlir::ModuleOp"> {
     // after --attn-choose-gpu-kernel=chip=sm_90a (D = 128)
     %o = attn.attention %q, %k, %v mask(#attn.causal)
         {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128,
-         block_k = 32, warps = 4, m_tiles = 2, stages = 2, q_in_smem = true>}
+         block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true,
+         wgmma = true>}
     ```
   }];
   let options = [
@@ -45,7 +46,13 @@ def ConvertAttnToGPU : Pass<"convert-attn-to-gpu", "::mlir::ModuleOp"> {
     configuration and the key-tile strategy (including the element-wise
     slow path of a non-affine `mask_fn`).
 
-    sm_80 and sm_90a both build the sm_80-class kernel today: one thread
+    With `wgmma = true` (sm_90a prefill) the kernel is warp-specialised: a
+    producer warpgroup loads Q and K/V tiles by TMA into an mbarrier ring,
+    and `warps / 4` consumer warpgroups compute S = Q K^T and O += P V with
+    `wgmma.mma_async` (docs/gpu.md, "The Hopper kernel"); the masks, key
+    tiles and online softmax are those described next.
+
+    Otherwise (sm_80, and decode on sm_90a) the mma.sync kernel: one thread
     block per (query tile of block_q rows, query head, batch) of `warps`
     warps with `m_tiles` 16-row m-tiles each; Q fragments in registers or
     (q_in_smem) read from shared memory; K and V tiles of block_k keys
