@@ -31,9 +31,15 @@
 // sm_90a: S = Q K^T from shared memory (nvvm.wgmma.mma_async, 8 k-steps of
 // 16 over D = 128), O += P V with P from registers (inline PTX: no NVVM op
 // takes A from registers).
+// The two consumer warpgroups take turns to issue their GEMMs (ping-pong):
+// each waits on its named barrier, issues S = Q K^T of the tile and P V of
+// the previous one, then lets the other go.
 // KERNEL90: gpu.func @attnc_attention(
 // KERNEL90-COUNT-8: nvvm.wgmma.mma_async
+// KERNEL90: nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
+// KERNEL90-COUNT-8: nvvm.wgmma.mma_async
 // KERNEL90: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// KERNEL90: nvvm.barrier.arrive id = %{{.*}} number_of_threads = %{{.*}}
 
 // NVVM90: llvm.func @attnc_attention(
 // NVVM90-SAME: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}, %{{[a-z0-9]+}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}, %{{[a-z0-9]+}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant})

@@ -14,8 +14,8 @@
 // RUN: head -c 2000 %t.attnc | FileCheck %s --check-prefix=ARTIFACT
 
 // sm_90a: the tensor maps arrive by value in the parameter space; the
-// producer warpgroup gives its registers to the consumers (setmaxnreg), which
-// take turns on named barriers; Q, K and V tiles come by TMA onto mbarriers; S = Q K^T and O += P V are warpgroup
+// producer warpgroup gives its registers to the consumers (setmaxnreg); Q, K
+// and V tiles come by TMA onto mbarriers; S = Q K^T and O += P V are warpgroup
 // MMAs (m64nNk16: N keys for S, N = 64 value columns for O), fenced,
 // committed and waited for (wait_group 1 while P V is in flight, then 0).
 // CHECK: .target sm_90a
@@ -23,7 +23,6 @@
 // CHECK: .param .align 64 .b8 attnc_attention_param_29[128]
 // CHECK-DAG: setmaxnreg.dec.sync.aligned.u32 24
 // CHECK-DAG: setmaxnreg.inc.sync.aligned.u32
-// CHECK-DAG: bar.arrive
 // CHECK-DAG: mbarrier.init.shared.b64
 // CHECK-DAG: mbarrier.arrive.expect_tx.shared.b64
 // CHECK-DAG: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
