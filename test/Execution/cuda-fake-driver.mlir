@@ -17,14 +17,23 @@
 // RUN: %python -c "import numpy; print(numpy.load('%t.o.npy').shape, numpy.load('%t.lse.npy').shape)" | FileCheck %s --check-prefix=NPY
 // NPY: (2, 8, 100, 64) (2, 8, 100)
 //
-// What the stand-in saw (stderr): the launch, o poisoned, every buffer freed.
+// What the stand-in saw (stderr): the TMA tensor maps of the sm_90a kernel
+// (bf16 = type 9; dims D, S, H, B; byte strides of S, H, B of the dense
+// [B, H, S, D] tensors; boxes of 64 columns by block_q = 192 rows for q and
+// block_k = 128 for k and v; 128-byte swizzle = 3; out-of-bounds zero),
+// the launch (3 consumer warpgroups and the producer: 512 threads), o
+// poisoned, every buffer freed.
 // RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_MASK=causal ATTNC_FAKE_CUDA_LOG=1 attnc-run --spec "b=2 hq=8 hkv=2 sq=100 sk=130 mask=causal" --device=cuda 2>&1 >/dev/null' | FileCheck %s --check-prefix=LAUNCH
-// LAUNCH: fake-libcuda: launch grid ({{[0-9]+}}, 8, 2) block ({{[0-9]+}}, 1, 1), b=2 hq=8 hkv=2 sq=100 sk=130 d=64 dv=64, lse given, o poisoned
+// LAUNCH: fake-libcuda: tensor map type 9 dims (64, 100, 8, 2) byte strides (128, 12800, 102400) box (64, 192, 1, 1) swizzle 3 oob 0
+// LAUNCH-NEXT: fake-libcuda: tensor map type 9 dims (64, 130, 2, 2) byte strides (128, 16640, 33280) box (64, 128, 1, 1) swizzle 3 oob 0
+// LAUNCH-NEXT: fake-libcuda: tensor map type 9 dims (64, 130, 2, 2) byte strides (128, 16640, 33280) box (64, 128, 1, 1) swizzle 3 oob 0
+// LAUNCH-NEXT: fake-libcuda: launch grid ({{[0-9]+}}, 8, 2) block (512, 1, 1), b=2 hq=8 hkv=2 sq=100 sk=130 d=64 dv=64, lse given, o poisoned
 // LAUNCH: fake-libcuda: 0 device buffers not freed
 //
 // The target follows the device: sm_80 for 8.x; older devices are refused.
-// RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_CC=8.6 attnc-run --spec "hq=2 sq=64 lse=0" --device=cuda 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=SM80
+// RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_CC=8.6 ATTNC_FAKE_CUDA_LOG=1 attnc-run --spec "hq=2 sq=64 lse=0" --device=cuda 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=SM80
 // SM80: on cuda (Fake GPU, sm_80), seed 0
+// SM80-NOT: tensor map
 // SM80-NOT: lse:
 // SM80: PASS
 // SM80: exit 0

@@ -134,6 +134,16 @@ CUresult cuTensorMapEncodeTiled(void *map, int dataType, unsigned rank,
                                 int swizzle, int l2, int oob) {
   memset(map, 0, 128);
   memcpy(map, &global, sizeof global);
+  if (logging() && rank == 4)
+    fprintf(stderr,
+            "fake-libcuda: tensor map type %d dims (%llu, %llu, %llu, %llu) "
+            "byte strides (%llu, %llu, %llu) box (%u, %u, %u, %u) swizzle %d "
+            "oob %d\n",
+            dataType, (unsigned long long)dims[0], (unsigned long long)dims[1],
+            (unsigned long long)dims[2], (unsigned long long)dims[3],
+            (unsigned long long)strides[0], (unsigned long long)strides[1],
+            (unsigned long long)strides[2], box[0], box[1], box[2], box[3],
+            swizzle, oob);
   return OK;
 }
 
