@@ -14,7 +14,7 @@
 
 #include "dialects/Attn/AttnDialect.h"
 #include "passes/Conversion/AttnToGPU.h"
-#include "passes/Conversion/Sm80Kernel.h"
+#include "passes/Conversion/FlashKernel.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"

@@ -7,7 +7,7 @@
 
 #include "passes/Conversion/AttnToGPU.h"
 
-#include "passes/Conversion/Sm80Kernel.h"
+#include "passes/Conversion/FlashKernel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

@@ -8,7 +8,7 @@
 
 #include "passes/Conversion/GpuTarget.h"
 
-#include "passes/Conversion/Sm80Kernel.h"
+#include "passes/Conversion/FlashKernel.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -135,16 +135,16 @@ public:
 
   int64_t sharedMemoryBytes(const KernelProblem &p,
                             GpuKernelAttr config) const override {
-    return mmaSyncSharedMemoryBytes(p, config);
+    return flashKernelSharedMemoryBytes(p, config);
   }
 
   FailureOr<gpu::GPUModuleOp>
   buildKernel(ModuleOp module, const TiledAttention &t) const override {
-    return buildMmaSyncKernel(module, t);
+    return buildFlashKernel(module, t);
   }
 
   std::string tileStrategy(const TiledAttention &t) const override {
-    return mmaSyncTileStrategy(t);
+    return flashKernelTileStrategy(t);
   }
 
 protected:

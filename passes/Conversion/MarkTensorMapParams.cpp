@@ -8,7 +8,7 @@
 
 #include "passes/Conversion/AttnToGPU.h"
 
-#include "passes/Conversion/Sm80Kernel.h"
+#include "passes/Conversion/FlashKernel.h"
 
 #include "attnc/Artifact/KernelAbi.h"
 
@@ -37,13 +37,13 @@ struct AttnMarkTensorMapParamsPass final
     auto byval =
         TypeAttr::get(LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), 128));
     for (auto func : getOperation().getOps<LLVM::LLVMFuncOp>()) {
-      if (func.getName() != kKernelName && func.getName() != abi::kCombineKernel)
+      if (func.getName() != kKernelName &&
+          func.getName() != abi::kCombineKernel)
         continue;
       if (func.getNumArguments() != abi::NumParams) {
         func.emitError("expected the ")
             << static_cast<unsigned>(abi::NumParams)
-            << " parameters of the kernel ABI, got "
-            << func.getNumArguments();
+            << " parameters of the kernel ABI, got " << func.getNumArguments();
         return signalPassFailure();
       }
       for (unsigned i = 0; i < abi::NumParams; ++i) {

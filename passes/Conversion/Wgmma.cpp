@@ -55,8 +55,7 @@ Value WgmmaEmitter::descriptor(Value offset, int64_t leadingBytes,
       b, base, arith::IndexCastOp::create(b, i64, offset));
   Value field = arith::ShRUIOp::create(
       b, arith::AndIOp::create(b, address, c64(0x3FFFF)), c64(4));
-  uint64_t high = (uint64_t(1) << 62) |
-                  (uint64_t(strideBytes >> 4) << 32) |
+  uint64_t high = (uint64_t(1) << 62) | (uint64_t(strideBytes >> 4) << 32) |
                   (uint64_t(leadingBytes >> 4) << 16);
   return arith::OrIOp::create(b, field, c64(static_cast<int64_t>(high)));
 }
@@ -88,8 +87,8 @@ SmallVector<Value> WgmmaEmitter::gemmSS(Value descA, int64_t aBoxBytes,
                                         int64_t kSteps, int64_t n) {
   MLIRContext *ctx = b.getContext();
   Type accType = accumulatorType(ctx, n);
-  auto type = elementType.isBF16() ? NVVM::WGMMATypes::bf16
-                                   : NVVM::WGMMATypes::f16;
+  auto type =
+      elementType.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
   NVVM::WgmmaFenceAlignedOp::create(b);
   // An undefined accumulator with scale-d = 0 on the first step: a zeroed
   // one would put register moves between the fence and the MMAs, and
@@ -105,17 +104,16 @@ SmallVector<Value> WgmmaEmitter::gemmSS(Value descA, int64_t aBoxBytes,
         b, accType, acc, a, bDesc, NVVM::MMAShapeAttr::get(ctx, 64, n, 16),
         type, type, NVVM::WGMMATypes::f32,
         k == 0 ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one,
-        NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
-        NVVM::MMALayout::row, NVVM::MMALayout::col,
+        NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row,
+        NVVM::MMALayout::col,
         /*satfinite=*/NVVM::MMAIntOverflowAttr());
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(b);
   return unpack(b, acc, n / 2);
 }
 
-SmallVector<Value>
-WgmmaEmitter::gemmRS(ArrayRef<SmallVector<Value, 4>> aFrags, Value descB,
-                     ArrayRef<Value> acc) {
+SmallVector<Value> WgmmaEmitter::gemmRS(ArrayRef<SmallVector<Value, 4>> aFrags,
+                                        Value descB, ArrayRef<Value> acc) {
   MLIRContext *ctx = b.getContext();
   int64_t regs = acc.size(), n = 2 * regs;
   Type accType = accumulatorType(ctx, n);
@@ -158,8 +156,7 @@ WgmmaEmitter::gemmRS(ArrayRef<SmallVector<Value, 4>> aFrags, Value descB,
   return values;
 }
 
-SmallVector<Value> WgmmaEmitter::wait(int64_t pending,
-                                      ArrayRef<Value> values) {
+SmallVector<Value> WgmmaEmitter::wait(int64_t pending, ArrayRef<Value> values) {
   MLIRContext *ctx = b.getContext();
   int64_t count = values.size();
   std::string constraints;
@@ -168,10 +165,10 @@ SmallVector<Value> WgmmaEmitter::wait(int64_t pending,
   for (int64_t i = 0; i < count; ++i)
     constraints += (i ? "," : "") + std::to_string(i);
   auto op = LLVM::InlineAsmOp::create(
-      b, LLVM::LLVMStructType::getLiteral(
-             ctx, SmallVector<Type>(count, Float32Type::get(ctx))),
-      values,
-      "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";",
+      b,
+      LLVM::LLVMStructType::getLiteral(
+          ctx, SmallVector<Type>(count, Float32Type::get(ctx))),
+      values, "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";",
       constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
       LLVM::tailcallkind::TailCallKind::None,
       LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT),
@@ -180,8 +177,9 @@ SmallVector<Value> WgmmaEmitter::wait(int64_t pending,
 }
 
 void tma::initBarrier(ImplicitLocOpBuilder &b, Value bar, int64_t count) {
-  NVVM::MBarrierInitOp::create(
-      b, bar, arith::ConstantIntOp::create(b, count, 32), /*predicate=*/Value());
+  NVVM::MBarrierInitOp::create(b, bar,
+                               arith::ConstantIntOp::create(b, count, 32),
+                               /*predicate=*/Value());
 }
 
 void tma::fenceBarrierInit(ImplicitLocOpBuilder &b) {
@@ -235,8 +233,7 @@ Value TmaKeyLoop::parity(Value use, int64_t offset) {
   IndexArith a{b};
   return arith::IndexCastOp::create(
       b, b.getI32Type(),
-      arith::RemUIOp::create(b, a.add(use, a.constant(offset)),
-                             a.constant(2)));
+      arith::RemUIOp::create(b, a.add(use, a.constant(offset)), a.constant(2)));
 }
 
 void TmaKeyLoop::produce(Value lo, Value hi) {

@@ -1,4 +1,5 @@
-//===- Wgmma.h - Hopper warpgroup MMA pieces of the sm_90a kernel -*- C++ -*-===//
+//===- Wgmma.h - Hopper warpgroup MMA pieces of the sm_90a kernel -*- C++
+//-*-===//
 //
 // The building blocks the kernel builder uses with `wgmma = true`:
 //

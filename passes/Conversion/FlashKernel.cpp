@@ -1,16 +1,17 @@
-//===- Sm80Kernel.cpp - the mma.sync flash-attention kernel ---------------===//
+//===- FlashKernel.cpp - the flash-attention kernels ----------------------===//
 //
-// Builds the sm_80-class kernel of one attn.attention (GpuTarget's kernel
-// builder for sm_80, and for sm_90a until its wgmma kernel exists). Fragment
-// layouts follow the PTX ISA,
-// "Matrix Fragments for mma.m16n8k16 with floating point type": with
+// Builds the kernel of one attn.attention (GpuTarget's kernel builder): the
+// mma.sync kernel (sm_80, decode) or, with wgmma = true, the warp-specialised
+// wgmma kernel (sm_90a prefill). mma.sync fragment layouts follow the PTX
+// ISA, "Matrix Fragments for mma.m16n8k16 with floating point type": with
 // lane = 4 g + t, A (16x16, row) registers hold (g, 2t..2t+1), (g+8, 2t..),
 // (g, 2t+8..), (g+8, 2t+8..); B (16x8, col) registers hold (k = 2t..2t+1,
 // n = g) and (k = 2t+8.., n = g); C holds (g, 2t..2t+1) and (g+8, 2t..).
+// The m64nN accumulator of wgmma has the same layout per warp (Wgmma.h).
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Conversion/Sm80Kernel.h"
+#include "passes/Conversion/FlashKernel.h"
 
 #include "passes/Conversion/MmaSync.h"
 #include "passes/Conversion/Wgmma.h"
@@ -40,7 +41,7 @@ using namespace attnc;
 using namespace attnc::attn;
 using attnc::mask::MaskKind;
 
-int64_t attnc::mmaSyncSharedMemoryBytes(const KernelProblem &p,
+int64_t attnc::flashKernelSharedMemoryBytes(const KernelProblem &p,
                                         GpuKernelAttr config) {
   if (config.getWgmma())
     return SwizzledSmemLayout::get(p.headDim, p.valueHeadDim, config).bytes;
@@ -48,7 +49,7 @@ int64_t attnc::mmaSyncSharedMemoryBytes(const KernelProblem &p,
 }
 
 /// The mask of a tile step, as MaskCodegen describes it.
-std::string attnc::mmaSyncTileStrategy(const TiledAttention &t) {
+std::string attnc::flashKernelTileStrategy(const TiledAttention &t) {
   mask::MaskSpec spec = TileStepOp(t.step).getMaskSpec();
   switch (t.keyLoop) {
   case TiledAttention::KeyLoop::Split:
@@ -1177,7 +1178,7 @@ LogicalResult KernelBuilder::build() {
 }
 
 FailureOr<gpu::GPUModuleOp>
-attnc::buildMmaSyncKernel(ModuleOp module, const TiledAttention &t) {
+attnc::buildFlashKernel(ModuleOp module, const TiledAttention &t) {
   MLIRContext *ctx = module.getContext();
   Operation *op = t.queryTiles;
   GpuKernelAttr config = t.config;
