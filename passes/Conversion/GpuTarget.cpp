@@ -100,6 +100,11 @@ public:
     if (config.getWgmma() && !supportsWgmma())
       return p.emitError("expected wgmma = false for target ")
              << chip() << ": warpgroup MMA needs sm_90a";
+    // A TMA box has at most 256 rows: Q's is the whole query tile.
+    if (config.getWgmma() && config.getBlockQ() > 256)
+      return p.emitError("expected block_q <= 256 with wgmma on target ")
+             << chip() << " (Q is one TMA box of block_q rows), got "
+             << config.getBlockQ();
     if (config.getGqaPack() != 1) {
       int64_t group = p.numQueryHeads / p.numKvHeads;
       if (config.getGqaPack() != group)
