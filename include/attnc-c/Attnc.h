@@ -88,6 +88,57 @@ MLIR_CAPI_EXPORTED MlirOperation attncAttentionOpCreate(
     MlirAttribute mask, MlirValue mask_operand, bool has_scale, float scale,
     bool return_lse);
 
+/* The optional parts of an attn.attention, for
+ * attncAttentionOpCreateWithOptions. Zero-initialise it (every part off),
+ * then set what applies:
+ * - `scale` when `has_scale` (else 1/sqrt(D)); `softcap` when `has_softcap`
+ *   (s -> softcap * tanh(s / softcap));
+ * - ALiBi: `num_alibi_slopes` slopes (one per query head) at `alibi_slopes`
+ *   as an attribute, or `alibi_slopes_operand`, an [Hq] f32 value (not both);
+ * - the KV cache (docs/serving.md): `kv_lens` [B] i32 (per-sequence key
+ *   lengths), `page_table` [B, max_pages] i32 (K and V are then pages
+ *   [num_pages, page_size, Hkv, D]), `kv_scales` [2, Hkv] f32 (K and V in
+ *   float8 e4m3 with per-head scales); null values when absent;
+ * - `decode`: the op is a decode step (attn.decode: GPU targets choose
+ *   the decode kernel); `return_lse`: the log-sum-exp result. */
+typedef struct {
+  bool has_scale;
+  float scale;
+  bool has_softcap;
+  float softcap;
+  const float *alibi_slopes;
+  intptr_t num_alibi_slopes;
+  MlirValue alibi_slopes_operand;
+  MlirValue kv_lens;
+  MlirValue page_table;
+  MlirValue kv_scales;
+  bool decode;
+  bool return_lse;
+} AttncAttentionOptions;
+
+/* attncAttentionOpCreate with the parts of `options` (null: none of them).
+ * An op the verifier refuses is destroyed: the result is null and the
+ * message an error diagnostic on the context. */
+MLIR_CAPI_EXPORTED MlirOperation attncAttentionOpCreateWithOptions(
+    MlirLocation loc, MlirValue q, MlirValue k, MlirValue v,
+    MlirAttribute mask, MlirValue mask_operand,
+    const AttncAttentionOptions *options);
+
+/*===-- Compiling a module ------------------------------------------------===*
+ * Compiles the one attn.attention of `module` (built with the functions
+ * above or parsed) for `target` ("sm_80", "sm_90a") and writes the artifact
+ * to `output_path`, like `attnc compile in.mlir --target=... -o ...`: the
+ * manifest's default problem takes the op's static sizes, and b = 1 and
+ * sq = sk = 128 where they are dynamic. The caller's module is not changed
+ * (a copy is compiled). Returns 0, or non-zero with the message (the
+ * compiler's diagnostics included) in `error` (`error_size` bytes, always
+ * NUL-terminated). */
+MLIR_CAPI_EXPORTED int attncCompileModuleToArtifact(MlirModule module,
+                                                    const char *target,
+                                                    const char *output_path,
+                                                    char *error,
+                                                    size_t error_size);
+
 #ifdef __cplusplus
 }
 #endif

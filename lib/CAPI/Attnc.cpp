@@ -15,6 +15,9 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/IR/MLIRContext.h"
 
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
 #include <cstring>
 #include <string>
 
@@ -137,7 +140,22 @@ MlirOperation attncAttentionOpCreate(MlirLocation cLoc, MlirValue cQ,
                                      MlirAttribute cMask,
                                      MlirValue cMaskOperand, bool hasScale,
                                      float scale, bool returnLse) {
+  AttncAttentionOptions options = {};
+  options.has_scale = hasScale;
+  options.scale = scale;
+  options.return_lse = returnLse;
+  return attncAttentionOpCreateWithOptions(cLoc, cQ, cK, cV, cMask,
+                                           cMaskOperand, &options);
+}
+
+MlirOperation
+attncAttentionOpCreateWithOptions(MlirLocation cLoc, MlirValue cQ, MlirValue cK,
+                                  MlirValue cV, MlirAttribute cMask,
+                                  MlirValue cMaskOperand,
+                                  const AttncAttentionOptions *options) {
   using namespace mlir;
+  AttncAttentionOptions none = {};
+  const AttncAttentionOptions &o = options ? *options : none;
   Location loc = unwrap(cLoc);
   if (mlirValueIsNull(cQ) || mlirValueIsNull(cK) || mlirValueIsNull(cV)) {
     emitError(loc) << "attncAttentionOpCreate: expected q, k and v";
@@ -171,29 +189,102 @@ MlirOperation attncAttentionOpCreate(MlirLocation cLoc, MlirValue cQ,
                    << (mask ? "the mask reads none" : "there is no mask");
     return MlirOperation{nullptr};
   }
+  bool slopesAttr = o.num_alibi_slopes > 0;
+  if (slopesAttr && !o.alibi_slopes) {
+    emitError(loc) << "attncAttentionOpCreate: expected alibi_slopes for "
+                   << o.num_alibi_slopes << " ALiBi slopes, got null";
+    return MlirOperation{nullptr};
+  }
+  if (slopesAttr && !mlirValueIsNull(o.alibi_slopes_operand)) {
+    emitError(loc) << "attncAttentionOpCreate: expected ALiBi slopes as an "
+                      "attribute or as an operand, got both";
+    return MlirOperation{nullptr};
+  }
+  auto valueOf = [](MlirValue value) {
+    return mlirValueIsNull(value) ? Value() : unwrap(value);
+  };
   MLIRContext *ctx = loc.getContext();
   OpBuilder b(ctx);
   Type outType = RankedTensorType::get(
       {qType.getDimSize(0), qType.getDimSize(1), qType.getDimSize(2),
        vType.getDimSize(3)},
       qType.getElementType());
-  Type lseType = returnLse ? RankedTensorType::get({qType.getDimSize(0),
-                                                    qType.getDimSize(1),
-                                                    qType.getDimSize(2)},
-                                                   b.getF32Type())
-                           : Type();
+  Type lseType = o.return_lse ? RankedTensorType::get({qType.getDimSize(0),
+                                                       qType.getDimSize(1),
+                                                       qType.getDimSize(2)},
+                                                      b.getF32Type())
+                              : Type();
   auto op = attnc::attn::AttentionOp::create(
       b, loc, outType, lseType, q, k, v,
       operandName == "seq_ids" ? operand : Value(),
       operandName == "cu_seqlens" ? operand : Value(),
       operandName == "block_mask" ? operand : Value(),
-      /*alibi_slopes=*/Value(), /*kv_lens=*/Value(), /*page_table=*/Value(),
-      /*kv_scales=*/Value(), mask,
-      hasScale ? b.getF32FloatAttr(scale) : FloatAttr(), FloatAttr(),
-      DenseF32ArrayAttr());
+      valueOf(o.alibi_slopes_operand), valueOf(o.kv_lens),
+      valueOf(o.page_table), valueOf(o.kv_scales), mask,
+      o.has_scale ? b.getF32FloatAttr(o.scale) : FloatAttr(),
+      o.has_softcap ? b.getF32FloatAttr(o.softcap) : FloatAttr(),
+      slopesAttr ? b.getDenseF32ArrayAttr(
+                       ArrayRef<float>(o.alibi_slopes, o.num_alibi_slopes))
+                 : DenseF32ArrayAttr());
+  if (o.decode)
+    op->setAttr(attnc::attn::kDecodeAttrName, b.getUnitAttr());
   if (failed(verify(op))) {
     op->destroy();
     return MlirOperation{nullptr};
   }
   return wrap(op.getOperation());
+}
+
+int attncCompileModuleToArtifact(MlirModule cModule, const char *target,
+                                 const char *outputPath, char *error,
+                                 size_t errorSize) {
+  if (mlirModuleIsNull(cModule) || !target || !outputPath)
+    return fail("expected a module, a target and an output path", error,
+                errorSize);
+  if (!attnc::isGpuChip(target))
+    return fail(std::string("expected target sm_80 or sm_90a, got '") +
+                    target + "'",
+                error, errorSize);
+  // The module is compiled in a context of the compiler's own (its dialects
+  // and passes registered), from its printed form: the caller's context and
+  // module stay as they are.
+  std::string text;
+  {
+    llvm::raw_string_ostream os(text);
+    unwrap(cModule).print(os);
+  }
+  std::unique_ptr<mlir::MLIRContext> ctx = attnc::createContext();
+  std::string diagnostics, message;
+  mlir::ScopedDiagnosticHandler handler(ctx.get(), [&](mlir::Diagnostic &d) {
+    if (d.getSeverity() == mlir::DiagnosticSeverity::Error)
+      diagnostics += (diagnostics.empty() ? "" : "; ") + d.str();
+    return mlir::success();
+  });
+  llvm::SourceMgr sourceMgr;
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      attnc::parseModule(*ctx, sourceMgr, text, "<module>");
+  if (!module)
+    return fail("the module does not parse in the compiler's context: " +
+                    diagnostics,
+                error, errorSize);
+  mlir::FailureOr<attnc::attn::AttentionOp> op =
+      attnc::findSingleAttention(*module);
+  if (mlir::failed(op))
+    return fail(diagnostics, error, errorSize);
+  // The manifest's default problem: the op's static sizes, b = 1 and 128
+  // rows where they are dynamic (as attnc compile in.mlir).
+  attnc::AttentionSpec sizes, spec;
+  sizes.b = (*op).getBatchSize() > 0 ? 0 : 1;
+  sizes.sq = (*op).getQuerySeqLen() > 0 ? 0 : 128;
+  sizes.sk = (*op).getKeySeqLen() > 0 ? 0 : 128;
+  if (!attnc::specFromOp(*op, sizes, spec, message))
+    return fail(message, error, errorSize);
+  attnc::GpuCompileResult result;
+  if (!attnc::compileForGpu(*op, spec, target, attnc::EmitLevel::Artifact,
+                            result, message))
+    return fail(message + (diagnostics.empty() ? "" : ": " + diagnostics),
+                error, errorSize);
+  if (!attnc::writeArtifact(attnc::makeArtifact(result), outputPath, message))
+    return fail(message, error, errorSize);
+  return 0;
 }

@@ -125,6 +125,115 @@ static void buildOps(MlirContext ctx) {
   mlirContextDetachDiagnosticHandler(ctx, handler);
 }
 
+static const char *kCacheFunc =
+    "func.func @g(%q: tensor<2x8x1x64xbf16>, %k: tensor<?x16x2x64xf8E4M3FN>,"
+    " %v: tensor<?x16x2x64xf8E4M3FN>, %lens: tensor<2xi32>, %table: tensor<2x?xi32>,"
+    " %scales: tensor<2x2xf32>) {\n"
+    "  return\n"
+    "}\n";
+
+/* The optional parts: a decode step over a paged fp8 cache with per-sequence
+ * lengths, soft-capped, with ALiBi slopes; then the refused combinations. The
+ * module of the first is compiled to an artifact at `path`. */
+static void buildWithOptions(MlirContext ctx, const char *path) {
+  int errors = 0;
+  MlirDiagnosticHandlerID handler =
+      mlirContextAttachDiagnosticHandler(ctx, onDiagnostic, &errors, NULL);
+  MlirModule module = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(kCacheFunc));
+  MlirOperation func = mlirBlockGetFirstOperation(mlirModuleGetBody(module));
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  MlirValue arg[6];
+  for (int i = 0; i < 6; ++i)
+    arg[i] = mlirBlockGetArgument(body, i);
+  MlirOperation ret = mlirBlockGetFirstOperation(body);
+  MlirLocation loc = mlirLocationUnknownGet(ctx);
+  MlirValue none = {NULL};
+  float slopes[8] = {0.5f, 0.25f, 0.125f, 0.0625f, 0.5f, 0.25f, 0.125f, 0.0625f};
+
+  AttncAttentionOptions o = {0};
+  o.has_softcap = true;
+  o.softcap = 30.0f;
+  o.alibi_slopes = slopes;
+  o.num_alibi_slopes = 8;
+  o.kv_lens = arg[3];
+  o.page_table = arg[4];
+  o.kv_scales = arg[5];
+  o.decode = true;
+  o.return_lse = true;
+  MlirOperation op = attncAttentionOpCreateWithOptions(
+      loc, arg[0], arg[1], arg[2], attncCausalMaskAttrGet(ctx, false), none, &o);
+  printf("options op built: %d\n", !mlirOperationIsNull(op));
+  mlirBlockInsertOwnedOperationBefore(body, ret, op);
+  printf("options module verifies: %d\n", mlirOperationVerify(mlirModuleGetOperation(module)));
+  mlirOperationPrint(op, printPart, NULL);
+  printf("\n");
+
+  /* Slopes as an attribute and as an operand. */
+  AttncAttentionOptions both = o;
+  both.alibi_slopes_operand = arg[3];
+  printf("both slopes: %d\n", mlirOperationIsNull(attncAttentionOpCreateWithOptions(
+                                    loc, arg[0], arg[1], arg[2], mlirAttributeGetNull(), none, &both)));
+  /* A slope count without the slopes. */
+  AttncAttentionOptions nullSlopes = o;
+  nullSlopes.alibi_slopes = NULL;
+  printf("null slopes: %d\n", mlirOperationIsNull(attncAttentionOpCreateWithOptions(
+                                    loc, arg[0], arg[1], arg[2], mlirAttributeGetNull(), none,
+                                    &nullSlopes)));
+  /* fp8 keys without their scales. */
+  AttncAttentionOptions noScales = o;
+  noScales.kv_scales = none;
+  printf("no scales: %d\n", mlirOperationIsNull(attncAttentionOpCreateWithOptions(
+                                  loc, arg[0], arg[1], arg[2], mlirAttributeGetNull(), none,
+                                  &noScales)));
+  printf("errors: %d\n", errors);
+
+  /* The module compiles like attnc compile in.mlir: here for sm_90a, where
+   * GPU targets refuse the cache operands for now. */
+  char error[512];
+  int rc = attncCompileModuleToArtifact(module, "sm_90a", path, error, sizeof error);
+  printf("compile cache module: %d %s\n", rc, rc ? error : "");
+  rc = attncCompileModuleToArtifact(module, "sm_75", path, error, sizeof error);
+  printf("compile bad target: %d %s\n", rc, error);
+  mlirModuleDestroy(module);
+  mlirContextDetachDiagnosticHandler(ctx, handler);
+}
+
+/* A module built in C with a plain causal attention compiles to an
+ * artifact; the caller's module is unchanged. */
+static void compileBuiltModule(MlirContext ctx, const char *path) {
+  MlirModule module = mlirModuleCreateParse(
+      ctx, mlirStringRefCreateFromCString(
+               "func.func @h(%q: tensor<1x8x?x64xbf16>, %k: tensor<1x2x?x64xbf16>,"
+               " %v: tensor<1x2x?x64xbf16>) -> tensor<1x8x?x64xbf16> {\n"
+               "  return %q : tensor<1x8x?x64xbf16>\n"
+               "}\n"));
+  MlirOperation func = mlirBlockGetFirstOperation(mlirModuleGetBody(module));
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  MlirOperation ret = mlirBlockGetFirstOperation(body);
+  MlirValue none = {NULL};
+  MlirOperation op = attncAttentionOpCreateWithOptions(
+      mlirLocationUnknownGet(ctx), mlirBlockGetArgument(body, 0), mlirBlockGetArgument(body, 1),
+      mlirBlockGetArgument(body, 2), attncCausalMaskAttrGet(ctx, false), none, NULL);
+  mlirBlockInsertOwnedOperationBefore(body, ret, op);
+  mlirOperationSetOperand(ret, 0, mlirOperationGetResult(op, 0));
+  char error[512];
+  int rc = attncCompileModuleToArtifact(module, "sm_90a", path, error, sizeof error);
+  printf("compile built module: %d%s%s\n", rc, rc ? " " : "", rc ? error : "");
+  FILE *f = fopen(path, "rb");
+  char text[4096] = {0};
+  if (f) {
+    fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+  }
+  const char *spec = strstr(text, "spec = ");
+  printf("built module artifact: %.*s\n", spec ? (int)strcspn(spec, "\n") : 0, spec ? spec : "");
+  /* The caller's op carries no configuration afterwards. */
+  MlirAttribute config = mlirOperationGetDiscardableAttributeByName(
+      op, mlirStringRefCreateFromCString("attn.gpu_kernel"));
+  printf("caller's op unchanged: %d\n", mlirAttributeIsNull(config));
+  mlirModuleDestroy(module);
+}
+
 int main(int argc, char **argv) {
   MlirContext ctx = mlirContextCreate();
   mlirDialectHandleRegisterDialect(mlirGetDialectHandle__attn__(), ctx);
@@ -146,6 +255,8 @@ int main(int argc, char **argv) {
   masks(ctx);
   mlirDialectHandleRegisterDialect(mlirGetDialectHandle__tensor__(), ctx);
   buildOps(ctx);
+  buildWithOptions(ctx, argv[1]);
+  compileBuiltModule(ctx, argv[1]);
   mlirContextDestroy(ctx);
 
   char error[512];
