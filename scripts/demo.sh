@@ -46,7 +46,7 @@ if [ -x "$CUDA_ROOT/bin/ptxas" ]; then
   head -c 1000 "$OUT/example.attnc" | grep -aE "^(kernel|target|spec|threads|dynamic_shared_memory) =" | sed 's/^/   /'
   "$BIN/attnc" compile "$EXAMPLE" --target=sm_90a --emit=ptx -o "$OUT/example.ptx"
   "$CUDA_ROOT/bin/ptxas" -arch=sm_90a -v "$OUT/example.ptx" -o /dev/null 2>&1 | grep -E "registers|spill" | sed 's/^ptxas info *: /   ptxas: /'
-  echo "   mma.sync instructions: $(grep -c 'mma.sync' "$OUT/example.ptx"), cp.async: $(grep -c 'cp.async.cg' "$OUT/example.ptx"), ldmatrix: $(grep -c 'ldmatrix' "$OUT/example.ptx")"
+  echo "   wgmma.mma_async: $(grep -c 'wgmma.mma_async' "$OUT/example.ptx"), TMA loads (cp.async.bulk.tensor): $(grep -c 'cp.async.bulk.tensor' "$OUT/example.ptx"), setmaxnreg: $(grep -c 'setmaxnreg' "$OUT/example.ptx")"
 else
   echo "== GPU kernel: skipped (no CUDA toolkit at $CUDA_ROOT: ptxas and libdevice are needed)"
 fi
