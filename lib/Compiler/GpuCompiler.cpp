@@ -199,6 +199,8 @@ bool attnc::compileForGpu(attn::AttentionOp op, const AttentionSpec &spec,
           << getGpuKernelAttr(op) << " (ptxas -v); it runs, but slowly";
       break;
     }
+    op.emitRemark("the kernel spills registers with ")
+        << getGpuKernelAttr(op) << " (ptxas -v); rebuilding with " << *fallback;
     op->setAttr(kGpuKernelAttrName, *fallback);
     if (failed(chooseGpuKernel(op, *target))) {
       error = "the fallback configuration does not fit " + chip.str();

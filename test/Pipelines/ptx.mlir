@@ -10,6 +10,7 @@
 // RUN: attnc compile %s --target=sm_80 --emit=ptx -o %t.sm80.ptx
 // RUN: FileCheck %s --input-file=%t.sm80.ptx --check-prefix=SM80
 // RUN: %ptxas -arch=sm_80 -v %t.sm80.ptx -o %t.sm80.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
+// RUN: attnc compile %s --target=sm_90a --emit=ptx -o %t.fallback.ptx 2>&1 | FileCheck %s --check-prefix=FALLBACK
 // RUN: attnc compile %s --target=sm_90a -o %t.attnc
 // RUN: head -c 2000 %t.attnc | FileCheck %s --check-prefix=ARTIFACT
 
@@ -44,6 +45,9 @@
 // WGMMA-PTXAS-NOT: C75{{0[0-9]|1[0-9]}}
 // WGMMA-PTXAS: Compiling entry function 'attnc_attention'
 // WGMMA-PTXAS-NOT: C75{{0[0-9]|1[0-9]}}
+// Three consumer warpgroups (160 registers each) spill with soft-capping at
+// D = 64: the compiler says so and rebuilds with one (232 registers).
+// FALLBACK: remark: the kernel spills registers with #attn.gpu_kernel<chip = "sm_90a", block_q = 192, block_k = 128, warps = 12, {{.*}}> (ptxas -v); rebuilding with #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 128, warps = 4, {{.*}}>
 // ARTIFACT: attnc-artifact 1
 // ARTIFACT: kernel = attnc_attention
 // ARTIFACT: target = sm_90a
