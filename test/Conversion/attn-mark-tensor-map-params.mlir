@@ -3,7 +3,8 @@
 // The kernels of the attnc ABI (KernelAbi.h: 29 pointers and integers, then
 // the tensor maps q_map, k_map, v_map) get their tensor-map parameters as
 // 128-byte, 64-byte aligned by-value grid constants; other parameters and
-// other functions are left alone.
+// other functions (a helper, a kernel of another name with the same
+// parameters) are left alone.
 // CHECK-LABEL: gpu.module @kernels
 // CHECK: llvm.func @attnc_attention(%{{[a-z0-9]+}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{[a-z0-9]+}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}, %{{[a-z0-9]+}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}, %{{[a-z0-9]+}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant})
 // CHECK: llvm.func @attnc_combine(%{{[a-z0-9]+}}: !llvm.ptr, %{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant})
@@ -17,6 +18,9 @@ gpu.module @kernels {
     llvm.return
   }
   llvm.func @helper(%a: !llvm.ptr, %b: !llvm.ptr) {
+    llvm.return
+  }
+  llvm.func @other_kernel(%q: !llvm.ptr, %k: !llvm.ptr, %v: !llvm.ptr, %o: !llvm.ptr, %lse: !llvm.ptr, %ids: !llvm.ptr, %cu: !llvm.ptr, %bm: !llvm.ptr, %al: !llvm.ptr, %i9: i64, %i10: i64, %i11: i64, %i12: i64, %i13: i64, %i14: i64, %i15: i64, %i16: i64, %i17: i64, %i18: i64, %i19: i64, %i20: i64, %i21: i64, %i22: i64, %i23: i64, %i24: i64, %i25: i64, %i26: i64, %i27: i64, %scratch: !llvm.ptr, %qm: !llvm.ptr, %km: !llvm.ptr, %vm: !llvm.ptr) attributes {nvvm.kernel} {
     llvm.return
   }
 }
