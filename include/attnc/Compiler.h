@@ -110,6 +110,12 @@ mlir::OwningOpRef<mlir::ModuleOp> buildCpuEntryModule(attn::AttentionOp op);
 bool specFromOp(attn::AttentionOp op, const AttentionSpec &sizes,
                 AttentionSpec &spec, std::string &error);
 
+/// The sizes of the default problem of `op` for specFromOp: b = 1 and
+/// sq = sk = 128 where the op's are dynamic (0, "take the op's", where they
+/// are static). `attnc compile in.mlir` writes that problem into the
+/// artifact's manifest.
+AttentionSpec defaultProblemSizes(attn::AttentionOp op);
+
 /// True when attnc has a GPU target for `chip` ("sm_80", "sm_90a").
 bool isGpuChip(llvm::StringRef chip);
 

@@ -32,6 +32,46 @@ static int fail(const std::string &message, char *error, size_t size) {
   return 1;
 }
 
+/// Compiles, in a compiler context of its own, the single attention of the
+/// module `build` makes there, to the artifact of `target` at `outputPath`;
+/// `problem` gives the manifest's default problem. The context's error
+/// diagnostics become the message instead of going to stderr. Returns 0 or
+/// 1 with the message in `error`. The caller has checked `target`.
+static int compileToArtifact(
+    const char *target, const char *outputPath, char *error, size_t errorSize,
+    llvm::function_ref<mlir::OwningOpRef<mlir::ModuleOp>(mlir::MLIRContext &,
+                                                         std::string &)>
+        build,
+    llvm::function_ref<bool(attnc::attn::AttentionOp, attnc::AttentionSpec &,
+                            std::string &)>
+        problem) {
+  std::unique_ptr<mlir::MLIRContext> ctx = attnc::createContext();
+  std::string diagnostics, message;
+  mlir::ScopedDiagnosticHandler handler(ctx.get(), [&](mlir::Diagnostic &d) {
+    if (d.getSeverity() == mlir::DiagnosticSeverity::Error)
+      diagnostics += (diagnostics.empty() ? "" : "; ") + d.str();
+    return mlir::success();
+  });
+  mlir::OwningOpRef<mlir::ModuleOp> module = build(*ctx, message);
+  if (!module)
+    return fail(message + diagnostics, error, errorSize);
+  mlir::FailureOr<attnc::attn::AttentionOp> op =
+      attnc::findSingleAttention(*module);
+  if (mlir::failed(op))
+    return fail(diagnostics, error, errorSize);
+  attnc::AttentionSpec spec;
+  if (!problem(*op, spec, message))
+    return fail(message, error, errorSize);
+  attnc::GpuCompileResult result;
+  if (!attnc::compileForGpu(*op, spec, target, attnc::EmitLevel::Artifact,
+                            result, message))
+    return fail(message + (diagnostics.empty() ? "" : ": " + diagnostics),
+                error, errorSize);
+  if (!attnc::writeArtifact(attnc::makeArtifact(result), outputPath, message))
+    return fail(message, error, errorSize);
+  return 0;
+}
+
 int attncCompileSpecToArtifact(const char *spec, const char *target,
                                const char *outputPath, char *error,
                                size_t errorSize) {
@@ -46,28 +86,16 @@ int attncCompileSpecToArtifact(const char *spec, const char *target,
   std::string message;
   if (!attnc::parseSpec(spec, parsed, message))
     return fail("bad spec: " + message, error, errorSize);
-  std::unique_ptr<mlir::MLIRContext> ctx = attnc::createContext();
-  // Diagnostics become the message instead of going to stderr.
-  std::string diagnostics;
-  mlir::ScopedDiagnosticHandler handler(ctx.get(), [&](mlir::Diagnostic &d) {
-    if (d.getSeverity() == mlir::DiagnosticSeverity::Error)
-      diagnostics += (diagnostics.empty() ? "" : "; ") + d.str();
-    return mlir::success();
-  });
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      attnc::buildSpecModule(*ctx, parsed);
-  mlir::FailureOr<attnc::attn::AttentionOp> op =
-      attnc::findSingleAttention(*module);
-  if (mlir::failed(op))
-    return fail(diagnostics, error, errorSize);
-  attnc::GpuCompileResult result;
-  if (!attnc::compileForGpu(*op, parsed, target, attnc::EmitLevel::Artifact,
-                            result, message))
-    return fail(message + (diagnostics.empty() ? "" : ": " + diagnostics),
-                error, errorSize);
-  if (!attnc::writeArtifact(attnc::makeArtifact(result), outputPath, message))
-    return fail(message, error, errorSize);
-  return 0;
+  return compileToArtifact(
+      target, outputPath, error, errorSize,
+      [&](mlir::MLIRContext &ctx, std::string &) {
+        return attnc::buildSpecModule(ctx, parsed);
+      },
+      [&](attnc::attn::AttentionOp, attnc::AttentionSpec &problem,
+          std::string &) {
+        problem = parsed;
+        return true;
+      });
 }
 
 //===-- Mask attributes ---------------------------------------------------===//
@@ -253,38 +281,16 @@ int attncCompileModuleToArtifact(MlirModule cModule, const char *target,
     llvm::raw_string_ostream os(text);
     unwrap(cModule).print(os);
   }
-  std::unique_ptr<mlir::MLIRContext> ctx = attnc::createContext();
-  std::string diagnostics, message;
-  mlir::ScopedDiagnosticHandler handler(ctx.get(), [&](mlir::Diagnostic &d) {
-    if (d.getSeverity() == mlir::DiagnosticSeverity::Error)
-      diagnostics += (diagnostics.empty() ? "" : "; ") + d.str();
-    return mlir::success();
-  });
   llvm::SourceMgr sourceMgr;
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      attnc::parseModule(*ctx, sourceMgr, text, "<module>");
-  if (!module)
-    return fail("the module does not parse in the compiler's context: " +
-                    diagnostics,
-                error, errorSize);
-  mlir::FailureOr<attnc::attn::AttentionOp> op =
-      attnc::findSingleAttention(*module);
-  if (mlir::failed(op))
-    return fail(diagnostics, error, errorSize);
-  // The manifest's default problem: the op's static sizes, b = 1 and 128
-  // rows where they are dynamic (as attnc compile in.mlir).
-  attnc::AttentionSpec sizes, spec;
-  sizes.b = (*op).getBatchSize() > 0 ? 0 : 1;
-  sizes.sq = (*op).getQuerySeqLen() > 0 ? 0 : 128;
-  sizes.sk = (*op).getKeySeqLen() > 0 ? 0 : 128;
-  if (!attnc::specFromOp(*op, sizes, spec, message))
-    return fail(message, error, errorSize);
-  attnc::GpuCompileResult result;
-  if (!attnc::compileForGpu(*op, spec, target, attnc::EmitLevel::Artifact,
-                            result, message))
-    return fail(message + (diagnostics.empty() ? "" : ": " + diagnostics),
-                error, errorSize);
-  if (!attnc::writeArtifact(attnc::makeArtifact(result), outputPath, message))
-    return fail(message, error, errorSize);
-  return 0;
+  return compileToArtifact(
+      target, outputPath, error, errorSize,
+      [&](mlir::MLIRContext &ctx, std::string &failure) {
+        failure = "the module does not parse in the compiler's context: ";
+        return attnc::parseModule(ctx, sourceMgr, text, "<module>");
+      },
+      [](attnc::attn::AttentionOp op, attnc::AttentionSpec &problem,
+         std::string &message) {
+        return attnc::specFromOp(op, attnc::defaultProblemSizes(op), problem,
+                                 message);
+      });
 }

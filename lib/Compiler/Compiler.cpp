@@ -319,6 +319,14 @@ OwningOpRef<ModuleOp> attnc::buildCpuEntryModule(AttentionOp op) {
 // Specs from ops
 //===----------------------------------------------------------------------===//
 
+AttentionSpec attnc::defaultProblemSizes(AttentionOp op) {
+  AttentionSpec sizes;
+  sizes.b = op.getBatchSize() > 0 ? 0 : 1;
+  sizes.sq = op.getQuerySeqLen() > 0 ? 0 : 128;
+  sizes.sk = op.getKeySeqLen() > 0 ? 0 : 128;
+  return sizes;
+}
+
 bool attnc::specFromOp(AttentionOp op, const AttentionSpec &sizes,
                        AttentionSpec &spec, std::string &error) {
   spec = sizes;

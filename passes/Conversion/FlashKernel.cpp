@@ -723,6 +723,39 @@ LogicalResult KernelBuilder::build() {
 
   // The tile's work (TwoStageKeyLoop has issued, committed and waited for
   // it), skipped for a tile proven empty (block-uniform).
+  // The wgmma kernel's GEMMs on the tile at byte `stageBase`, issued and
+  // committed, not waited for. S = Q K^T: the warpgroup's 64 rows of Q (its
+  // slab of each box, at byte qSlab()) against the tile's bk keys, both
+  // K-major. O += P V:
+  // P as pRegs 32-bit pairs (packP of the weights), V read MN-major, its
+  // boxes (64 value columns each) the leading byte offset apart.
+  const int64_t pRegs = bk / 16 * 4;
+  auto qSlab = [&]() {
+    return a.add(idx(qOffset), arith::MulIOp::create(
+                                   b, warpGroup, idx(64 * kSwizzleRowBytes)));
+  };
+  auto issueQK = [&](Value slab, Value stageBase) {
+    return wgmmaE->gemmSS(wgmmaE->descriptor(slab, 16, 1024),
+                          swizzled.queryBoxBytes,
+                          wgmmaE->descriptor(stageBase, 16, 1024),
+                          swizzled.keyBoxBytes, kSteps, bk);
+  };
+  auto packP = [&](ArrayRef<Value> weights) {
+    SmallVector<Value> p;
+    for (int64_t i = 0; i < pRegs; ++i)
+      p.push_back(mmaE->packPair(weights[2 * i], weights[2 * i + 1]));
+    return p;
+  };
+  auto issuePV = [&](ArrayRef<Value> p, Value stageBase, ArrayRef<Value> acc) {
+    SmallVector<SmallVector<Value, 4>> frags;
+    for (int64_t kk = 0; kk < bk / 16; ++kk)
+      frags.push_back({p[4 * kk], p[4 * kk + 1], p[4 * kk + 2], p[4 * kk + 3]});
+    return wgmmaE->gemmRS(frags,
+                          wgmmaE->descriptor(a.add(stageBase, idx(vOffset)),
+                                             swizzled.keyBoxBytes, 1024),
+                          acc);
+  };
+
   auto body = [&](Value kt, Value stageBase,
                   ValueRange it) -> SmallVector<Value> {
     SmallVector<Value> mOld(it.begin(), it.begin() + slots);
@@ -762,18 +795,8 @@ LogicalResult KernelBuilder::build() {
     // m-tile, nTiles C fragments. Each K fragment serves every m-tile.
     const int64_t sPerTile = nTiles * 4;
     SmallVector<Value> s(mt * sPerTile, zero);
-    if (wgmma) {
-      // The warpgroup's 64 rows of Q (its slab of each box) against the
-      // tile's bk keys, both K-major.
-      Value slab = a.add(idx(qOffset),
-                         arith::MulIOp::create(b, warpGroup,
-                                               idx(64 * kSwizzleRowBytes)));
-      s = wgmmaE->gemmSS(wgmmaE->descriptor(slab, 16, 1024),
-                         swizzled.queryBoxBytes,
-                         wgmmaE->descriptor(stageBase, 16, 1024),
-                         swizzled.keyBoxBytes, kSteps, bk);
-      s = wgmmaE->wait(0, s);
-    }
+    if (wgmma)
+      s = wgmmaE->wait(0, issueQK(qSlab(), stageBase));
     Value kLaneBytes =
         a.add(stageBase, arith::MulIOp::create(b, kLane, idx(2)));
     if (keyOffset)
@@ -812,23 +835,8 @@ LogicalResult KernelBuilder::build() {
     if (keyOffset)
       vLaneBytes = a.add(vLaneBytes,
                          arith::MulIOp::create(b, keyOffset, idx(vPitch * 2)));
-    if (wgmma) {
-      // V read MN-major: its boxes (64 value columns each) are the leading
-      // byte offset apart, 8 keys the stride.
-      SmallVector<SmallVector<Value, 4>> pFrags;
-      for (int64_t kk = 0; kk < bk / 16; ++kk) {
-        const Value *p = s.begin() + 8 * kk;
-        pFrags.push_back(
-            {mmaE->packPair(p[0], p[1]), mmaE->packPair(p[2], p[3]),
-             mmaE->packPair(p[4], p[5]), mmaE->packPair(p[6], p[7])});
-      }
-      acc = wgmmaE->gemmRS(
-          pFrags,
-          wgmmaE->descriptor(a.add(stageBase, idx(vOffset)),
-                             swizzled.keyBoxBytes, 1024),
-          acc);
-      acc = wgmmaE->wait(0, acc);
-    }
+    if (wgmma)
+      acc = wgmmaE->wait(0, issuePV(packP(s), stageBase, acc));
     for (int64_t kk = 0; kk < (wgmma ? 0 : subK / 16); ++kk) {
       SmallVector<SmallVector<Value, 4>> pFrag;
       for (int64_t m = 0; m < mt; ++m) {
@@ -864,33 +872,7 @@ LogicalResult KernelBuilder::build() {
   // state carries P of the last tile (bf16/f16 pairs) besides m, l and O.
   auto overlappedWgmmaLoop = [&](Value lo, Value hi,
                                  ValueRange inits) -> ValueRange {
-    const int64_t pRegs = bk / 16 * 4;
-    Value slab = a.add(idx(qOffset), arith::MulIOp::create(
-                                         b, warpGroup,
-                                         idx(64 * kSwizzleRowBytes)));
-    auto issueQK = [&](Value stageBase) {
-      return wgmmaE->gemmSS(wgmmaE->descriptor(slab, 16, 1024),
-                            swizzled.queryBoxBytes,
-                            wgmmaE->descriptor(stageBase, 16, 1024),
-                            swizzled.keyBoxBytes, kSteps, bk);
-    };
-    auto issuePV = [&](ArrayRef<Value> p, Value stageBase,
-                       ArrayRef<Value> acc) {
-      SmallVector<SmallVector<Value, 4>> frags;
-      for (int64_t kk = 0; kk < bk / 16; ++kk)
-        frags.push_back({p[4 * kk], p[4 * kk + 1], p[4 * kk + 2],
-                         p[4 * kk + 3]});
-      return wgmmaE->gemmRS(frags,
-                            wgmmaE->descriptor(a.add(stageBase, idx(vOffset)),
-                                               swizzled.keyBoxBytes, 1024),
-                            acc);
-    };
-    auto packP = [&](ArrayRef<Value> weights) {
-      SmallVector<Value> p;
-      for (int64_t i = 0; i < pRegs; ++i)
-        p.push_back(mmaE->packPair(weights[2 * i], weights[2 * i + 1]));
-      return p;
-    };
+    Value slab = qSlab();
     auto rescale = [&](SmallVector<Value> acc, ArrayRef<Value> alpha) {
       MmaAccumulatorLayout accLayout{1, vTiles};
       for (int64_t i = 0; i < static_cast<int64_t>(acc.size()); ++i)
@@ -928,7 +910,7 @@ LogicalResult KernelBuilder::build() {
     }
     // Tile lo: S and its softmax alone (O is still zero).
     Value base = tmaLoop->waitFull(lo, lo);
-    TileSoftmax first = softmaxTile(lo, noFlags, wgmmaE->wait(0, issueQK(base)),
+    TileSoftmax first = softmaxTile(lo, noFlags, wgmmaE->wait(0, issueQK(slab, base)),
                                     inits.take_front(slots),
                                     inits.slice(slots, slots));
     SmallVector<Value> loopInits(first.mNew);
@@ -951,7 +933,7 @@ LogicalResult KernelBuilder::build() {
         NVVM::BarrierOp::create(b, /*res=*/Type(), turnBarrier(warpGroup),
                                 i32Threads, /*reductionOp=*/{},
                                 /*reductionPredicate=*/Value());
-      SmallVector<Value> sPending = issueQK(stage);
+      SmallVector<Value> sPending = issueQK(slab, stage);
       SmallVector<Value> accPending =
           issuePV(SmallVector<Value>(p), tmaLoop->stageBase(prev, lo),
                   SmallVector<Value>(acc));
@@ -1213,16 +1195,12 @@ attnc::buildFlashKernel(ModuleOp module, const TiledAttention &t) {
   if (config.getWgmma())
     // setmaxnreg needs ptxas to fix the registers a thread starts with
     // (65536 / (threads * blocks per multiprocessor)).
-    func->setAttr("nvvm.minctasm",
-                  b.getI32IntegerAttr(
-                      wgmmaRegisters(config,
-                                     SwizzledSmemLayout::get(
-                                         KernelProblem::of(t.step).headDim,
-                                         KernelProblem::of(t.step)
-                                             .valueHeadDim,
-                                         config)
-                                         .bytes)
-                          .blocksPerMultiprocessor));
+    func->setAttr(
+        "nvvm.minctasm",
+        b.getI32IntegerAttr(
+            wgmmaRegisters(config, flashKernelSharedMemoryBytes(
+                                       KernelProblem::of(t.step), config))
+                .blocksPerMultiprocessor));
   b.setInsertionPointToStart(&func.getBody().front());
   if (failed(KernelBuilder(b, t, func).build()))
     return failure();

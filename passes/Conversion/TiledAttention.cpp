@@ -27,6 +27,13 @@ static std::string packBlockerOf(bool alibi, bool blockMask, bool regions) {
   return "";
 }
 
+/// What the target's choice reads of the mask: none, causal, or one that
+/// leaves few key tiles.
+static void setMaskKind(KernelProblem &p, mask::MaskKind kind) {
+  p.noMask = kind == mask::MaskKind::None;
+  p.sparseMask = !p.noMask && kind != mask::MaskKind::Causal;
+}
+
 KernelProblem KernelProblem::of(AttentionOp op) {
   KernelProblem p;
   p.op = op;
@@ -37,10 +44,7 @@ KernelProblem KernelProblem::of(AttentionOp op) {
   p.numKvHeads = op.getNumKeyValueHeads();
   p.seqQ = op.getQuery().getType().getDimSize(2);
   p.decode = op->hasAttr(kDecodeAttrName);
-  mask::MaskKind kind = op.getMaskSpec().kind;
-  p.sparseMask =
-      kind != mask::MaskKind::None && kind != mask::MaskKind::Causal;
-  p.noMask = kind == mask::MaskKind::None;
+  setMaskKind(p, op.getMaskSpec().kind);
   p.kvLens = static_cast<bool>(op.getKvLens());
   p.kvFp8 = static_cast<bool>(op.getKvScales());
   p.packBlocker = packBlockerOf(op.getAlibiSlopes() || op.getAlibi(),
@@ -61,10 +65,7 @@ KernelProblem KernelProblem::of(TileStepOp step) {
   p.numQueryHeads = q.getDimSize(1);
   p.numKvHeads = k.getDimSize(1);
   p.seqQ = q.getDimSize(2);
-  mask::MaskKind kind = step.getMaskSpec().kind;
-  p.sparseMask =
-      kind != mask::MaskKind::None && kind != mask::MaskKind::Causal;
-  p.noMask = kind == mask::MaskKind::None;
+  setMaskKind(p, step.getMaskSpec().kind);
   p.kvLens = static_cast<bool>(step.getKvLens());
   p.kvFp8 = static_cast<bool>(step.getKvScales());
   p.packBlocker = packBlockerOf(step.getAlibiSlopes() || step.getAlibi(),

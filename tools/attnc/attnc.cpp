@@ -152,12 +152,7 @@ int main(int argc, char **argv) {
       return 1;
     // The manifest's default problem: the spec, or the IR's sizes with
     // b = 1 and 128 rows where they are dynamic.
-    AttentionSpec sizes = given;
-    if (specText.empty()) {
-      sizes.b = (*op).getBatchSize() > 0 ? 0 : 1;
-      sizes.sq = (*op).getQuerySeqLen() > 0 ? 0 : 128;
-      sizes.sk = (*op).getKeySeqLen() > 0 ? 0 : 128;
-    }
+    AttentionSpec sizes = specText.empty() ? defaultProblemSizes(*op) : given;
     AttentionSpec spec;
     if (!specFromOp(*op, sizes, spec, error))
       return fail(error);
