@@ -4,8 +4,10 @@ FlexAttention and PyTorch SDPA, and the same-run HBM copy bandwidth.
 Runs on the GPU machine: python3 bench/decode_bench.py BUILD_GPU_DIR [B:Sk ...]
 (default cases 64:8192 and 1:131072; SPLITS="2 4" also times those forced
 key-split counts), Hq=32, Hkv=8, D=128, bf16, K/V
-contiguous [B, Hkv, Sk, D]. The artifacts bench_decode_d128_{none,causal}
-come from scripts/build-gpu-artifacts.sh (spec decode=1: GQA packing and
+contiguous [B, Hkv, Sk, D], and the same keys through a KV cache
+(attnc_kvlens: kv_lens over the contiguous tensors; attnc_paged16: pages of
+16 rows in shuffled order). The artifacts bench_decode_d128_{none,causal,
+kvlens,paged16} come from scripts/build-gpu-artifacts.sh (spec decode=1: GQA packing and
 split-KV). A single query row sees every key, so causal (bottom-right) and
 no mask compute the same thing.
 
@@ -72,6 +74,24 @@ def run(build, B, Sk, copy_gbs, results):
     for mask in ("none", "causal"):
         kern = attnc.Kernel(os.path.join(build, "artifacts", f"bench_decode_d128_{mask}.attnc"))
         systems.append((f"attnc_{mask}", lambda kern=kern: kern(q, k, v)[0]))
+    # The same keys and values through a KV cache: per-sequence lengths
+    # (all Sk) over the contiguous tensors, and pages of 16 rows in a
+    # shuffled order ([num_pages, 16, Hkv, D], page_table [B, Sk / 16]).
+    lens = torch.full((B,), Sk, dtype=torch.int32, device=DEV)
+    kern_lens = attnc.Kernel(os.path.join(build, "artifacts", "bench_decode_d128_kvlens.attnc"))
+    systems.append(("attnc_kvlens", lambda: kern_lens(q, k, v, kv_lens=lens)[0]))
+    pages = B * Sk // 16
+    perm = torch.randperm(pages, device=DEV)
+    def paged(x):
+        logical = x.transpose(1, 2).reshape(pages, 16, HKV, D)
+        out = torch.empty_like(logical)
+        out[perm] = logical
+        return out
+    kp, vp = paged(k), paged(v)
+    table = perm.view(B, Sk // 16).to(torch.int32).contiguous()
+    kern_paged = attnc.Kernel(os.path.join(build, "artifacts", "bench_decode_d128_paged16.attnc"))
+    systems.append(("attnc_paged16",
+                    lambda: kern_paged(q, kp, vp, kv_lens=lens, page_table=table)[0]))
     kern1 = attnc.Kernel(os.path.join(build, "artifacts", "bench_decode_d128_none.attnc"))
     # Forced split counts (SPLITS="1 2 4 ..."; default: 1, the unsplit kernel).
     for n in os.environ.get("SPLITS", "1").split():
@@ -110,7 +130,7 @@ def run(build, B, Sk, copy_gbs, results):
             line = f"{case} {name:14s} FAILED {type(e).__name__}: {str(e)[:100]}"
         print(line, flush=True)
         results.append(line)
-    del q, k, v
+    del q, k, v, kp, vp
     torch.cuda.empty_cache()
 
 

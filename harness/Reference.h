@@ -77,6 +77,16 @@ struct AttentionProblem {
   int64_t keysOf(int64_t bi) const;
 };
 
+/// Where each row of a paged cache's pages comes from: for page row r of
+/// head h (pages [numPages, pageSize, hkv, .], row index (page * pageSize +
+/// r) * hkv + h), the logical row (bi * hkv + h) * sk + j of k or v that a
+/// sequence maps there, or -1 for a row no sequence reads (a page no
+/// sequence uses, or keys at or past a sequence's length, keysOf). Pages
+/// may be shared; the last sequence mapping a row wins. Fails on a table of
+/// the wrong size or an id outside [0, numPages).
+bool pageRowSources(const AttentionProblem &p, std::vector<int64_t> &sources,
+                    std::string &error);
+
 /// float64 attention: out [b, hq, sq, dv], lse [b, hq, sq] (natural log;
 /// -inf and an output of 0 for rows with no visible key).
 void referenceAttention(const AttentionProblem &p, std::vector<double> &out,

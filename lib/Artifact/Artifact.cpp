@@ -541,8 +541,15 @@ bool attnc::parseKernelManifest(const Artifact &artifact,
       !r.flag("reads_alibi_slopes", m.readsAlibiSlopes) ||
       !r.integer("gqa_pack", m.gqaPack, 1, 16) ||
       !r.flag("split_kv", m.splitKv) ||
-      !r.flag("tensor_maps", m.tensorMaps))
+      !r.flag("tensor_maps", m.tensorMaps) ||
+      !r.flag("reads_kv_lens", m.readsKvLens) ||
+      !r.integer("page_size", m.pageSize, 0, 65536))
     return false;
+  if (m.pageSize > 0 && !m.readsKvLens) {
+    error = "manifest key 'page_size': a paged cache (page_size " +
+            std::to_string(m.pageSize) + ") needs reads_kv_lens = 1";
+    return false;
+  }
   if (m.numQHeads % m.numKvHeads != 0) {
     error = "manifest: expected num_q_heads " + std::to_string(m.numQHeads) +
             " to be a multiple of num_kv_heads " + std::to_string(m.numKvHeads);

@@ -244,7 +244,10 @@ bool attnc::compileForGpu(attn::AttentionOp op, const AttentionSpec &spec,
         {"reads_alibi_slopes", flag(static_cast<bool>(op.getAlibiSlopes()))},
         {"gqa_pack", std::to_string(config.getGqaPack())},
         {"split_kv", flag(config.getSplitKv())},
-        {"tensor_maps", flag(config.getWgmma())}};
+        {"tensor_maps", flag(config.getWgmma())},
+        {"reads_kv_lens", flag(static_cast<bool>(op.getKvLens()))},
+        {"page_size", std::to_string(op.getPageTable() ? op.getPageSize()
+                                                       : 0)}};
   if (m.kind == MaskKind::BlockSparse) {
     mf.push_back({"mask_block_q", std::to_string(m.blockQ)});
     mf.push_back({"mask_block_k", std::to_string(m.blockK)});

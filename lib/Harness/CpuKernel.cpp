@@ -200,16 +200,13 @@ bool CpuKernel::run(const AttentionProblem &p, ElementType dtype,
                     std::vector<double> &out, std::vector<double> &lseOut,
                     std::string &error) const {
   size_t es = elementSize(dtype);
-  if (impl->paged && (p.pageSize <= 0 || p.sk % p.pageSize != 0 ||
-                      p.pageTable.size() !=
-                          static_cast<size_t>(p.b * (p.sk / p.pageSize)))) {
-    error = "expected a page table of b * sk / page_size entries";
-    return false;
-  }
   // A paged cache's buffers are pages [num_pages, page_size, hkv, d].
   std::vector<int64_t> kShape = {p.b, p.hkv, p.sk, p.d},
                          vShape = {p.b, p.hkv, p.sk, p.dv};
+  std::vector<int64_t> sources;
   if (impl->paged) {
+    if (!pageRowSources(p, sources, error))
+      return false;
     kShape = {p.numPages, p.pageSize, p.hkv, p.d};
     vShape = {p.numPages, p.pageSize, p.hkv, p.dv};
   }
@@ -230,10 +227,9 @@ bool CpuKernel::run(const AttentionProblem &p, ElementType dtype,
     storeAs(k.bytes, p.k, dtype);
     storeAs(v.bytes, p.v, dtype);
   } else {
-    // Scatter the logical rows into their pages; a page no sequence uses
+    // Gather the logical rows into their pages; a row no sequence reads
     // holds NaN (all bits set; the fp8 code 0x7F), so reading it cannot
-    // pass. `move(from, to, n)` copies n elements of logical element index
-    // `from` to page element index `to`.
+    // pass.
     std::vector<double> kp, vp;
     if (!impl->kvFp8) {
       kp.assign(k.bytes.size() / es, std::nan(""));
@@ -242,27 +238,18 @@ bool CpuKernel::run(const AttentionProblem &p, ElementType dtype,
       std::memset(k.bytes.data(), 0x7F, k.bytes.size());
       std::memset(v.bytes.data(), 0x7F, v.bytes.size());
     }
-    auto move = [&](bool isKey, int64_t from, int64_t to, int64_t n) {
-      if (impl->kvFp8)
-        std::copy_n(&(isKey ? p.kCodes : p.vCodes)[from], n,
-                    &(isKey ? k : v).bytes[to]);
-      else
-        std::copy_n(&(isKey ? p.k : p.v)[from], n, &(isKey ? kp : vp)[to]);
-    };
-    int64_t perSeq = p.sk / p.pageSize;
-    for (int64_t bi = 0; bi < p.b; ++bi)
-      for (int64_t j = 0; j < p.sk; ++j) {
-        int64_t page = p.pageTable[bi * perSeq + j / p.pageSize];
-        if (page < 0 || page >= p.numPages) {
-          error = "expected page ids in [0, num_pages)";
-          return false;
-        }
-        for (int64_t h = 0; h < p.hkv; ++h) {
-          int64_t row = (page * p.pageSize + j % p.pageSize) * p.hkv + h;
-          move(true, ((bi * p.hkv + h) * p.sk + j) * p.d, row * p.d, p.d);
-          move(false, ((bi * p.hkv + h) * p.sk + j) * p.dv, row * p.dv, p.dv);
-        }
+    for (size_t row = 0; row < sources.size(); ++row) {
+      int64_t from = sources[row];
+      if (from < 0)
+        continue;
+      if (impl->kvFp8) {
+        std::copy_n(&p.kCodes[from * p.d], p.d, &k.bytes[row * p.d]);
+        std::copy_n(&p.vCodes[from * p.dv], p.dv, &v.bytes[row * p.dv]);
+      } else {
+        std::copy_n(&p.k[from * p.d], p.d, &kp[row * p.d]);
+        std::copy_n(&p.v[from * p.dv], p.dv, &vp[row * p.dv]);
       }
+    }
     if (!impl->kvFp8) {
       storeAs(k.bytes, kp, dtype);
       storeAs(v.bytes, vp, dtype);

@@ -194,6 +194,31 @@ int64_t AttentionProblem::keysOf(int64_t bi) const {
   return std::min<int64_t>(std::max<int64_t>(kvLens[bi], 0), sk);
 }
 
+bool attnc::pageRowSources(const AttentionProblem &p,
+                           std::vector<int64_t> &sources, std::string &error) {
+  if (p.pageSize <= 0 || p.sk % p.pageSize != 0 ||
+      p.pageTable.size() != static_cast<size_t>(p.b * (p.sk / p.pageSize))) {
+    error = "expected a page table of b * sk / page_size entries";
+    return false;
+  }
+  sources.assign(static_cast<size_t>(p.numPages * p.pageSize * p.hkv), -1);
+  int64_t perSeq = p.sk / p.pageSize;
+  for (int64_t bi = 0; bi < p.b; ++bi)
+    for (int64_t j = 0; j < p.sk; ++j) {
+      int64_t page = p.pageTable[bi * perSeq + j / p.pageSize];
+      if (page < 0 || page >= p.numPages) {
+        error = "expected page ids in [0, num_pages)";
+        return false;
+      }
+      if (j >= p.keysOf(bi))
+        continue;
+      for (int64_t h = 0; h < p.hkv; ++h)
+        sources[(page * p.pageSize + j % p.pageSize) * p.hkv + h] =
+            (bi * p.hkv + h) * p.sk + j;
+    }
+  return true;
+}
+
 bool AttentionProblem::visible(int64_t bi, int64_t h, int64_t qi,
                                int64_t ki) const {
   // With kv_lens the sequence has keysOf(bi) keys, and the mask is aligned

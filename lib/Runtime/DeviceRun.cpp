@@ -9,6 +9,8 @@
 #include "attnc/Runtime/CudaDriver.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 
@@ -247,9 +249,47 @@ bool attnc::runOnDevice(attnrt_artifact *artifact, const AttentionProblem &p,
   bool readsCuSeqlens = manifestFlag(artifact, "reads_cu_seqlens");
   bool readsBlockMask = manifestFlag(artifact, "reads_block_mask");
   bool readsAlibiSlopes = manifestFlag(artifact, "reads_alibi_slopes");
+  bool readsKvLens = manifestFlag(artifact, "reads_kv_lens");
+  const char *pageSizeText = attnrt_artifact_get(artifact, "page_size");
+  int64_t pageSize = pageSizeText ? std::atoll(pageSizeText) : 0;
   if (!checkProblem(p, readsSeqIds, readsCuSeqlens, readsBlockMask,
                     readsAlibiSlopes, error))
     return false;
+  if (readsKvLens && p.kvLens.size() != static_cast<size_t>(p.b)) {
+    error = "expected kv_lens data of " + std::to_string(p.b) +
+            " values, got " + std::to_string(p.kvLens.size());
+    return false;
+  }
+  if (pageSize != p.pageSize) {
+    error = "expected a problem with page size " + std::to_string(pageSize) +
+            " (the artifact's), got " + std::to_string(p.pageSize);
+    return false;
+  }
+  // K and V as the kernel reads them: pages gathered from the logical rows
+  // (pageRowSources), or the logical [b, hkv, sk, .] rows. Rows no sequence
+  // reads (past its kv_lens, pages no sequence maps) hold NaN, so that a
+  // kernel reading them cannot pass.
+  std::vector<double> kData = p.k, vData = p.v;
+  if (pageSize > 0) {
+    std::vector<int64_t> sources;
+    if (!pageRowSources(p, sources, error))
+      return false;
+    kData.assign(sources.size() * p.d, std::nan(""));
+    vData.assign(sources.size() * p.dv, std::nan(""));
+    for (size_t row = 0; row < sources.size(); ++row)
+      if (sources[row] >= 0) {
+        std::copy_n(&p.k[sources[row] * p.d], p.d, &kData[row * p.d]);
+        std::copy_n(&p.v[sources[row] * p.dv], p.dv, &vData[row * p.dv]);
+      }
+  } else if (readsKvLens) {
+    for (int64_t bi = 0; bi < p.b; ++bi)
+      for (int64_t h = 0; h < p.hkv; ++h)
+        for (int64_t j = p.keysOf(bi); j < p.sk; ++j) {
+          int64_t row = (bi * p.hkv + h) * p.sk + j;
+          std::fill_n(&kData[row * p.d], p.d, std::nan(""));
+          std::fill_n(&vData[row * p.dv], p.dv, std::nan(""));
+        }
+  }
   const Driver *d = getDriver(error);
   if (!d)
     return false;
@@ -259,15 +299,16 @@ bool attnc::runOnDevice(attnrt_artifact *artifact, const AttentionProblem &p,
   size_t elt = dtype == ElementType::F32 ? 4 : 2;
   size_t oElems = static_cast<size_t>(p.b * p.hq * p.sq * p.dv);
   size_t lseElems = static_cast<size_t>(p.b * p.hq * p.sq);
-  DeviceBuffer q, k, v, o, lse, seqIds, cuSeqlens, blockMask, slopes;
+  DeviceBuffer q, k, v, o, lse, seqIds, cuSeqlens, blockMask, slopes, kvLens,
+      pageTable;
   {
     std::vector<unsigned char> bytes = toDeviceElements(p.q, dtype);
     if (!q.allocate(*d, bytes.size(), bytes.data(), error))
       return false;
-    bytes = toDeviceElements(p.k, dtype);
+    bytes = toDeviceElements(kData, dtype);
     if (!k.allocate(*d, bytes.size(), bytes.data(), error))
       return false;
-    bytes = toDeviceElements(p.v, dtype);
+    bytes = toDeviceElements(vData, dtype);
     if (!v.allocate(*d, bytes.size(), bytes.data(), error))
       return false;
   }
@@ -289,6 +330,12 @@ bool attnc::runOnDevice(attnrt_artifact *artifact, const AttentionProblem &p,
     if (!slopes.allocate(*d, f.size() * 4, f.data(), error))
       return false;
   }
+  if (readsKvLens &&
+      !kvLens.allocate(*d, p.kvLens.size() * 4, p.kvLens.data(), error))
+    return false;
+  if (pageSize > 0 && !pageTable.allocate(*d, p.pageTable.size() * 4,
+                                          p.pageTable.data(), error))
+    return false;
 
   // The launch.
   attnrt_attention_args args;
@@ -315,8 +362,24 @@ bool attnc::runOnDevice(attnrt_artifact *artifact, const AttentionProblem &p,
     strides[3] = 1;
   };
   dense(p.hq, p.sq, p.d, args.q_strides);
-  dense(p.hkv, p.sk, p.d, args.k_strides);
-  dense(p.hkv, p.sk, p.dv, args.v_strides);
+  if (pageSize > 0) {
+    // Pages [num_pages, page_size, hkv, .]: strides {page, head, row, 1}.
+    auto pages = [&](int64_t dim, int64_t *strides) {
+      strides[0] = pageSize * p.hkv * dim;
+      strides[1] = dim;
+      strides[2] = p.hkv * dim;
+      strides[3] = 1;
+    };
+    pages(p.d, args.k_strides);
+    pages(p.dv, args.v_strides);
+    args.page_table = static_cast<const int32_t *>(pageTable.get());
+    args.max_pages = p.sk / pageSize;
+    args.num_pages = p.numPages;
+  } else {
+    dense(p.hkv, p.sk, p.d, args.k_strides);
+    dense(p.hkv, p.sk, p.dv, args.v_strides);
+  }
+  args.kv_lens = static_cast<const int32_t *>(kvLens.get());
   dense(p.hq, p.sq, p.dv, args.o_strides);
   args.seq_ids = static_cast<const int32_t *>(seqIds.get());
   args.cu_seqlens = static_cast<const int32_t *>(cuSeqlens.get());

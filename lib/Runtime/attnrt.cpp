@@ -288,6 +288,35 @@ struct Checker {
     return true;
   }
 
+  /// The KV-cache fields: kv_lens and the page table present exactly when
+  /// the artifact reads them; a paged launch's page counts and seq_k.
+  bool cache() {
+    if (!operand("kv_lens", a.kv_lens, m.readsKvLens, "read",
+                 "per-sequence KV lengths", 4) ||
+        !operand("page_table", a.page_table, m.pageSize > 0, "read",
+                 "a paged KV cache", 4))
+      return false;
+    if (m.pageSize == 0) {
+      if (a.max_pages != 0 || a.num_pages != 0) {
+        error = "expected max_pages and num_pages 0: the artifact does not "
+                "read a paged KV cache";
+        return false;
+      }
+      return true;
+    }
+    if (!inRange("max_pages", a.max_pages, 1, INT32_MAX / m.pageSize, "") ||
+        !inRange("num_pages", a.num_pages, 1, INT32_MAX, ""))
+      return false;
+    if (a.seq_k != a.max_pages * m.pageSize) {
+      error = "expected seq_k " + std::to_string(a.seq_k) +
+              " to be max_pages * page_size = " +
+              std::to_string(a.max_pages) + " * " +
+              std::to_string(m.pageSize) + " (a paged cache)";
+      return false;
+    }
+    return true;
+  }
+
   /// An optional operand: present exactly when the artifact reads it, and
   /// `align`-byte aligned.
   /// `verb` is "read" or "write".
@@ -336,12 +365,22 @@ struct Checker {
         !tensor("o", a.o))
       return false;
     int64_t hq = a.num_q_heads, hkv = a.num_kv_heads;
+    if (!cache())
+      return false;
+    // K and V: [B, Hkv, Sk] or, paged, [num_pages, Hkv, page_size].
+    const bool paged = m.pageSize > 0;
+    int64_t kvB = paged ? a.num_pages : a.batch,
+            kvS = paged ? m.pageSize : a.seq_k;
+    const char *kShape = paged ? "pages [num_pages, page_size, Hkv, D]"
+                               : "[B, Hkv, Sk, D]",
+               *vShape = paged ? "pages [num_pages, page_size, Hkv, Dv]"
+                               : "[B, Hkv, Sk, Dv]";
     if (!strides("q_strides", a.q_strides, a.batch, hq, a.seq_q, a.head_dim,
                  "[B, Hq, Sq, D]", false) ||
-        !strides("k_strides", a.k_strides, a.batch, hkv, a.seq_k, a.head_dim,
-                 "[B, Hkv, Sk, D]", false) ||
-        !strides("v_strides", a.v_strides, a.batch, hkv, a.seq_k,
-                 a.value_head_dim, "[B, Hkv, Sk, Dv]", false) ||
+        !strides("k_strides", a.k_strides, kvB, hkv, kvS, a.head_dim, kShape,
+                 false) ||
+        !strides("v_strides", a.v_strides, kvB, hkv, kvS, a.value_head_dim,
+                 vShape, false) ||
         !strides("o_strides", a.o_strides, a.batch, hq, a.seq_q,
                  a.value_head_dim, "[B, Hq, Sq, Dv]", true))
       return false;
@@ -798,6 +837,10 @@ extern "C" attnrt_status attnrt_launch(attnrt_artifact *artifact,
       scalars[abi::QStrideB + 3 * t + dim] = strides[t][dim];
   scalars[abi::NumSplits] = splits;
   pointers[abi::Scratch] = splits > 1 ? ptr(a.scratch) : 0;
+  pointers[abi::KvLens] = ptr(a.kv_lens);
+  pointers[abi::PageTable] = ptr(a.page_table);
+  scalars[abi::MaxPages] = m.pageSize > 0 ? a.max_pages : 0;
+  scalars[abi::NumPages] = m.pageSize > 0 ? a.num_pages : 0;
   // Tensor maps (CUtensorMap, 128 bytes, 64-byte aligned), zero unless the
   // kernel reads its tiles by TMA.
   alignas(64) unsigned char maps[abi::NumParams][128] = {};

@@ -86,6 +86,13 @@ static std::string decodeRemark(const KernelProblem &p, GpuKernelAttr config) {
   if (config.getSplitKv())
     s += "; key range split over thread blocks at run time (split_kv), "
          "partial results merged by the combine kernel";
+  if (p.kvLens)
+    s += "; KV cache: per-sequence lengths (kv_lens)" +
+         (p.pageSize ? ", pages of " + std::to_string(p.pageSize) +
+                           " rows read through the page table"
+                     : std::string()) +
+         ", by the mma.sync kernel's row copies (the wgmma kernel does not "
+         "read caches yet)";
   return s;
 }
 

@@ -178,7 +178,10 @@ LogicalResult KernelBuilder::build() {
   auto indexOf = [&](Value x) {
     return arith::IndexCastOp::create(b, b.getIndexType(), x).getResult();
   };
-  Value seqQ = indexOf(arg(abi::SeqQ)), seqK = indexOf(arg(abi::SeqK));
+  // seqK: the keys of this block's sequence (kv_lens, set below once the
+  // batch entry is known); seqKAll: the key dimension of the operands.
+  Value seqQ = indexOf(arg(abi::SeqQ)), seqKAll = indexOf(arg(abi::SeqK));
+  Value seqK = seqKAll;
   // Element strides of the [B, H, S] dimensions of q, k, v, o.
   auto stridesOf = [&](unsigned first) {
     return std::array<Value, 3>{indexOf(arg(first)), indexOf(arg(first + 1)),
@@ -220,6 +223,11 @@ LogicalResult KernelBuilder::build() {
   }
   Value head = gpu::BlockIdOp::create(b, gpu::Dimension::y);
   Value batch = gpu::BlockIdOp::create(b, gpu::Dimension::z);
+  if (problem.kvLens) {
+    Value len = indexOf(LLVM::LoadOp::create(
+        b, i32, gep(arg(abi::KvLens), batch, i32), /*align=*/4));
+    seqK = a.min(a.max(len, idx(0)), seqKAll);
+  }
   Value kvHead;
   if (pack == 1) {
     kvHead = arith::DivUIOp::create(b, head, idx(heads / kvHeads));
@@ -245,10 +253,16 @@ LogicalResult KernelBuilder::build() {
     Value headOffset = arith::MulIOp::create(b, h, stride[1]);
     return a.add(batchOffset, headOffset);
   };
-  // Pointers to this (batch, head)'s first element of each tensor.
+  // Pointers to this (batch, head)'s first element of each tensor; in a
+  // paged cache, to the head's first element of page 0.
+  const int64_t pageSize = problem.pageSize;
+  auto kvBaseOf = [&](const std::array<Value, 3> &stride) {
+    return pageSize ? arith::MulIOp::create(b, kvHead, stride[1]).getResult()
+                    : baseOf(stride, kvHead);
+  };
   Value qHead = gep(q, baseOf(qStride, head), i16),
-        kHead = gep(k, baseOf(kStride, kvHead), i16),
-        vHead = gep(v, baseOf(vStride, kvHead), i16);
+        kHead = gep(k, kvBaseOf(kStride), i16),
+        vHead = gep(v, kvBaseOf(vStride), i16);
   // Sequence strides as i32, for the row offsets (rowOffset).
   auto rowStrideOf = [&](unsigned param) {
     return arith::TruncIOp::create(b, i32, arg(param)).getResult();
@@ -327,7 +341,7 @@ LogicalResult KernelBuilder::build() {
   c.seqK = seqK;
   c.loadSeqId = [&, ids = arg(abi::SeqIds)](ImplicitLocOpBuilder &lb, Value bi,
                                   Value pos) {
-    Value i = a.add(arith::MulIOp::create(lb, bi, seqK), pos);
+    Value i = a.add(arith::MulIOp::create(lb, bi, seqKAll), pos);
     return LLVM::LoadOp::create(lb, i32, gep(ids, i, i32), 4).getResult();
   };
   c.loadCuSeqlen = [&, cu = arg(abi::CuSeqlens)](ImplicitLocOpBuilder &lb, Value i) {
@@ -339,7 +353,7 @@ LogicalResult KernelBuilder::build() {
   if (c.spec.kind == MaskKind::BlockSparse) {
     int64_t mbq = c.spec.blockQ, mbk = c.spec.blockK;
     Value nq = arith::CeilDivUIOp::create(b, seqQ, idx(mbq));
-    Value nk = arith::CeilDivUIOp::create(b, seqK, idx(mbk));
+    Value nk = arith::CeilDivUIOp::create(b, seqKAll, idx(mbk));
     c.loadBlockMask = [&, bm = arg(abi::BlockMask), nq, nk](ImplicitLocOpBuilder &lb,
                                                Value bb, Value hh, Value r,
                                                Value col) {
@@ -372,7 +386,7 @@ LogicalResult KernelBuilder::build() {
   SmallVector<Value> operandMemrefs = {step.getQuery(), step.getKey(),
                                        step.getValue()};
   for (Value m : {step.getSeqIds(), step.getCuSeqlens(), step.getBlockMask(),
-                  step.getAlibiSlopes()})
+                  step.getAlibiSlopes(), step.getKvLens(), step.getPageTable()})
     if (m)
       operandMemrefs.push_back(m);
   auto dimOf = [&](Value memref, int64_t dim) -> Value {
@@ -381,9 +395,16 @@ LogicalResult KernelBuilder::build() {
       return idx(type.getDimSize(dim));
     if (memref == step.getQuery())
       return dim == 0 ? batchSize : seqQ;
+    // Pages [num_pages, page_size, Hkv, D] (the page size is static).
+    if (pageSize && (memref == step.getKey() || memref == step.getValue()))
+      return indexOf(arg(abi::NumPages));
     if (memref == step.getKey() || memref == step.getValue() ||
         memref == step.getSeqIds())
-      return dim == 0 ? batchSize : seqK;
+      return dim == 0 ? batchSize : seqKAll;
+    if (memref == step.getKvLens())
+      return batchSize;
+    if (memref == step.getPageTable())
+      return dim == 0 ? batchSize : indexOf(arg(abi::MaxPages));
     if (memref == step.getCuSeqlens())
       return c.numCuSeqlens;
     if (memref == step.getBlockMask()) {
@@ -392,7 +413,7 @@ LogicalResult KernelBuilder::build() {
       if (dim == 1)
         return c.blockMaskH;
       int64_t block = dim == 2 ? c.spec.blockQ : c.spec.blockK;
-      return arith::CeilDivUIOp::create(b, dim == 2 ? seqQ : seqK,
+      return arith::CeilDivUIOp::create(b, dim == 2 ? seqQ : seqKAll,
                                         idx(block))
           .getResult();
     }
@@ -408,6 +429,8 @@ LogicalResult KernelBuilder::build() {
     unsigned param = memref == step.getSeqIds()      ? abi::SeqIds
                      : memref == step.getCuSeqlens() ? abi::CuSeqlens
                      : memref == step.getBlockMask() ? abi::BlockMask
+                     : memref == step.getKvLens()    ? abi::KvLens
+                     : memref == step.getPageTable() ? abi::PageTable
                                                      : abi::AlibiSlopes;
     unsigned align = std::max(1u, elt.getIntOrFloatBitWidth() / 8);
     return LLVM::LoadOp::create(lb, elt, gep(arg(param), linear, elt), align)
@@ -491,9 +514,46 @@ LogicalResult KernelBuilder::build() {
   };
   // Two-stage pipeline: tile kt + 1 streams in with cp.async while tile kt
   // is computed. One cp.async group per tile (possibly empty).
+  // A paged cache: key `key` of this sequence is row key mod P of page
+  // page_table[batch, key / P], the id clamped into [0, num_pages) (a wrong
+  // page, never outside the buffer), at element offset page * stride_b +
+  // (key mod P) * stride_s from the head's pointer (i64: pages may span
+  // more than 2^31 elements).
+  Value pageRow, lastPage;
+  if (pageSize) {
+    pageRow = gep(arg(abi::PageTable),
+                  arith::MulIOp::create(b, batch,
+                                        indexOf(arg(abi::MaxPages))),
+                  i32);
+    lastPage = a.sub(indexOf(arg(abi::NumPages)), idx(1));
+  }
+  auto pagedRow = [&](Value head, const std::array<Value, 3> &stride) {
+    return [&, head, stride](Value key, Value column) -> Value {
+      key = a.max(key, idx(0));
+      Value id = indexOf(LLVM::LoadOp::create(
+          b, i32,
+          gep(pageRow, arith::DivUIOp::create(b, key, idx(pageSize)), i32),
+          /*align=*/4));
+      Value page = a.min(a.max(id, idx(0)), lastPage);
+      Value offset = a.add(
+          a.add(arith::MulIOp::create(b, page, stride[0]),
+                arith::MulIOp::create(
+                    b, arith::RemUIOp::create(b, key, idx(pageSize)),
+                    stride[2])),
+          column);
+      return gep(head, offset, i16);
+    };
+  };
   auto issueTile = [&](Value kt, Value stage) {
     Value k0 = arith::MulIOp::create(b, kt, idx(bk));
     Value base = arith::MulIOp::create(b, stage, idx(stageBytes));
+    if (pageSize) {
+      copier->copyRowsFrom(pagedRow(kHead, kStride), k0, seqK, d, kPitch,
+                           base, tid, bk);
+      copier->copyRowsFrom(pagedRow(vHead, vStride), k0, seqK, dv, vPitch,
+                           a.add(base, idx(vOffset)), tid, bk);
+      return;
+    }
     copier->copyRows(kHead, kRowStride, k0, seqK, d, kPitch, base, tid, bk);
     copier->copyRows(vHead, vRowStride, k0, seqK, dv, vPitch,
                   a.add(base, idx(vOffset)), tid, bk);

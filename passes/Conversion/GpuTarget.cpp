@@ -22,10 +22,6 @@ GpuKernelAttr attnc::getGpuKernelAttr(AttentionOp op) {
 }
 
 LogicalResult GpuTarget::checkSupport(const KernelProblem &p) const {
-  if (p.kvLens)
-    return p.emitError("expected no kv_lens operand for target ")
-           << chip()
-           << ": per-sequence KV lengths run on the CPU path only so far";
   if (p.kvFp8)
     return p.emitError("expected bf16 or f16 keys and values for target ")
            << chip() << ": an fp8 e4m3 cache (kv_scales) runs on the CPU path "
@@ -125,6 +121,14 @@ public:
                          "key_warps = ")
              << config.getKeyWarps() << " on target " << chip()
              << " (one 16-row tile shared by all warps)";
+    // TMA reads whole boxes of a contiguous cache: rows past a sequence's
+    // length are not zero, and pages are not followed.
+    if (config.getWgmma() && p.kvLens)
+      return p.emitError("expected wgmma = false with a KV cache (")
+             << (p.pageSize ? "page_table" : "kv_lens") << ") on target "
+             << chip()
+             << ": the wgmma kernel reads contiguous K and V by TMA; the "
+                "mma.sync kernel reads per-sequence lengths and pages";
     if (config.getWgmma() && (config.getStages() < 2 || config.getStages() > 4))
       return p.emitError("expected stages in [2, 4] with wgmma on target ")
              << chip() << " (the TMA ring), got " << config.getStages();
@@ -216,6 +220,11 @@ public:
   GpuKernelAttr chooseConfig(const KernelProblem &p) const override {
     if (std::optional<GpuKernelAttr> decode = decodeConfig(p))
       return *decode;
+    // KV caches (kv_lens, pages): the mma.sync prefill kernel, whose row
+    // copies zero-fill past a sequence's length and follow the page table
+    // (the remark names the family).
+    if (p.kvLens)
+      return Sm80Target::chooseConfig(p);
     // From the H200 sweeps of bench/RESULTS.md (2026-11-30): D <= 64: three
     // consumer warpgroups (192 rows) on 128-key tiles; D <= 128: two on
     // 176-key tiles without a mask (FlashAttention-3's tile), 128-key tiles

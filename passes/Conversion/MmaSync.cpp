@@ -130,6 +130,18 @@ Value attnc::gep32(ImplicitLocOpBuilder &b, Value base, Value index32,
 void CpAsyncTileCopier::copyRows(Value head, Value rowStride32, Value first,
                                  Value count, int64_t width, int64_t pitch,
                                  Value dst, Value tid, int64_t rows) {
+  copyRowsFrom(
+      [&](Value key, Value column) {
+        return gep32(b, head, rowOffset32(b, key, rowStride32, column),
+                     b.getI16Type());
+      },
+      first, count, width, pitch, dst, tid, rows);
+}
+
+void CpAsyncTileCopier::copyRowsFrom(
+    llvm::function_ref<Value(Value key, Value column)> source, Value first,
+    Value count, int64_t width, int64_t pitch, Value dst, Value tid,
+    int64_t rows) {
   IndexArith a{b};
   auto idx = [&](int64_t v) { return a.constant(v); };
   auto i32c = [&](int64_t v) { return arith::ConstantIntOp::create(b, v, 32); };
@@ -165,11 +177,10 @@ void CpAsyncTileCopier::copyRows(Value head, Value rowStride32, Value first,
     Value valid =
         arith::CmpIOp::create(b, arith::CmpIPredicate::slt, key, count);
     // Past the rows: read a valid row with a source size of 0 (zero fill).
-    Value element =
-        rowOffset32(b, a.min(key, a.sub(count, idx(1))), rowStride32,
-                    arith::MulIOp::create(b, col, idx(8)));
     Value src = LLVM::AddrSpaceCastOp::create(
-        b, globalPtr, gep32(b, head, element, b.getI16Type()));
+        b, globalPtr,
+        source(a.min(key, a.sub(count, idx(1))),
+               arith::MulIOp::create(b, col, idx(8))));
     Value at = a.add(dst, arith::MulIOp::create(
                               b,
                               a.add(arith::MulIOp::create(b, row, idx(pitch)),

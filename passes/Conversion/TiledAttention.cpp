@@ -46,6 +46,7 @@ KernelProblem KernelProblem::of(AttentionOp op) {
   p.decode = op->hasAttr(kDecodeAttrName);
   setMaskKind(p, op.getMaskSpec().kind);
   p.kvLens = static_cast<bool>(op.getKvLens());
+  p.pageSize = op.getPageTable() ? op.getPageSize() : 0;
   p.kvFp8 = static_cast<bool>(op.getKvScales());
   p.packBlocker = packBlockerOf(op.getAlibiSlopes() || op.getAlibi(),
                                 static_cast<bool>(op.getBlockMask()),
@@ -63,7 +64,9 @@ KernelProblem KernelProblem::of(TileStepOp step) {
   p.headDim = q.getDimSize(3);
   p.valueHeadDim = v.getDimSize(3);
   p.numQueryHeads = q.getDimSize(1);
-  p.numKvHeads = k.getDimSize(1);
+  // Pages [num_pages, page_size, Hkv, D], or [B, Hkv, Sk, D].
+  p.pageSize = step.getPageTable() ? k.getDimSize(1) : 0;
+  p.numKvHeads = k.getDimSize(p.pageSize ? 2 : 1);
   p.seqQ = q.getDimSize(2);
   setMaskKind(p, step.getMaskSpec().kind);
   p.kvLens = static_cast<bool>(step.getKvLens());

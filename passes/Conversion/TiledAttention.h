@@ -41,6 +41,8 @@ struct KernelProblem {
   bool noMask = false;
   /// The attention has per-sequence KV lengths (kv_lens).
   bool kvLens = false;
+  /// Rows of a page of a paged cache (page_table), 0 when contiguous.
+  int64_t pageSize = 0;
   /// Keys and values are fp8 e4m3 (kv_scales).
   bool kvFp8 = false;
   /// Why the query heads of a KV group cannot share the rows of a tile

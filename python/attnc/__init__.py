@@ -40,6 +40,8 @@ class _Args(ctypes.Structure):
         ("alibi_slopes", ctypes.c_void_p),
         ("num_splits", ctypes.c_int64), ("scratch", ctypes.c_void_p),
         ("scratch_bytes", ctypes.c_size_t),
+        ("kv_lens", ctypes.c_void_p), ("page_table", ctypes.c_void_p),
+        ("max_pages", ctypes.c_int64), ("num_pages", ctypes.c_int64),
     ]
 
 
@@ -87,7 +89,7 @@ class Kernel:
             "spec", "target", "dtype", "num_q_heads", "num_kv_heads", "head_dim",
             "value_head_dim", "reads_lse", "reads_cu_seqlens", "reads_seq_ids",
             "reads_block_mask", "reads_alibi_slopes", "mask_block_q", "mask_block_k",
-            "split_kv", "gqa_pack")}
+            "split_kv", "gqa_pack", "reads_kv_lens", "page_size")}
         # Split-KV scratch per (device, bytes), reused across calls.
         self._scratch = {}
 
@@ -122,8 +124,15 @@ class Kernel:
             self._handle = None
 
     def __call__(self, q, k, v, *, out=None, lse=None, seq_ids=None, cu_seqlens=None,
-                 block_mask=None, alibi_slopes=None, stream=None, num_splits=0):
+                 block_mask=None, alibi_slopes=None, kv_lens=None, page_table=None,
+                 stream=None, num_splits=0):
         """Runs the kernel; returns (out, lse) (lse is None without one).
+
+        KV caches: kv_lens (int32 [B]) gives each sequence's key count for an
+        artifact compiled with kv_lens; with a paged artifact k and v are pages
+        [num_pages, page_size, Hkv, D] and page_table (int32 [B, max_pages])
+        maps key j of sequence b to row j % page_size of page
+        page_table[b, j // page_size].
 
         Every argument is checked first (validate_arguments); a failure is an
         AttncError naming the argument. The launch runs under q's device.
@@ -133,7 +142,8 @@ class Kernel:
         import torch
         validate_arguments(self.manifest, q, k, v, out=out, lse=lse, seq_ids=seq_ids,
                            cu_seqlens=cu_seqlens, block_mask=block_mask,
-                           alibi_slopes=alibi_slopes)
+                           alibi_slopes=alibi_slopes, kv_lens=kv_lens,
+                           page_table=page_table)
         with torch.cuda.device(q.device):
             if out is None:
                 out = torch.empty(q.shape[:3] + (v.shape[3],), device=q.device, dtype=q.dtype)
@@ -142,13 +152,26 @@ class Kernel:
             a = _Args()
             a.dtype = _DTYPES[self.manifest["dtype"]]
             a.batch, a.num_q_heads, a.seq_q, a.head_dim = q.shape
-            a.num_kv_heads, a.seq_k = k.shape[1], k.shape[2]
             a.value_head_dim = v.shape[3]
             a.q, a.k, a.v, a.o = q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr()
             a.lse = lse.data_ptr() if lse is not None else None
-            for name, t in (("q_strides", q), ("k_strides", k), ("v_strides", v),
-                            ("o_strides", out)):
+            for name, t in (("q_strides", q), ("o_strides", out)):
                 getattr(a, name)[:] = list(t.stride())
+            if page_table is not None:
+                # Pages [num_pages, page_size, Hkv, D]: strides {page, head, row, 1}.
+                a.num_kv_heads = k.shape[2]
+                a.max_pages, a.num_pages = page_table.shape[1], k.shape[0]
+                a.seq_k = a.max_pages * k.shape[1]
+                for name, t in (("k_strides", k), ("v_strides", v)):
+                    st = t.stride()
+                    getattr(a, name)[:] = [st[0], st[2], st[1], st[3]]
+                a.page_table = page_table.data_ptr()
+            else:
+                a.num_kv_heads, a.seq_k = k.shape[1], k.shape[2]
+                for name, t in (("k_strides", k), ("v_strides", v)):
+                    getattr(a, name)[:] = list(t.stride())
+            if kv_lens is not None:
+                a.kv_lens = kv_lens.data_ptr()
             if seq_ids is not None:
                 a.seq_ids = seq_ids.data_ptr()
             if cu_seqlens is not None:
@@ -191,7 +214,8 @@ def _is_contiguous(t):
 
 
 def validate_arguments(manifest, q, k, v, *, out=None, lse=None, seq_ids=None,
-                       cu_seqlens=None, block_mask=None, alibi_slopes=None):
+                       cu_seqlens=None, block_mask=None, alibi_slopes=None, kv_lens=None,
+                       page_table=None):
     """Checks a call against an artifact's manifest before anything reaches
     the GPU: dtypes (from the tensors: q's must be the artifact's, k, v and
     out q's), shapes of every operand, one CUDA device for all, int32 index
@@ -208,7 +232,8 @@ def validate_arguments(manifest, q, k, v, *, out=None, lse=None, seq_ids=None,
             fail(f"expected a tensor for {name}, got None")
     device = q.device
     optional = {"out": out, "lse": lse, "seq_ids": seq_ids, "cu_seqlens": cu_seqlens,
-                "block_mask": block_mask, "alibi_slopes": alibi_slopes}
+                "block_mask": block_mask, "alibi_slopes": alibi_slopes, "kv_lens": kv_lens,
+                "page_table": page_table}
     for name, t in list(tensors.items()) + [(n, t) for n, t in optional.items() if t is not None]:
         if getattr(t.device, "type", None) != "cuda":
             fail(f"expected {name} on a CUDA device, got {t.device}")
@@ -224,7 +249,20 @@ def validate_arguments(manifest, q, k, v, *, out=None, lse=None, seq_ids=None,
         if t is not None and t.dtype != q.dtype:
             fail(f"expected {name} of dtype {q.dtype} (that of q), got {t.dtype}")
     b, hq, sq, d = _shape(q)
-    hkv, sk = _shape(k)[1], _shape(k)[2]
+    page_size = int(manifest.get("page_size") or 0)
+    if page_size:
+        # Pages [num_pages, page_size, Hkv, D]; Sk = max_pages * page_size.
+        num_pages, hkv = _shape(k)[0], _shape(k)[2]
+        if _shape(k)[1] != page_size:
+            fail(f"expected k pages of the artifact's page_size {page_size} "
+                 f"[num_pages, page_size, Hkv, D], got shape {_shape(k)}")
+        if page_table is None:
+            fail("expected page_table: the artifact reads a paged KV cache")
+        if len(_shape(page_table)) != 2:
+            fail(f"expected page_table of rank 2 [B, max_pages], got shape {_shape(page_table)}")
+        sk = _shape(page_table)[1] * page_size
+    else:
+        hkv, sk = _shape(k)[1], _shape(k)[2]
     dv = _shape(v)[3]
     expect = {"num_q_heads": ("q", 1, hq), "num_kv_heads": ("k", 1, hkv),
               "head_dim": ("q", 3, d), "value_head_dim": ("v", 3, dv)}
@@ -232,9 +270,13 @@ def validate_arguments(manifest, q, k, v, *, out=None, lse=None, seq_ids=None,
         if got != int(manifest[key]):
             fail(f"expected {name} dimension {dim} to be the artifact's {key} "
                  f"{manifest[key]}, got {got}")
-    if _shape(k) != (b, hkv, sk, d):
+    if page_size:
+        if _shape(v) != (num_pages, page_size, hkv, dv):
+            fail(f"expected v of shape {(num_pages, page_size, hkv, dv)} (the pages of k) "
+                 f"[num_pages, page_size, Hkv, Dv], got {_shape(v)}")
+    elif _shape(k) != (b, hkv, sk, d):
         fail(f"expected k of shape {(b, hkv, sk, d)} [B, Hkv, Sk, D], got {_shape(k)}")
-    if _shape(v) != (b, hkv, sk, dv):
+    elif _shape(v) != (b, hkv, sk, dv):
         fail(f"expected v of shape {(b, hkv, sk, dv)} [B, Hkv, Sk, Dv], got {_shape(v)}")
     if out is not None and _shape(out) != (b, hq, sq, dv):
         fail(f"expected out of shape {(b, hq, sq, dv)} [B, Hq, Sq, Dv], got {_shape(out)}")
@@ -265,6 +307,17 @@ def validate_arguments(manifest, q, k, v, *, out=None, lse=None, seq_ids=None,
         fail(f"expected cu_seqlens of rank 1, got shape {_shape(cu_seqlens)}")
     operand("alibi_slopes", alibi_slopes, "reads_alibi_slopes", ("torch.float32",), (hq,),
             "ALiBi slopes")
+    operand("kv_lens", kv_lens, "reads_kv_lens", ("torch.int32",), (b,),
+            "per-sequence KV lengths")
+    if page_table is not None:
+        if not page_size:
+            fail("expected no page_table: the artifact does not read a paged KV cache")
+        if str(page_table.dtype) != "torch.int32":
+            fail(f"expected page_table of dtype torch.int32, got {page_table.dtype}")
+        if _shape(page_table)[0] != b:
+            fail(f"expected page_table of shape [{b}, max_pages], got {_shape(page_table)}")
+        if not _is_contiguous(page_table):
+            fail(f"expected page_table to be contiguous, got strides {tuple(page_table.stride())}")
     operand("block_mask", block_mask, "reads_block_mask", ("torch.int8", "torch.uint8",
             "torch.bool"), None, "a block mask")
     if block_mask is not None:

@@ -138,8 +138,10 @@ func.func @key_warps_two_row_groups(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x
 
 // -----
 
-func.func @kv_lens(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>, %l: tensor<?xi32>) -> tensor<?x4x?x64xbf16> {
-  // expected-error @+1 {{expected no kv_lens operand for target sm_80: per-sequence KV lengths run on the CPU path only so far}}
-  %o = attn.attention %q, %k, %v kv_lens(%l : tensor<?xi32>) mask(#attn.causal) : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x4x?x64xbf16>
-  return %o : tensor<?x4x?x64xbf16>
+// An fp8 cache runs on the CPU path only (kv_lens and pages run on the GPU:
+// convert-attn-to-gpu-kv-cache.mlir).
+func.func @fp8_kv(%q: tensor<2x4x?x64xbf16>, %k: tensor<2x2x?x64xf8E4M3FN>, %v: tensor<2x2x?x64xf8E4M3FN>, %s: tensor<2x2xf32>) -> tensor<2x4x?x64xbf16> {
+  // expected-error @+1 {{expected bf16 or f16 keys and values for target sm_80: an fp8 e4m3 cache (kv_scales) runs on the CPU path only so far}}
+  %o = attn.attention %q, %k, %v kv_scales(%s : tensor<2x2xf32>) mask(#attn.causal) : tensor<2x4x?x64xbf16>, tensor<2x2x?x64xf8E4M3FN>, tensor<2x2x?x64xf8E4M3FN> -> tensor<2x4x?x64xbf16>
+  return %o : tensor<2x4x?x64xbf16>
 }

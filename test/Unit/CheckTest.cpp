@@ -174,9 +174,10 @@ TEST(DeviceRunTest, TimeLine) {
 }
 
 /// A loaded artifact for 8 query heads, 2 kv heads, d = 64, reading the
-/// operands named in `reads` (each "reads_..." key set to 1).
+/// operands named in `reads` (each "reads_..." key set to 1), with pages of
+/// `pageSize` rows (0: a contiguous cache).
 std::unique_ptr<attnrt_artifact, void (*)(attnrt_artifact *)>
-loadArtifact(std::initializer_list<const char *> reads) {
+loadArtifact(std::initializer_list<const char *> reads, int pageSize = 0) {
   Artifact a;
   for (auto [key, value] :
        std::initializer_list<std::pair<const char *, const char *>>{
@@ -200,11 +201,13 @@ loadArtifact(std::initializer_list<const char *> reads) {
            {"gqa_pack", "1"},
            {"split_kv", "0"},
            {"tensor_maps", "0"},
+           {"reads_kv_lens", "0"},
            {"mask_block_q", "16"},
            {"mask_block_k", "32"}})
     a.set(key, value);
   for (const char *key : reads)
     a.set(key, "1");
+  a.set("page_size", std::to_string(pageSize));
   a.set("abi_version", std::to_string(attnc::abi::kVersion));
   a.set("params", attnc::abi::paramList());
   a.set("grid", attnc::abi::kGrid);
@@ -257,6 +260,24 @@ TEST(DeviceRunTest, RejectsAProblemWithoutTheDataTheKernelReads) {
   EXPECT_FALSE(runOnDevice(slopes.get(), p, ElementType::BF16, out, lse, {},
                            report, error));
   EXPECT_EQ(error, "expected alibi_slopes data of 8 values, got 0");
+
+  auto lens = loadArtifact({"reads_kv_lens"});
+  EXPECT_FALSE(
+      runOnDevice(lens.get(), p, ElementType::BF16, out, lse, {}, report, error));
+  EXPECT_EQ(error, "expected kv_lens data of 2 values, got 0");
+
+  // A paged artifact needs a problem with its page size and a whole table.
+  auto paged = loadArtifact({"reads_kv_lens"}, 16);
+  AttentionProblem c = seeded("b=2 hq=8 hkv=2 sq=1 sk=64 d=64 paged=16");
+  EXPECT_FALSE(runOnDevice(paged.get(), seeded("b=2 hq=8 hkv=2 sq=1 sk=64 "
+                                               "d=64 paged=8"),
+                           ElementType::BF16, out, lse, {}, report, error));
+  EXPECT_EQ(error, "expected a problem with page size 16 (the artifact's), "
+                   "got 8");
+  c.pageTable.pop_back();
+  EXPECT_FALSE(
+      runOnDevice(paged.get(), c, ElementType::BF16, out, lse, {}, report, error));
+  EXPECT_EQ(error, "expected a page table of b * sk / page_size entries");
 }
 
 } // namespace

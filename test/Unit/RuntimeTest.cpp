@@ -56,6 +56,8 @@ Artifact kernelArtifact() {
   a.set("gqa_pack", "1");
   a.set("split_kv", "0");
   a.set("tensor_maps", "0");
+  a.set("reads_kv_lens", "0");
+  a.set("page_size", "0");
   a.set("abi_version", std::to_string(attnc::abi::kVersion));
   a.set("params", attnc::abi::paramList());
   a.set("grid", attnc::abi::kGrid);
@@ -329,6 +331,8 @@ TEST(KernelManifestTest, RequiresEveryKey) {
                             "gqa_pack",
                             "split_kv",
                             "tensor_maps",
+                            "reads_kv_lens",
+                            "page_size",
                             "abi_version",
                             "params",
                             "grid"};
@@ -778,6 +782,81 @@ TEST_F(ValidateTest, RequiresLseExactlyWhenWritten) {
   a = args;
   a.lse = static_cast<float *>(fake(0x50002));
   EXPECT_EQ(check(a), "expected lse (0x50002) to be 4-byte aligned");
+}
+
+TEST_F(ValidateTest, ChecksKvCaches) {
+  // kv_lens alone: a padded contiguous cache.
+  Artifact lensArtifact = kernelArtifact();
+  lensArtifact.set("reads_kv_lens", "1");
+  attnrt_artifact *lens = load(lensArtifact);
+  ASSERT_NE(lens, nullptr) << attnrt_last_error();
+  attnrt_attention_args a = args;
+  EXPECT_EQ(check(a, lens), "expected a non-null kv_lens: the artifact reads "
+                            "per-sequence KV lengths");
+  a.kv_lens = static_cast<const int32_t *>(fake(0xA0000));
+  EXPECT_EQ(check(a, lens), "");
+  EXPECT_EQ(check(a), "expected kv_lens to be NULL: the artifact does not "
+                      "read per-sequence KV lengths");
+  a.kv_lens = static_cast<const int32_t *>(fake(0xA0002));
+  EXPECT_EQ(check(a, lens), "expected kv_lens (0xa0002) to be 4-byte aligned");
+  a = args;
+  a.kv_lens = static_cast<const int32_t *>(fake(0xA0000));
+  a.page_table = static_cast<const int32_t *>(fake(0xB0000));
+  EXPECT_EQ(check(a, lens), "expected page_table to be NULL: the artifact "
+                            "does not read a paged KV cache");
+  a.page_table = nullptr;
+  a.max_pages = 4;
+  EXPECT_EQ(check(a, lens), "expected max_pages and num_pages 0: the artifact "
+                            "does not read a paged KV cache");
+  attnrt_artifact_destroy(lens);
+
+  // Pages of 16 rows: k and v are [num_pages, 16, Hkv, D] with strides
+  // {page, head, row, 1}; seq_k = max_pages * 16.
+  Artifact pagedArtifact = kernelArtifact();
+  pagedArtifact.set("reads_kv_lens", "1");
+  pagedArtifact.set("page_size", "16");
+  attnrt_artifact *paged = load(pagedArtifact);
+  ASSERT_NE(paged, nullptr) << attnrt_last_error();
+  attnrt_attention_args p = args;
+  p.seq_k = 128;
+  p.kv_lens = static_cast<const int32_t *>(fake(0xA0000));
+  p.page_table = static_cast<const int32_t *>(fake(0xB0000));
+  p.max_pages = 8;
+  p.num_pages = 37;
+  for (int64_t *st : {p.k_strides, p.v_strides}) {
+    st[0] = 16 * 2 * 64;
+    st[1] = 64;
+    st[2] = 2 * 64;
+    st[3] = 1;
+  }
+  EXPECT_EQ(check(p, paged), "");
+  a = p;
+  a.page_table = nullptr;
+  EXPECT_EQ(check(a, paged), "expected a non-null page_table: the artifact "
+                             "reads a paged KV cache");
+  a = p;
+  a.seq_k = 120;
+  EXPECT_EQ(check(a, paged), "expected seq_k 120 to be max_pages * page_size "
+                             "= 8 * 16 (a paged cache)");
+  a = p;
+  a.num_pages = 0;
+  EXPECT_EQ(check(a, paged), "expected num_pages in [1, 2147483647], got 0");
+  a = p;
+  a.max_pages = 0;
+  EXPECT_EQ(check(a, paged), "expected max_pages in [1, 134217727], got 0");
+  a = p;
+  a.k_strides[2] = 100;
+  EXPECT_EQ(check(a, paged),
+            "expected k_strides {2048, 64, 100, 1} of pages [num_pages, "
+            "page_size, Hkv, D] to be non-negative multiples of 8 elements "
+            "(16 bytes)");
+  attnrt_artifact_destroy(paged);
+
+  // A manifest with pages but no kv_lens is malformed.
+  pagedArtifact.set("reads_kv_lens", "0");
+  EXPECT_EQ(load(pagedArtifact), nullptr);
+  EXPECT_STREQ(attnrt_last_error(), "manifest key 'page_size': a paged cache "
+                                    "(page_size 16) needs reads_kv_lens = 1");
 }
 
 TEST_F(ValidateTest, RequiresEachOperandExactlyWhenRead) {

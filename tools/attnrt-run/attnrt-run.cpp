@@ -289,9 +289,12 @@ static bool checkSpecAgainstManifest(const AttentionSpec &s,
   if (s.kvFp8)
     return mismatch("kv_dtype", "fp8", "kernel, whose keys and values are " +
                                            m.dtype);
-  if (s.kvLens)
-    return mismatch("kv_lens", "1",
-                    "kernel, which takes no kv_lens (GPU kernels do not yet)");
+  if (s.kvLens != m.readsKvLens)
+    return mismatch("kv_lens", s.kvLens ? "1" : "0",
+                    std::string("reads_kv_lens ") +
+                        (m.readsKvLens ? "1" : "0"));
+  if (s.pageSize != m.pageSize)
+    return mismatch("paged", str(s.pageSize), "page_size " + str(m.pageSize));
   return true;
 }
 

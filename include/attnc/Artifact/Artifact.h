@@ -79,6 +79,10 @@ struct KernelManifest {
   /// The kernel reads Q, K and V tiles by TMA: the runtime builds the
   /// tensor maps of KernelAbi.h (q_map, k_map, v_map) for each launch.
   bool tensorMaps = false;
+  /// The kernel reads per-sequence key counts (kv_lens), and K/V as a paged
+  /// cache of pages of pageSize rows (0: contiguous).
+  bool readsKvLens = false;
+  int64_t pageSize = 0;
 };
 
 /// Checks the manifest keys of a kernel artifact: format, the required keys,

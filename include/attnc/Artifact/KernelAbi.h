@@ -18,7 +18,7 @@ namespace attnc::abi {
 
 /// Bumped whenever a parameter is added, removed, reordered or changes kind;
 /// the runtime refuses artifacts of another version.
-inline constexpr int kVersion = 4;
+inline constexpr int kVersion = 5;
 
 /// How a parameter travels to the kernel.
 enum class ParamKind {
@@ -34,7 +34,13 @@ enum class ParamKind {
 };
 
 /// The parameters in launch order. Strides are in elements, of the
-/// [B, H, S, D] view of each tensor (the innermost stride is 1).
+/// [B, H, S, D] view of each tensor (the innermost stride is 1). With a
+/// paged cache (manifest `page_size` > 0), k and v are pages [num_pages,
+/// page_size, Hkv, D]: their "B" stride is the page stride and their "S"
+/// stride the row stride within a page; key j of sequence b is row j mod
+/// page_size of page page_table[b * max_pages + j / page_size] (ids clamped
+/// into [0, num_pages)), and seq_k = max_pages * page_size. kv_lens [B]
+/// (int32) holds each sequence's key count, clamped to [0, seq_k].
 enum Param : unsigned {
   Q,
   K,
@@ -65,6 +71,10 @@ enum Param : unsigned {
   OStrideS,
   NumSplits,
   Scratch,
+  KvLens,
+  PageTable,
+  MaxPages,
+  NumPages,
   QMap,
   KMap,
   VMap,
@@ -108,6 +118,10 @@ inline constexpr ParamInfo kParams[NumParams] = {
     {"o_stride_s", ParamKind::I64},
     {"num_splits", ParamKind::I64},
     {"scratch", ParamKind::Pointer},
+    {"kv_lens", ParamKind::Pointer},
+    {"page_table", ParamKind::Pointer},
+    {"max_pages", ParamKind::I64},
+    {"num_pages", ParamKind::I64},
     {"q_map", ParamKind::TensorMap},
     {"k_map", ParamKind::TensorMap},
     {"v_map", ParamKind::TensorMap},

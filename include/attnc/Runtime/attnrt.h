@@ -83,6 +83,17 @@ typedef struct attnrt_attention_args {
   int64_t num_splits;
   void *scratch;
   size_t scratch_bytes;
+  /* KV caches. kv_lens [B] (artifacts with reads_kv_lens = 1): the keys of
+   * each sequence, clamped to [0, seq_k]. page_table [B, max_pages] (int32,
+   * artifacts with page_size > 0): k and v are then pages [num_pages,
+   * page_size, Hkv, D] given by k_strides/v_strides as {page, head, row in
+   * page, 1}; key j of sequence b is row j mod page_size of page
+   * page_table[b][j / page_size]; seq_k must be max_pages * page_size. Page
+   * ids outside [0, num_pages) are clamped (a wrong page, never outside the
+   * buffers). Zero and NULL for other artifacts. */
+  const int32_t *kv_lens;
+  const int32_t *page_table;
+  int64_t max_pages, num_pages;
 } attnrt_attention_args;
 
 /* Checks a launch against the manifest (shapes, strides, dtype, alignment,

@@ -38,6 +38,10 @@ int main(void) {
   FIELD(num_splits);
   FIELD(scratch);
   FIELD(scratch_bytes);
+  FIELD(kv_lens);
+  FIELD(page_table);
+  FIELD(max_pages);
+  FIELD(num_pages);
   printf("sizeof %zu\n", sizeof(attnrt_attention_args));
   return 0;
 }

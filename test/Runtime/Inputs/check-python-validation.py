@@ -94,3 +94,38 @@ run("block mask of the wrong shape", block_mask=T((1, 8, 3, 2), U8))
 run("block mask of int64", block_mask=T((1, 8, 2, 2), I64))
 run("seq_ids the artifact does not read", seq_ids=T((2, 120), I32))
 run("lse left to the call", lse=None)
+run("kv_lens the artifact does not read", kv_lens=T((2,), I32))
+run("page_table the artifact does not read", page_table=T((2, 8), I32))
+
+# A paged cache: pages [num_pages, page_size, Hkv, D], page_table [B, max_pages],
+# kv_lens [B].
+PAGED = dict(MANIFEST, reads_block_mask="0", reads_kv_lens="1", page_size="16")
+
+
+def paged():
+    return dict(q=T((2, 8, 1, 64)), k=T((9, 16, 2, 64)), v=T((9, 16, 2, 64)),
+                lse=T((2, 8, 1), F32), kv_lens=T((2,), I32), page_table=T((2, 4), I32))
+
+
+def run_paged(name, **changes):
+    args = paged()
+    args.update(changes)
+    try:
+        attnc.validate_arguments(PAGED, **args)
+        print(f"{name}: ok")
+    except attnc.AttncError as e:
+        print(f"{name}: AttncError: {e}")
+
+
+run_paged("paged valid")
+run_paged("paged without kv_lens", kv_lens=None)
+run_paged("kv_lens as int64", kv_lens=T((2,), I64))
+run_paged("kv_lens of the wrong batch", kv_lens=T((3,), I32))
+run_paged("paged without page_table", page_table=None)
+run_paged("page_table as int64", page_table=T((2, 4), I64))
+run_paged("page_table of the wrong batch", page_table=T((3, 4), I32))
+run_paged("page_table of rank 1", page_table=T((8,), I32))
+run_paged("page_table on the CPU", page_table=T((2, 4), I32, device=Device("cpu")))
+run_paged("pages of another size", k=T((9, 8, 2, 64)))
+run_paged("v pages not k's", v=T((10, 16, 2, 64)))
+run_paged("dense k given to a paged artifact", k=T((2, 2, 64, 64)), v=T((2, 2, 64, 64)))

@@ -1,0 +1,83 @@
+// RUN: attnc-opt %s --attn-choose-gpu-kernel=chip=sm_90a --attn-tile --attn-skip-masked-tiles --convert-attn-to-gpu --split-input-file 2>/dev/null | FileCheck %s
+// RUN: attnc-opt %s --attn-choose-gpu-kernel=chip=sm_90a --attn-tile --attn-skip-masked-tiles --convert-attn-to-gpu --split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
+
+// KV caches on the GPU: per-sequence lengths (kv_lens) and a paged cache
+// (page_table). On sm_90a they take the mma.sync kernel (the wgmma kernel
+// reads contiguous K/V by TMA), and the remark says so.
+// REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16, cp.async double buffering (the sm_80-class kernel)), {{.*}}; KV cache: per-sequence lengths (kv_lens), by the mma.sync kernel's row copies (the wgmma kernel does not read caches yet)
+// REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16 decode kernel, {{.*}}; KV cache: per-sequence lengths (kv_lens), pages of 16 rows read through the page table, by the mma.sync kernel's row copies
+
+// kv_lens: the block reads its sequence's length once, kv_lens[batch]
+// clamped to [0, seq_k]; that length bounds the key tiles, the masks and
+// the row copies (rows at or past it are zero-filled, never read).
+// CHECK-LABEL: func.func @kv_lens(
+// CHECK: gpu.func @attnc_attention(
+// CHECK-SAME: %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %[[SEQ_K:[a-z0-9_]+]]: i64,
+// CHECK-SAME: %{{[a-z0-9_]+}}: !llvm.ptr, %[[KV_LENS:[a-z0-9_]+]]: !llvm.ptr, %[[PAGES:[a-z0-9_]+]]: !llvm.ptr, %[[MAX_PAGES:[a-z0-9_]+]]: i64, %[[NUM_PAGES:[a-z0-9_]+]]: i64,
+// CHECK: %[[SK:.*]] = arith.index_cast %[[SEQ_K]] : i64 to index
+// CHECK: %[[BATCH:.*]] = gpu.block_id z
+// CHECK-NEXT: %[[B64:.*]] = arith.index_cast %[[BATCH]] : index to i64
+// CHECK-NEXT: %[[LEN_AT:.*]] = llvm.getelementptr %[[KV_LENS]][%[[B64]]] : (!llvm.ptr, i64) -> !llvm.ptr, i32
+// CHECK-NEXT: %[[LEN32:.*]] = llvm.load %[[LEN_AT]]
+// CHECK-NEXT: %[[LEN:.*]] = arith.index_cast %[[LEN32]] : i32 to index
+// CHECK-NEXT: arith.constant 0 : index
+// CHECK-NEXT: %[[LEN0:.*]] = arith.maxsi %[[LEN]], %{{.*}} : index
+// CHECK-NEXT: %[[KEYS:.*]] = arith.minsi %[[LEN0]], %[[SK]] : index
+// The row copies zero-fill keys at or past the length: the cp.async source
+// size is 16 bytes for a key below it, else 0.
+// CHECK: %[[VALID:.*]] = arith.cmpi slt, %{{.*}}, %[[KEYS]] : index
+// CHECK: %[[SIZE:.*]] = arith.select %[[VALID]], %{{.*}}, %{{.*}} : i32
+// CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache =  cg, %[[SIZE]]
+func.func @kv_lens(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>, %l: tensor<?xi32>) -> tensor<?x4x?x64xbf16> {
+  %o = attn.attention %q, %k, %v kv_lens(%l : tensor<?xi32>) mask(#attn.causal) : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x4x?x64xbf16>
+  return %o : tensor<?x4x?x64xbf16>
+}
+
+// -----
+
+// A paged decode step: K and V are pages [num_pages, 16, Hkv, D]; key j of
+// the sequence is row j mod 16 of page page_table[batch, j / 16], the id
+// clamped into [0, num_pages), at page * stride_b + (j mod 16) * stride_s
+// (64-bit) from the KV head's first element.
+// CHECK-LABEL: func.func @paged(
+// CHECK: gpu.func @attnc_attention(
+// CHECK-SAME: %{{[a-z0-9_]+}}: !llvm.ptr, %[[K:[a-z0-9_]+]]: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr,
+// CHECK-SAME: %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64,
+// CHECK-SAME: %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64,
+// CHECK-SAME: %[[KSB:[a-z0-9_]+]]: i64, %[[KSH:[a-z0-9_]+]]: i64, %[[KSS:[a-z0-9_]+]]: i64,
+// CHECK-SAME: %{{[a-z0-9_]+}}: !llvm.ptr, %[[KV_LENS:[a-z0-9_]+]]: !llvm.ptr, %[[PAGES:[a-z0-9_]+]]: !llvm.ptr, %[[MAX_PAGES:[a-z0-9_]+]]: i64, %[[NUM_PAGES:[a-z0-9_]+]]: i64,
+// CHECK: %[[SB:.*]] = arith.index_cast %[[KSB]] : i64 to index
+// CHECK-NEXT: %[[SH:.*]] = arith.index_cast %[[KSH]] : i64 to index
+// CHECK-NEXT: %[[SS:.*]] = arith.index_cast %[[KSS]] : i64 to index
+// The head's first element: kvHead * stride_h, no batch offset.
+// CHECK: %[[KOFF:.*]] = arith.muli %{{.*}}, %[[SH]] : index
+// CHECK-NEXT: %[[KOFF64:.*]] = arith.index_cast %[[KOFF]] : index to i64
+// CHECK-NEXT: %[[KHEAD:.*]] = llvm.getelementptr %[[K]][%[[KOFF64]]]
+// This sequence's row of the page table, and the last page id.
+// CHECK: %[[TROW:.*]] = llvm.getelementptr %[[PAGES]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i32
+// CHECK: %[[NP:.*]] = arith.index_cast %[[NUM_PAGES]] : i64 to index
+// CHECK-NEXT: %[[LAST:.*]] = arith.subi %[[NP]], %{{.*}} : index
+// A key's row copy: its page id, clamped, then the 64-bit offset.
+// CHECK: %[[KEY:.*]] = arith.maxsi %{{.*}}, %{{.*}} : index
+// CHECK-NEXT: %[[C16:.*]] = arith.constant 16 : index
+// CHECK-NEXT: %[[PI:.*]] = arith.divui %[[KEY]], %[[C16]] : index
+// CHECK-NEXT: %[[PI64:.*]] = arith.index_cast %[[PI]] : index to i64
+// CHECK-NEXT: %[[IDAT:.*]] = llvm.getelementptr %[[TROW]][%[[PI64]]] : (!llvm.ptr, i64) -> !llvm.ptr, i32
+// CHECK-NEXT: %[[ID32:.*]] = llvm.load %[[IDAT]] {alignment = 4 : i64} : !llvm.ptr -> i32
+// CHECK-NEXT: %[[ID:.*]] = arith.index_cast %[[ID32]] : i32 to index
+// CHECK-NEXT: arith.constant 0 : index
+// CHECK-NEXT: %[[ID0:.*]] = arith.maxsi %[[ID]], %{{.*}} : index
+// CHECK-NEXT: %[[PAGE:.*]] = arith.minsi %[[ID0]], %[[LAST]] : index
+// CHECK-NEXT: arith.constant 16 : index
+// CHECK-NEXT: %[[IN:.*]] = arith.remui %[[KEY]], %{{.*}} : index
+// CHECK-NEXT: %[[ROWOFF:.*]] = arith.muli %[[IN]], %[[SS]] : index
+// CHECK-NEXT: %[[PAGEOFF:.*]] = arith.muli %[[PAGE]], %[[SB]] : index
+// CHECK-NEXT: %[[OFF:.*]] = arith.addi %[[PAGEOFF]], %[[ROWOFF]] : index
+// CHECK-NEXT: %[[OFFC:.*]] = arith.addi %[[OFF]], %{{.*}} : index
+// CHECK-NEXT: %[[OFF64:.*]] = arith.index_cast %[[OFFC]] : index to i64
+// CHECK-NEXT: %[[SRC:.*]] = llvm.getelementptr %[[KHEAD]][%[[OFF64]]] : (!llvm.ptr, i64) -> !llvm.ptr, i16
+// CHECK-NEXT: llvm.addrspacecast %[[SRC]] : !llvm.ptr to !llvm.ptr<1>
+func.func @paged(%q: tensor<?x4x1x64xbf16>, %k: tensor<?x16x2x64xbf16>, %v: tensor<?x16x2x64xbf16>, %l: tensor<?xi32>, %t: tensor<?x?xi32>) -> tensor<?x4x1x64xbf16> {
+  %o = attn.attention %q, %k, %v kv_lens(%l : tensor<?xi32>) page_table(%t : tensor<?x?xi32>) mask(#attn.causal) {attn.decode} : tensor<?x4x1x64xbf16>, tensor<?x16x2x64xbf16>, tensor<?x16x2x64xbf16> -> tensor<?x4x1x64xbf16>
+  return %o : tensor<?x4x1x64xbf16>
+}
