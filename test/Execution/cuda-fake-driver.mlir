@@ -30,6 +30,21 @@
 // LAUNCH-NEXT: fake-libcuda: launch grid ({{[0-9]+}}, 8, 2) block (512, 1, 1), b=2 hq=8 hkv=2 sq=100 sk=130 d=64 dv=64, lse given, o poisoned
 // LAUNCH: fake-libcuda: 0 device buffers not freed
 //
+// KV caches: the runtime passes kv_lens, the page table, its page counts and
+// the pages' {page, head, row} strides, and the stand-in, which reads K and
+// V through them (and only keys below each sequence's length, the rest being
+// NaN), matches the reference: a paged cache (pages of 16 rows,
+// shuffled, one shared) and per-sequence lengths over a contiguous cache.
+// RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_MASK=causal ATTNC_FAKE_CUDA_LOG=1 attnc-run --spec "b=5 hq=8 hkv=2 sq=3 sk=320 mask=causal paged=16" --device=cuda --seed=5 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=PAGED
+// PAGED: fake-libcuda: kv_lens given, page_table given, max_pages 20, num_pages 101, k strides (2048, 64, 128)
+// PAGED: paged=16 on cuda (Fake GPU, sm_90a), seed 5
+// PAGED: PASS
+// PAGED-NEXT: exit 0
+// RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_MASK=causal attnc-run --spec "b=5 hq=8 hkv=2 sq=40 sk=130 mask=causal kv_lens=1" --device=cuda --seed=6 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=LENS
+// LENS: kv_lens=1 on cuda (Fake GPU, sm_90a), seed 6
+// LENS: PASS
+// LENS-NEXT: exit 0
+//
 // The target follows the device: sm_80 for 8.x; older devices are refused.
 // RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_CC=8.6 attnc-run --spec "hq=2 sq=64 lse=0" --device=cuda 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=SM80
 // The sm_80 kernel reads no tensor maps, so the runtime builds none (a

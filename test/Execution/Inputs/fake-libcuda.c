@@ -223,10 +223,23 @@ CUresult cuLaunchKernel(void *f, unsigned gridX, unsigned gridY,
   float *lse = *(float **)params[4];
   int64_t b = *(int64_t *)params[9], sq = *(int64_t *)params[10],
           sk = *(int64_t *)params[11];
+  /* K/V strides of the [B, H, S] view (parameters 18-23), and the KV cache
+   * (29-32): kv_lens, page_table, max_pages, num_pages. With pages, k and v
+   * are [num_pages, page_size, Hkv, D] with strides {page, head, row}. */
+  int64_t kStride[3], vStride[3];
+  for (int i = 0; i < 3; ++i) {
+    kStride[i] = *(int64_t *)params[18 + i];
+    vStride[i] = *(int64_t *)params[21 + i];
+  }
+  const int32_t *kvLens = *(const int32_t **)params[29];
+  const int32_t *pageTable = *(const int32_t **)params[30];
+  int64_t maxPages = *(int64_t *)params[31], numPages = *(int64_t *)params[32];
+  int64_t pageSize = pageTable && maxPages > 0 ? sk / maxPages : 0;
   int64_t hq = gridY;
   int64_t d = (int64_t)allocationSize(q) / (2 * b * hq * sq);
   int64_t dv = (int64_t)allocationSize(o) / (2 * b * hq * sq);
-  int64_t hkv = (int64_t)allocationSize(k) / (2 * b * sk * d);
+  int64_t hkv = pageTable ? (int64_t)allocationSize(k) / (2 * numPages * pageSize * d)
+                          : (int64_t)allocationSize(k) / (2 * b * sk * d);
   if (d <= 0 || dv <= 0 || hkv <= 0 || hq % hkv != 0)
     return INVALID_VALUE;
   const char *maskName = getenv("ATTNC_FAKE_CUDA_MASK");
@@ -245,6 +258,14 @@ CUresult cuLaunchKernel(void *f, unsigned gridX, unsigned gridY,
             (long long)hq, (long long)hkv, (long long)sq, (long long)sk,
             (long long)d, (long long)dv, lse ? "given" : "null",
             poisoned ? "poisoned" : "not poisoned");
+    if (kvLens || pageTable)
+      fprintf(stderr,
+              "fake-libcuda: kv_lens %s, page_table %s, max_pages %lld, "
+              "num_pages %lld, k strides (%lld, %lld, %lld)\n",
+              kvLens ? "given" : "null", pageTable ? "given" : "null",
+              (long long)maxPages, (long long)numPages,
+              (long long)kStride[0], (long long)kStride[1],
+              (long long)kStride[2]);
   }
   const char *skip = getenv("ATTNC_FAKE_CUDA_SKIP");
   if (skip && strcmp(skip, "1") == 0)
@@ -256,34 +277,42 @@ CUresult cuLaunchKernel(void *f, unsigned gridX, unsigned gridY,
     for (int64_t h = 0; h < hq; ++h) {
       int64_t kh = h / (hq / hkv);
       const uint16_t *qh = q + (bi * hq + h) * sq * d;
-      const uint16_t *kk = k + (bi * hkv + kh) * sk * d;
-      const uint16_t *vv = v + (bi * hkv + kh) * sk * dv;
+      /* This sequence's keys, and the element offset of key j's row. */
+      int64_t len = sk;
+      if (kvLens)
+        len = kvLens[bi] < 0 ? 0 : kvLens[bi] > sk ? sk : kvLens[bi];
+#define ROW(stride, j)                                                         \
+  (pageTable ? pageTable[bi * maxPages + (j) / pageSize] * (stride)[0] +       \
+                   ((j) % pageSize) * (stride)[2] + kh * (stride)[1]           \
+             : bi * (stride)[0] + kh * (stride)[1] + (j) * (stride)[2])
       for (int64_t i = 0; i < sq; ++i) {
         float m = -INFINITY, l = 0;
-        for (int64_t j = 0; j < sk; ++j) {
+        for (int64_t j = 0; j < len; ++j) {
           p[j] = -INFINITY;
-          if (causal && j > i + sk - sq)
+          if (causal && j > i + len - sq)
             continue;
           float s = 0;
+          const uint16_t *kk = k + ROW(kStride, j);
           for (int64_t c = 0; c < d; ++c)
-            s += fromBF16(qh[i * d + c]) * fromBF16(kk[j * d + c]);
+            s += fromBF16(qh[i * d + c]) * fromBF16(kk[c]);
           p[j] = s * scale;
           m = p[j] > m ? p[j] : m;
         }
-        for (int64_t j = 0; j < sk; ++j) {
+        for (int64_t j = 0; j < len; ++j) {
           p[j] = p[j] == -INFINITY ? 0 : expf(p[j] - m);
           l += p[j];
         }
         for (int64_t c = 0; c < dv; ++c) {
           float acc = 0;
-          for (int64_t j = 0; j < sk; ++j)
-            acc += p[j] * fromBF16(vv[j * dv + c]);
+          for (int64_t j = 0; j < len; ++j)
+            acc += p[j] * fromBF16(v[ROW(vStride, j) + c]);
           o[((bi * hq + h) * sq + i) * dv + c] = toBF16(l > 0 ? acc / l : 0);
         }
         if (lse)
           lse[(bi * hq + h) * sq + i] = l > 0 ? m + logf(l) : -INFINITY;
       }
     }
+#undef ROW
   free(p);
   return OK;
 }
