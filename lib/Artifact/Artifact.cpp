@@ -543,6 +543,7 @@ bool attnc::parseKernelManifest(const Artifact &artifact,
       !r.flag("split_kv", m.splitKv) ||
       !r.flag("tensor_maps", m.tensorMaps) ||
       !r.flag("reads_kv_lens", m.readsKvLens) ||
+      !r.flag("reads_kv_scales", m.readsKvScales) ||
       !r.integer("page_size", m.pageSize, 0, 65536))
     return false;
   if (m.pageSize > 0 && !m.readsKvLens) {

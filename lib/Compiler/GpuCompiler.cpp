@@ -246,6 +246,7 @@ bool attnc::compileForGpu(attn::AttentionOp op, const AttentionSpec &spec,
         {"split_kv", flag(config.getSplitKv())},
         {"tensor_maps", flag(config.getWgmma())},
         {"reads_kv_lens", flag(static_cast<bool>(op.getKvLens()))},
+        {"reads_kv_scales", flag(static_cast<bool>(op.getKvScales()))},
         {"page_size", std::to_string(op.getPageTable() ? op.getPageSize()
                                                        : 0)}};
   if (m.kind == MaskKind::BlockSparse) {

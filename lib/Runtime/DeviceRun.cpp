@@ -250,6 +250,7 @@ bool attnc::runOnDevice(attnrt_artifact *artifact, const AttentionProblem &p,
   bool readsBlockMask = manifestFlag(artifact, "reads_block_mask");
   bool readsAlibiSlopes = manifestFlag(artifact, "reads_alibi_slopes");
   bool readsKvLens = manifestFlag(artifact, "reads_kv_lens");
+  bool readsKvScales = manifestFlag(artifact, "reads_kv_scales");
   const char *pageSizeText = attnrt_artifact_get(artifact, "page_size");
   int64_t pageSize = pageSizeText ? std::atoll(pageSizeText) : 0;
   if (!checkProblem(p, readsSeqIds, readsCuSeqlens, readsBlockMask,
@@ -260,36 +261,61 @@ bool attnc::runOnDevice(attnrt_artifact *artifact, const AttentionProblem &p,
             " values, got " + std::to_string(p.kvLens.size());
     return false;
   }
+  if (readsKvScales &&
+      (p.kCodes.size() != p.k.size() || p.vCodes.size() != p.v.size() ||
+       p.kvScales.size() != static_cast<size_t>(2 * p.hkv))) {
+    error = "expected fp8 codes of k and v and 2 * hkv scales";
+    return false;
+  }
   if (pageSize != p.pageSize) {
     error = "expected a problem with page size " + std::to_string(pageSize) +
             " (the artifact's), got " + std::to_string(p.pageSize);
     return false;
   }
+  // Where each page row comes from (pageRowSources).
+  std::vector<int64_t> sources;
+  if (pageSize > 0 && !pageRowSources(p, sources, error))
+    return false;
   // K and V as the kernel reads them: pages gathered from the logical rows
-  // (pageRowSources), or the logical [b, hkv, sk, .] rows. Rows no sequence
-  // reads (past its kv_lens, pages no sequence maps) hold NaN, so that a
-  // kernel reading them cannot pass.
-  std::vector<double> kData = p.k, vData = p.v;
-  if (pageSize > 0) {
-    std::vector<int64_t> sources;
-    if (!pageRowSources(p, sources, error))
-      return false;
-    kData.assign(sources.size() * p.d, std::nan(""));
-    vData.assign(sources.size() * p.dv, std::nan(""));
-    for (size_t row = 0; row < sources.size(); ++row)
-      if (sources[row] >= 0) {
-        std::copy_n(&p.k[sources[row] * p.d], p.d, &kData[row * p.d]);
-        std::copy_n(&p.v[sources[row] * p.dv], p.dv, &vData[row * p.dv]);
-      }
-  } else if (readsKvLens) {
-    for (int64_t bi = 0; bi < p.b; ++bi)
-      for (int64_t h = 0; h < p.hkv; ++h)
-        for (int64_t j = p.keysOf(bi); j < p.sk; ++j) {
-          int64_t row = (bi * p.hkv + h) * p.sk + j;
-          std::fill_n(&kData[row * p.d], p.d, std::nan(""));
-          std::fill_n(&vData[row * p.dv], p.dv, std::nan(""));
+  // (pageRowSources), or the logical [b, hkv, sk, .] rows; an fp8 cache's
+  // codes. Rows no sequence reads (past its kv_lens, pages no sequence
+  // maps) hold NaN (the fp8 code 0x7F), so that a kernel reading them
+  // cannot pass.
+  auto rowsOf = [&](const std::vector<double> &values,
+                    const std::vector<uint8_t> &codes, int64_t width) {
+    std::vector<unsigned char> bytes;
+    std::vector<double> data = values;
+    std::vector<uint8_t> code = codes;
+    auto poison = [&](int64_t row) {
+      if (readsKvScales)
+        std::fill_n(&code[row * width], width, uint8_t(0x7F));
+      else
+        std::fill_n(&data[row * width], width, std::nan(""));
+    };
+    if (pageSize > 0) {
+      data.assign(sources.size() * width, 0.0);
+      code.assign(sources.size() * width, 0);
+      for (size_t row = 0; row < sources.size(); ++row) {
+        if (sources[row] < 0) {
+          poison(static_cast<int64_t>(row));
+        } else if (readsKvScales) {
+          std::copy_n(&codes[sources[row] * width], width, &code[row * width]);
+        } else {
+          std::copy_n(&values[sources[row] * width], width, &data[row * width]);
         }
-  }
+      }
+    } else if (readsKvLens) {
+      for (int64_t bi = 0; bi < p.b; ++bi)
+        for (int64_t h = 0; h < p.hkv; ++h)
+          for (int64_t j = p.keysOf(bi); j < p.sk; ++j)
+            poison((bi * p.hkv + h) * p.sk + j);
+    }
+    if (readsKvScales)
+      bytes.assign(code.begin(), code.end());
+    else
+      bytes = toDeviceElements(data, dtype);
+    return bytes;
+  };
   const Driver *d = getDriver(error);
   if (!d)
     return false;
@@ -300,15 +326,15 @@ bool attnc::runOnDevice(attnrt_artifact *artifact, const AttentionProblem &p,
   size_t oElems = static_cast<size_t>(p.b * p.hq * p.sq * p.dv);
   size_t lseElems = static_cast<size_t>(p.b * p.hq * p.sq);
   DeviceBuffer q, k, v, o, lse, seqIds, cuSeqlens, blockMask, slopes, kvLens,
-      pageTable;
+      pageTable, kvScales;
   {
     std::vector<unsigned char> bytes = toDeviceElements(p.q, dtype);
     if (!q.allocate(*d, bytes.size(), bytes.data(), error))
       return false;
-    bytes = toDeviceElements(kData, dtype);
+    bytes = rowsOf(p.k, p.kCodes, p.d);
     if (!k.allocate(*d, bytes.size(), bytes.data(), error))
       return false;
-    bytes = toDeviceElements(vData, dtype);
+    bytes = rowsOf(p.v, p.vCodes, p.dv);
     if (!v.allocate(*d, bytes.size(), bytes.data(), error))
       return false;
   }
@@ -335,6 +361,9 @@ bool attnc::runOnDevice(attnrt_artifact *artifact, const AttentionProblem &p,
     return false;
   if (pageSize > 0 && !pageTable.allocate(*d, p.pageTable.size() * 4,
                                           p.pageTable.data(), error))
+    return false;
+  if (readsKvScales && !kvScales.allocate(*d, p.kvScales.size() * 4,
+                                          p.kvScales.data(), error))
     return false;
 
   // The launch.
@@ -380,6 +409,7 @@ bool attnc::runOnDevice(attnrt_artifact *artifact, const AttentionProblem &p,
     dense(p.hkv, p.sk, p.dv, args.v_strides);
   }
   args.kv_lens = static_cast<const int32_t *>(kvLens.get());
+  args.kv_scales = static_cast<const float *>(kvScales.get());
   dense(p.hq, p.sq, p.dv, args.o_strides);
   args.seq_ids = static_cast<const int32_t *>(seqIds.get());
   args.cu_seqlens = static_cast<const int32_t *>(cuSeqlens.get());

@@ -230,7 +230,10 @@ struct Checker {
   /// address. Dense [B, H, S, D], PyTorch's [B, S, H, D].transpose(1, 2) and
   /// the packed [tokens, H, D] layout all qualify.
   bool strides(const char *field, const int64_t *got, int64_t b, int64_t h,
-               int64_t s, int64_t d, const char *shape, bool output) {
+               int64_t s, int64_t d, const char *shape, bool output,
+               int64_t elementBytes = 2) {
+    // The kernel copies 16-byte chunks.
+    const int64_t chunk = 16 / elementBytes;
     const int64_t extent[4] = {b, h, s, d};
     if (got[3] != 1) {
       error = std::string("expected ") + field + " " + listText(got, 4) +
@@ -242,10 +245,10 @@ struct Checker {
     for (int i = 0; i < 4; ++i) {
       if (extent[i] == 1)
         continue;
-      if (got[i] < 0 || (i < 3 && got[i] % 8 != 0)) {
+      if (got[i] < 0 || (i < 3 && got[i] % chunk != 0)) {
         error = std::string("expected ") + field + " " + listText(got, 4) +
-                " of " + shape +
-                " to be non-negative multiples of 8 elements (16 bytes)";
+                " of " + shape + " to be non-negative multiples of " +
+                std::to_string(chunk) + " elements (16 bytes)";
         return false;
       }
       int64_t span = 0;
@@ -294,7 +297,9 @@ struct Checker {
     if (!operand("kv_lens", a.kv_lens, m.readsKvLens, "read",
                  "per-sequence KV lengths", 4) ||
         !operand("page_table", a.page_table, m.pageSize > 0, "read",
-                 "a paged KV cache", 4))
+                 "a paged KV cache", 4) ||
+        !operand("kv_scales", a.kv_scales, m.readsKvScales, "read",
+                 "the scales of an fp8 cache", 4))
       return false;
     if (m.pageSize == 0) {
       if (a.max_pages != 0 || a.num_pages != 0) {
@@ -369,6 +374,7 @@ struct Checker {
       return false;
     // K and V: [B, Hkv, Sk] or, paged, [num_pages, Hkv, page_size].
     const bool paged = m.pageSize > 0;
+    const int64_t kvBytes = m.readsKvScales ? 1 : 2;
     int64_t kvB = paged ? a.num_pages : a.batch,
             kvS = paged ? m.pageSize : a.seq_k;
     const char *kShape = paged ? "pages [num_pages, page_size, Hkv, D]"
@@ -378,9 +384,9 @@ struct Checker {
     if (!strides("q_strides", a.q_strides, a.batch, hq, a.seq_q, a.head_dim,
                  "[B, Hq, Sq, D]", false) ||
         !strides("k_strides", a.k_strides, kvB, hkv, kvS, a.head_dim, kShape,
-                 false) ||
+                 false, kvBytes) ||
         !strides("v_strides", a.v_strides, kvB, hkv, kvS, a.value_head_dim,
-                 vShape, false) ||
+                 vShape, false, kvBytes) ||
         !strides("o_strides", a.o_strides, a.batch, hq, a.seq_q,
                  a.value_head_dim, "[B, Hq, Sq, Dv]", true))
       return false;
@@ -841,6 +847,7 @@ extern "C" attnrt_status attnrt_launch(attnrt_artifact *artifact,
   pointers[abi::PageTable] = ptr(a.page_table);
   scalars[abi::MaxPages] = m.pageSize > 0 ? a.max_pages : 0;
   scalars[abi::NumPages] = m.pageSize > 0 ? a.num_pages : 0;
+  pointers[abi::KvScales] = ptr(a.kv_scales);
   // Tensor maps (CUtensorMap, 128 bytes, 64-byte aligned), zero unless the
   // kernel reads its tiles by TMA.
   alignas(64) unsigned char maps[abi::NumParams][128] = {};

@@ -86,13 +86,23 @@ static std::string decodeRemark(const KernelProblem &p, GpuKernelAttr config) {
   if (config.getSplitKv())
     s += "; key range split over thread blocks at run time (split_kv), "
          "partial results merged by the combine kernel";
-  if (p.kvLens)
-    s += "; KV cache: per-sequence lengths (kv_lens)" +
-         (p.pageSize ? ", pages of " + std::to_string(p.pageSize) +
-                           " rows read through the page table"
-                     : std::string()) +
+  if (p.kvLens || p.kvFp8) {
+    std::string parts;
+    auto add = [&](const std::string &part) {
+      parts += (parts.empty() ? "" : ", ") + part;
+    };
+    if (p.kvLens)
+      add("per-sequence lengths (kv_lens)");
+    if (p.pageSize)
+      add("pages of " + std::to_string(p.pageSize) +
+          " rows read through the page table");
+    if (p.kvFp8)
+      add("fp8 e4m3 codes converted in shared memory, their scales folded "
+          "into the scores and the output");
+    s += "; KV cache: " + parts +
          ", by the mma.sync kernel's row copies (the wgmma kernel does not "
          "read caches yet)";
+  }
   return s;
 }
 

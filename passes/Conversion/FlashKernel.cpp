@@ -45,7 +45,8 @@ int64_t attnc::flashKernelSharedMemoryBytes(const KernelProblem &p,
                                         GpuKernelAttr config) {
   if (config.getWgmma())
     return SwizzledSmemLayout::get(p.headDim, p.valueHeadDim, config).bytes;
-  return PaddedSmemLayout::get(p.headDim, p.valueHeadDim, config).bytes;
+  return PaddedSmemLayout::get(p.headDim, p.valueHeadDim, config, p.kvFp8)
+      .bytes;
 }
 
 /// The mask of a tile step, as MaskCodegen describes it.
@@ -148,7 +149,7 @@ LogicalResult KernelBuilder::build() {
   kvHeads = problem.numKvHeads;
   smem = LLVM::AddressOfOp::create(
       b, LLVM::LLVMPointerType::get(b.getContext(), 3), kSharedMemoryName);
-  layout = PaddedSmemLayout::get(d, dv, config);
+  layout = PaddedSmemLayout::get(d, dv, config, problem.kvFp8);
   kPitch = layout.kPitch;
   vPitch = layout.vPitch;
   vOffset = layout.vOffset;
@@ -236,6 +237,17 @@ LogicalResult KernelBuilder::build() {
     kvHead = head;
     head = arith::MulIOp::create(b, kvHead, idx(pack));
   }
+  // An fp8 cache: this KV head's scales, folded into the scores (keys) and
+  // into O after the key loop (values).
+  const bool fp8 = problem.kvFp8;
+  Value kScale, vScale;
+  if (fp8) {
+    kScale = LLVM::LoadOp::create(b, f32, gep(arg(abi::KvScales), kvHead, f32),
+                                  /*align=*/4);
+    vScale = LLVM::LoadOp::create(
+        b, f32, gep(arg(abi::KvScales), a.add(kvHead, idx(kvHeads)), f32),
+        /*align=*/4);
+  }
   Value q0 = arith::MulIOp::create(b, tile, idx(bq));
   // A lane holds two rows of each of the warp's mt 16-row m-tiles: slot
   // 2 m + h is row warp * 16 mt + 16 m + g + 8 h.
@@ -260,9 +272,11 @@ LogicalResult KernelBuilder::build() {
     return pageSize ? arith::MulIOp::create(b, kvHead, stride[1]).getResult()
                     : baseOf(stride, kvHead);
   };
+  // K and V elements: 16-bit, or one-byte fp8 codes.
+  Type kvElt = fp8 ? b.getI8Type() : i16;
   Value qHead = gep(q, baseOf(qStride, head), i16),
-        kHead = gep(k, kvBaseOf(kStride), i16),
-        vHead = gep(v, kvBaseOf(vStride), i16);
+        kHead = gep(k, kvBaseOf(kStride), kvElt),
+        vHead = gep(v, kvBaseOf(vStride), kvElt);
   // Sequence strides as i32, for the row offsets (rowOffset).
   auto rowStrideOf = [&](unsigned param) {
     return arith::TruncIOp::create(b, i32, arg(param)).getResult();
@@ -527,8 +541,13 @@ LogicalResult KernelBuilder::build() {
                   i32);
     lastPage = a.sub(indexOf(arg(abi::NumPages)), idx(1));
   }
+  // Row sources for the copier, whose `column` counts 16-bit units: an
+  // fp8 row's byte offset is twice that.
+  const int64_t columnScale = fp8 ? 2 : 1;
   auto pagedRow = [&](Value head, const std::array<Value, 3> &stride) {
     return [&, head, stride](Value key, Value column) -> Value {
+      if (columnScale != 1)
+        column = arith::MulIOp::create(b, column, idx(columnScale));
       key = a.max(key, idx(0));
       Value id = indexOf(LLVM::LoadOp::create(
           b, i32,
@@ -541,11 +560,37 @@ LogicalResult KernelBuilder::build() {
                     b, arith::RemUIOp::create(b, key, idx(pageSize)),
                     stride[2])),
           column);
-      return gep(head, offset, i16);
+      return gep(head, offset, kvElt);
+    };
+  };
+  auto contiguousRow = [&](Value head, Value rowStride32) {
+    return [&, head, rowStride32](Value key, Value column) -> Value {
+      return gep32(b, head,
+                   rowOffset32(b, key, rowStride32,
+                               arith::MulIOp::create(b, column,
+                                                     idx(columnScale))),
+                   kvElt);
     };
   };
   auto issueTile = [&](Value kt, Value stage) {
     Value k0 = arith::MulIOp::create(b, kt, idx(bk));
+    if (fp8) {
+      // The codes into staging stage `stage`: K rows of D bytes, then V
+      // rows of Dv bytes (the copier counts 16-bit units: D / 2 a row).
+      Value base = a.add(idx(layout.fp8Offset),
+                         arith::MulIOp::create(b, stage,
+                                               idx(layout.fp8StageBytes)));
+      auto kRow = pageSize ? std::function<Value(Value, Value)>(
+                                 pagedRow(kHead, kStride))
+                           : contiguousRow(kHead, kRowStride);
+      auto vRow = pageSize ? std::function<Value(Value, Value)>(
+                                 pagedRow(vHead, vStride))
+                           : contiguousRow(vHead, vRowStride);
+      copier->copyRowsFrom(kRow, k0, seqK, d / 2, d / 2, base, tid, bk);
+      copier->copyRowsFrom(vRow, k0, seqK, dv / 2, dv / 2,
+                           a.add(base, idx(bk * d)), tid, bk);
+      return;
+    }
     Value base = arith::MulIOp::create(b, stage, idx(stageBytes));
     if (pageSize) {
       copier->copyRowsFrom(pagedRow(kHead, kStride), k0, seqK, d, kPitch,
@@ -655,7 +700,8 @@ LogicalResult KernelBuilder::build() {
     TwoStageKeyLoop::Hooks hooks;
     hooks.issue = issueTile;
     hooks.notEmpty = notEmpty;
-    keyLoop.emplace(b, *copier, hooks, stageBytes);
+    keyLoop.emplace(b, *copier, hooks,
+                    fp8 ? layout.fp8StageBytes : stageBytes);
     keyLoop->prologue(range.lo, range.hi);
     if (config.getQInSmem())
       copier->copyRows(qHead, qRowStride, q0, seqQ, d, qPitch, idx(qOffset),
@@ -705,12 +751,16 @@ LogicalResult KernelBuilder::build() {
     };
     bool plainScores = !c.softcap && !c.alibi && !c.loadSlope && !c.scoreFn;
     Value scaleLog2e = f32c(c.scale * M_LOG2E);
+    // fp8 keys: q . (code * scale) = (q . code) * scale.
+    if (kScale && plainScores)
+      scaleLog2e = arith::MulFOp::create(b, scaleLog2e, kScale);
     for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i) {
       Value x;
       if (plainScores) {
         x = arith::MulFOp::create(b, s[i], scaleLog2e);
       } else {
-        x = buildScore(b, c, s[i], rowOf(i), colOf(i));
+        Value dot = kScale ? arith::MulFOp::create(b, s[i], kScale) : s[i];
+        x = buildScore(b, c, dot, rowOf(i), colOf(i));
         x = arith::MulFOp::create(b, x, log2e);
       }
       s[i] = x;
@@ -816,6 +866,79 @@ LogicalResult KernelBuilder::build() {
                           acc);
   };
 
+  // fp8 codes to 16-bit elements: four e4m3 codes (a 32-bit word, the
+  // lowest byte first) become two words of two elements each, exactly
+  // (cvt.rn.f16x2.e4m3x2, sm_89 and later; through f32 for bf16).
+  auto convertFp8Word = [&](Value word) -> std::pair<Value, Value> {
+    MLIRContext *ctx = b.getContext();
+    std::string asmText =
+        "{\n.reg .b16 l, h;\nmov.b32 {l, h}, $2;\n";
+    if (eltType.isF16()) {
+      asmText += "cvt.rn.f16x2.e4m3x2 $0, l;\ncvt.rn.f16x2.e4m3x2 $1, h;\n}";
+    } else {
+      asmText += ".reg .b32 x, y;\n.reg .f16 x0, x1, y0, y1;\n"
+                 ".reg .f32 a0, a1, b0, b1;\n"
+                 "cvt.rn.f16x2.e4m3x2 x, l;\ncvt.rn.f16x2.e4m3x2 y, h;\n"
+                 "mov.b32 {x0, x1}, x;\nmov.b32 {y0, y1}, y;\n"
+                 "cvt.f32.f16 a0, x0;\ncvt.f32.f16 a1, x1;\n"
+                 "cvt.f32.f16 b0, y0;\ncvt.f32.f16 b1, y1;\n"
+                 "cvt.rn.bf16x2.f32 $0, a1, a0;\n"
+                 "cvt.rn.bf16x2.f32 $1, b1, b0;\n}";
+    }
+    auto pair = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32});
+    auto op = LLVM::InlineAsmOp::create(
+        b, pair, ValueRange{word}, asmText, "=r,=r,r",
+        /*has_side_effects=*/false, /*is_align_stack=*/false,
+        LLVM::tailcallkind::TailCallKind::None,
+        LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT),
+        /*operand_attrs=*/ArrayAttr());
+    return {LLVM::ExtractValueOp::create(b, op.getResult(0), 0),
+            LLVM::ExtractValueOp::create(b, op.getResult(0), 1)};
+  };
+  // The block_k rows of `width` codes at byte `src` (row pitch `width`
+  // bytes) into the padded tile at byte `dst` (row pitch `pitch`
+  // elements): a thread takes 16 codes at a time, one 16-byte load and two
+  // 16-byte stores.
+  auto convertFp8Rows = [&](Value src, int64_t width, int64_t pitch,
+                            int64_t dst) {
+    const int64_t perRow = width / 16, chunks = bk * perRow,
+                  threads = config.getThreads();
+    Type v4 = VectorType::get({4}, i32);
+    for (int64_t first = 0; first < chunks; first += threads) {
+      OpBuilder::InsertionGuard guard(b);
+      Value chunk = a.add(tid, idx(first));
+      if (first + threads > chunks) {
+        Value in = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, chunk,
+                                         idx(chunks));
+        auto ifIn = scf::IfOp::create(b, in, /*withElseRegion=*/false);
+        b.setInsertionPointToStart(&ifIn.getThenRegion().front());
+      }
+      Value row = arith::DivUIOp::create(b, chunk, idx(perRow));
+      Value col = arith::RemUIOp::create(b, chunk, idx(perRow));
+      Value from = a.add(src, a.add(arith::MulIOp::create(b, row, idx(width)),
+                                    arith::MulIOp::create(b, col, idx(16))));
+      Value words = LLVM::LoadOp::create(b, v4, mmaE->smemAt(from),
+                                         /*align=*/16);
+      SmallVector<Value> out;
+      for (int64_t w = 0; w < 4; ++w) {
+        auto [lo, hi] = convertFp8Word(
+            LLVM::ExtractElementOp::create(b, words, i32c(w)));
+        out.push_back(lo);
+        out.push_back(hi);
+      }
+      Value to = a.add(idx(dst),
+                       a.add(arith::MulIOp::create(b, row, idx(pitch * 2)),
+                             arith::MulIOp::create(b, col, idx(32))));
+      for (int64_t half = 0; half < 2; ++half) {
+        Value vec = LLVM::PoisonOp::create(b, v4);
+        for (int64_t w = 0; w < 4; ++w)
+          vec = LLVM::InsertElementOp::create(b, vec, out[4 * half + w],
+                                              i32c(w));
+        LLVM::StoreOp::create(b, vec, mmaE->smemAt(a.add(to, idx(16 * half))),
+                              /*align=*/16);
+      }
+    }
+  };
   auto body = [&](Value kt, Value stageBase,
                   ValueRange it) -> SmallVector<Value> {
     SmallVector<Value> mOld(it.begin(), it.begin() + slots);
@@ -1034,6 +1157,19 @@ LogicalResult KernelBuilder::build() {
   } else if (wgmma) {
     tmaLoop->hooks.body = body;
     res = tmaLoop->consume(range.lo, range.hi, inits, releases);
+  } else if (fp8) {
+    // Each tile's codes, once every thread sees them, become the 16-bit
+    // tile at byte 0 (exact: every e4m3 value is a bf16 and an f16), which
+    // the body then reads as in the 16-bit kernel.
+    keyLoop->hooks.body = [&](Value kt, Value stageBase,
+                              ValueRange it) -> SmallVector<Value> {
+      Value codes = a.add(idx(layout.fp8Offset), stageBase);
+      convertFp8Rows(codes, d, kPitch, 0);
+      convertFp8Rows(a.add(codes, idx(bk * d)), dv, vPitch, vOffset);
+      gpu::BarrierOp::create(b);
+      return body(kt, idx(0), it);
+    };
+    res = keyLoop->loop(range.lo, range.hi, inits);
   } else {
     keyLoop->hooks.body = body;
     res = keyLoop->loop(range.lo, range.hi, inits);
@@ -1044,6 +1180,10 @@ LogicalResult KernelBuilder::build() {
   MmaAccumulatorLayout accOut{mt, vTiles};
   SmallVector<Value> mFinal(res.take_front(slots)),
       lFinal(res.slice(slots, slots)), accFinal(res.drop_front(2 * slots));
+  // fp8 values: P . (code * scale) = (P . code) * scale.
+  if (vScale)
+    for (Value &x : accFinal)
+      x = arith::MulFOp::create(b, x, vScale);
   std::optional<OpBuilder::InsertionGuard> mergeGuard;
   if (keyWarps > 1) {
     // The warps of a row group saw different keys: each writes its state to

@@ -22,10 +22,11 @@ GpuKernelAttr attnc::getGpuKernelAttr(AttentionOp op) {
 }
 
 LogicalResult GpuTarget::checkSupport(const KernelProblem &p) const {
-  if (p.kvFp8)
+  if (p.kvFp8 && !convertsFp8())
     return p.emitError("expected bf16 or f16 keys and values for target ")
-           << chip() << ": an fp8 e4m3 cache (kv_scales) runs on the CPU path "
-                        "only so far";
+           << chip()
+           << ": an fp8 e4m3 cache (kv_scales) needs the e4m3 conversions of "
+              "sm_89 and later (target sm_90a)";
   Type elt = p.elementType;
   if (!elt.isBF16() && !elt.isF16())
     return p.emitError("expected bf16 or f16 inputs for target ")
@@ -123,10 +124,12 @@ public:
              << " (one 16-row tile shared by all warps)";
     // TMA reads whole boxes of a contiguous cache: rows past a sequence's
     // length are not zero, and pages are not followed.
-    if (config.getWgmma() && p.kvLens)
+    if (config.getWgmma() && (p.kvLens || p.kvFp8))
       return p.emitError("expected wgmma = false with a KV cache (")
-             << (p.pageSize ? "page_table" : "kv_lens") << ") on target "
-             << chip()
+             << (p.kvFp8      ? "kv_scales"
+                 : p.pageSize ? "page_table"
+                              : "kv_lens")
+             << ") on target " << chip()
              << ": the wgmma kernel reads contiguous K and V by TMA; the "
                 "mma.sync kernel reads per-sequence lengths and pages";
     if (config.getWgmma() && (config.getStages() < 2 || config.getStages() > 4))
@@ -208,6 +211,7 @@ class Sm90aTarget : public Sm80Target {
 public:
   StringRef chip() const override { return "sm_90a"; }
   int64_t maxSharedMemoryBytes() const override { return 227 * 1024; }
+  bool convertsFp8() const override { return true; }
   StringRef kernelFamily(GpuKernelAttr config) const override {
     if (config.getWgmma())
       return Sm80Target::kernelFamily(config);
@@ -223,7 +227,7 @@ public:
     // KV caches (kv_lens, pages): the mma.sync prefill kernel, whose row
     // copies zero-fill past a sequence's length and follow the page table
     // (the remark names the family).
-    if (p.kvLens)
+    if (p.kvLens || p.kvFp8)
       return Sm80Target::chooseConfig(p);
     // From the H200 sweeps of bench/RESULTS.md (2026-11-30): D <= 64: three
     // consumer warpgroups (192 rows) on 128-key tiles; D <= 128: two on

@@ -17,7 +17,8 @@ using namespace mlir;
 using namespace attnc;
 
 PaddedSmemLayout PaddedSmemLayout::get(int64_t headDim, int64_t valueHeadDim,
-                                       attn::GpuKernelAttr config) {
+                                       attn::GpuKernelAttr config,
+                                       bool kvFp8) {
   PaddedSmemLayout l;
   l.kPitch = headDim + 8;
   l.vPitch = valueHeadDim + 8;
@@ -25,6 +26,11 @@ PaddedSmemLayout PaddedSmemLayout::get(int64_t headDim, int64_t valueHeadDim,
   l.vOffset = config.getBlockK() * l.kPitch * 2;
   l.stageBytes = l.vOffset + config.getBlockK() * l.vPitch * 2;
   l.qOffset = config.getStages() * l.stageBytes;
+  if (kvFp8) {
+    l.fp8Offset = l.stageBytes;
+    l.fp8StageBytes = config.getBlockK() * (headDim + valueHeadDim);
+    l.qOffset = l.fp8Offset + config.getStages() * l.fp8StageBytes;
+  }
   l.bytes = l.qOffset +
             (config.getQInSmem() ? config.getBlockQ() * l.qPitch * 2 : 0);
   // key_warps > 1: after the key loop, each warp's rows (m, l and the

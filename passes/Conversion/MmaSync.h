@@ -46,11 +46,16 @@ struct PaddedSmemLayout {
   /// [key_warps, block_q, Dv], row maxima [key_warps, block_q] and each
   /// lane's partial row sums [key_warps, block_q, 4].
   int64_t mergeAccOffset = 0, mergeMOffset = 0, mergeLOffset = 0;
+  /// An fp8 cache (kvFp8): the K/V tile of 16-bit elements is one buffer
+  /// at byte 0 (stageBytes long), and the fp8 codes stream into two
+  /// staging stages of fp8StageBytes (K rows of D bytes, then V rows of Dv
+  /// bytes) from byte fp8Offset, converted into the buffer tile by tile.
+  int64_t fp8Offset = 0, fp8StageBytes = 0;
   /// Total bytes.
   int64_t bytes = 0;
 
   static PaddedSmemLayout get(int64_t headDim, int64_t valueHeadDim,
-                              attn::GpuKernelAttr config);
+                              attn::GpuKernelAttr config, bool kvFp8 = false);
 };
 
 /// Emits mma.sync m16n8k16 (bf16/f16 in, f32 accumulate) and the fragment

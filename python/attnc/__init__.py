@@ -42,6 +42,7 @@ class _Args(ctypes.Structure):
         ("scratch_bytes", ctypes.c_size_t),
         ("kv_lens", ctypes.c_void_p), ("page_table", ctypes.c_void_p),
         ("max_pages", ctypes.c_int64), ("num_pages", ctypes.c_int64),
+        ("kv_scales", ctypes.c_void_p),
     ]
 
 
@@ -89,7 +90,7 @@ class Kernel:
             "spec", "target", "dtype", "num_q_heads", "num_kv_heads", "head_dim",
             "value_head_dim", "reads_lse", "reads_cu_seqlens", "reads_seq_ids",
             "reads_block_mask", "reads_alibi_slopes", "mask_block_q", "mask_block_k",
-            "split_kv", "gqa_pack", "reads_kv_lens", "page_size")}
+            "split_kv", "gqa_pack", "reads_kv_lens", "page_size", "reads_kv_scales")}
         # Split-KV scratch per (device, bytes), reused across calls.
         self._scratch = {}
 
@@ -125,14 +126,15 @@ class Kernel:
 
     def __call__(self, q, k, v, *, out=None, lse=None, seq_ids=None, cu_seqlens=None,
                  block_mask=None, alibi_slopes=None, kv_lens=None, page_table=None,
-                 stream=None, num_splits=0):
+                 kv_scales=None, stream=None, num_splits=0):
         """Runs the kernel; returns (out, lse) (lse is None without one).
 
         KV caches: kv_lens (int32 [B]) gives each sequence's key count for an
         artifact compiled with kv_lens; with a paged artifact k and v are pages
         [num_pages, page_size, Hkv, D] and page_table (int32 [B, max_pages])
         maps key j of sequence b to row j % page_size of page
-        page_table[b, j // page_size].
+        page_table[b, j // page_size]. An fp8 artifact (kv_dtype=fp8) takes k
+        and v as torch.float8_e4m3fn codes and kv_scales (float32 [2, Hkv]).
 
         Every argument is checked first (validate_arguments); a failure is an
         AttncError naming the argument. The launch runs under q's device.
@@ -143,7 +145,7 @@ class Kernel:
         validate_arguments(self.manifest, q, k, v, out=out, lse=lse, seq_ids=seq_ids,
                            cu_seqlens=cu_seqlens, block_mask=block_mask,
                            alibi_slopes=alibi_slopes, kv_lens=kv_lens,
-                           page_table=page_table)
+                           page_table=page_table, kv_scales=kv_scales)
         with torch.cuda.device(q.device):
             if out is None:
                 out = torch.empty(q.shape[:3] + (v.shape[3],), device=q.device, dtype=q.dtype)
@@ -172,6 +174,8 @@ class Kernel:
                     getattr(a, name)[:] = list(t.stride())
             if kv_lens is not None:
                 a.kv_lens = kv_lens.data_ptr()
+            if kv_scales is not None:
+                a.kv_scales = kv_scales.data_ptr()
             if seq_ids is not None:
                 a.seq_ids = seq_ids.data_ptr()
             if cu_seqlens is not None:
@@ -215,7 +219,7 @@ def _is_contiguous(t):
 
 def validate_arguments(manifest, q, k, v, *, out=None, lse=None, seq_ids=None,
                        cu_seqlens=None, block_mask=None, alibi_slopes=None, kv_lens=None,
-                       page_table=None):
+                       page_table=None, kv_scales=None):
     """Checks a call against an artifact's manifest before anything reaches
     the GPU: dtypes (from the tensors: q's must be the artifact's, k, v and
     out q's), shapes of every operand, one CUDA device for all, int32 index
@@ -233,7 +237,7 @@ def validate_arguments(manifest, q, k, v, *, out=None, lse=None, seq_ids=None,
     device = q.device
     optional = {"out": out, "lse": lse, "seq_ids": seq_ids, "cu_seqlens": cu_seqlens,
                 "block_mask": block_mask, "alibi_slopes": alibi_slopes, "kv_lens": kv_lens,
-                "page_table": page_table}
+                "page_table": page_table, "kv_scales": kv_scales}
     for name, t in list(tensors.items()) + [(n, t) for n, t in optional.items() if t is not None]:
         if getattr(t.device, "type", None) != "cuda":
             fail(f"expected {name} on a CUDA device, got {t.device}")
@@ -245,8 +249,15 @@ def validate_arguments(manifest, q, k, v, *, out=None, lse=None, seq_ids=None,
     want = _TORCH_DTYPE_NAMES[manifest["dtype"]]
     if str(q.dtype) != want:
         fail(f"expected q of dtype {want} (the artifact's {manifest['dtype']}), got {q.dtype}")
+    fp8 = manifest.get("reads_kv_scales") == "1"
     for name, t in (("k", k), ("v", v), ("out", out)):
-        if t is not None and t.dtype != q.dtype:
+        if t is None:
+            continue
+        if fp8 and name != "out":
+            if str(t.dtype) != "torch.float8_e4m3fn":
+                fail(f"expected {name} of dtype torch.float8_e4m3fn (the artifact's fp8 "
+                     f"cache), got {t.dtype}")
+        elif t.dtype != q.dtype:
             fail(f"expected {name} of dtype {q.dtype} (that of q), got {t.dtype}")
     b, hq, sq, d = _shape(q)
     page_size = int(manifest.get("page_size") or 0)
@@ -309,6 +320,8 @@ def validate_arguments(manifest, q, k, v, *, out=None, lse=None, seq_ids=None,
             "ALiBi slopes")
     operand("kv_lens", kv_lens, "reads_kv_lens", ("torch.int32",), (b,),
             "per-sequence KV lengths")
+    operand("kv_scales", kv_scales, "reads_kv_scales", ("torch.float32",), (2, hkv),
+            "the scales of an fp8 cache")
     if page_table is not None:
         if not page_size:
             fail("expected no page_table: the artifact does not read a paged KV cache")

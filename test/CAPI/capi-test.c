@@ -187,11 +187,23 @@ static void buildWithOptions(MlirContext ctx, const char *path) {
                                   &noScales)));
   printf("errors: %d\n", errors);
 
-  /* The module compiles like attnc compile in.mlir: here for sm_90a, where
-   * GPU targets refuse the cache operands for now. */
+  /* The module compiles like attnc compile in.mlir: here for sm_90a, whose
+   * kernels read the paged fp8 cache; the manifest says what it reads. */
   char error[512];
   int rc = attncCompileModuleToArtifact(module, "sm_90a", path, error, sizeof error);
   printf("compile cache module: %d %s\n", rc, rc ? error : "");
+  FILE *f = fopen(path, "rb");
+  char text[4096] = {0};
+  if (f) {
+    fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+  }
+  const char *keys[] = {"reads_kv_lens = ", "page_size = ", "reads_kv_scales = "};
+  for (int i = 0; i < 3; ++i) {
+    const char *line = strstr(text, keys[i]);
+    printf("cache module artifact: %.*s\n", line ? (int)strcspn(line, "\n") : 0,
+           line ? line : "");
+  }
   rc = attncCompileModuleToArtifact(module, "sm_75", path, error, sizeof error);
   printf("compile bad target: %d %s\n", rc, error);
   mlirModuleDestroy(module);

@@ -6,6 +6,7 @@
 // reads contiguous K/V by TMA), and the remark says so.
 // REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16, cp.async double buffering (the sm_80-class kernel)), {{.*}}; KV cache: per-sequence lengths (kv_lens), by the mma.sync kernel's row copies (the wgmma kernel does not read caches yet)
 // REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16 decode kernel, {{.*}}; KV cache: per-sequence lengths (kv_lens), pages of 16 rows read through the page table, by the mma.sync kernel's row copies
+// REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16, {{.*}}; KV cache: fp8 e4m3 codes converted in shared memory, their scales folded into the scores and the output, by the mma.sync kernel's row copies
 
 // kv_lens: the block reads its sequence's length once, kv_lens[batch]
 // clamped to [0, seq_k]; that length bounds the key tiles, the masks and
@@ -80,4 +81,42 @@ func.func @kv_lens(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: ten
 func.func @paged(%q: tensor<?x4x1x64xbf16>, %k: tensor<?x16x2x64xbf16>, %v: tensor<?x16x2x64xbf16>, %l: tensor<?xi32>, %t: tensor<?x?xi32>) -> tensor<?x4x1x64xbf16> {
   %o = attn.attention %q, %k, %v kv_lens(%l : tensor<?xi32>) page_table(%t : tensor<?x?xi32>) mask(#attn.causal) {attn.decode} : tensor<?x4x1x64xbf16>, tensor<?x16x2x64xbf16>, tensor<?x16x2x64xbf16> -> tensor<?x4x1x64xbf16>
   return %o : tensor<?x4x1x64xbf16>
+}
+
+// -----
+
+// An fp8 cache: the block loads its KV head's two scales (kv_scales [2,
+// Hkv]); the codes stream into staging stages, and each tile is converted
+// (16 codes a thread: a 16-byte shared load, e4m3 pairs to f16 to bf16, two
+// 16-byte stores) into the 16-bit tile the MMAs read; the key scale
+// multiplies the score scale, the value scale the accumulators after the
+// key loop.
+// CHECK-LABEL: func.func @fp8(
+// CHECK: gpu.func @attnc_attention(
+// CHECK-SAME: %{{[a-z0-9_]+}}: i64, %[[SCALES:[a-z0-9_]+]]: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr)
+// CHECK: %[[HEAD:.*]] = gpu.block_id y
+// CHECK: %[[KVH:.*]] = arith.divui %[[HEAD]], %{{.*}} : index
+// CHECK-NEXT: %[[KVH64:.*]] = arith.index_cast %[[KVH]] : index to i64
+// CHECK-NEXT: %[[KSAT:.*]] = llvm.getelementptr %[[SCALES]][%[[KVH64]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK-NEXT: %[[KS:.*]] = llvm.load %[[KSAT]] {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK-NEXT: %[[C2:.*]] = arith.constant 2 : index
+// CHECK-NEXT: %[[VH:.*]] = arith.addi %[[KVH]], %[[C2]] : index
+// CHECK-NEXT: %[[VH64:.*]] = arith.index_cast %[[VH]] : index to i64
+// CHECK-NEXT: %[[VSAT:.*]] = llvm.getelementptr %[[SCALES]][%[[VH64]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK-NEXT: %[[VS:.*]] = llvm.load %[[VSAT]] {alignment = 4 : i64} : !llvm.ptr -> f32
+// The codes are copied as bytes.
+// CHECK: llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr, i32) -> !llvm.ptr, i8
+// CHECK: nvvm.cp.async.shared.global
+// The conversion of a tile.
+// CHECK: %[[WORDS:.*]] = llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
+// CHECK: %[[W0:.*]] = llvm.extractelement %[[WORDS]][%{{.*}} : i32] : vector<4xi32>
+// CHECK-NEXT: llvm.inline_asm asm_dialect = att "{{.*}}cvt.rn.f16x2.e4m3x2 x, l;{{.*}}cvt.rn.bf16x2.f32 $0, a1, a0;{{.*}}", "=r,=r,r" %[[W0]] : (i32) -> !llvm.struct<(i32, i32)>
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
+// CHECK: gpu.barrier
+// CHECK: nvvm.mma.sync
+// CHECK: arith.mulf %{{.*}}, %[[KS]] : f32
+// CHECK: arith.mulf %{{.*}}#{{[0-9]+}}, %[[VS]] : f32
+func.func @fp8(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xf8E4M3FN>, %v: tensor<?x2x?x64xf8E4M3FN>, %s: tensor<2x2xf32>) -> tensor<?x4x?x64xbf16> {
+  %o = attn.attention %q, %k, %v kv_scales(%s : tensor<2x2xf32>) mask(#attn.causal) : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xf8E4M3FN>, tensor<?x2x?x64xf8E4M3FN> -> tensor<?x4x?x64xbf16>
+  return %o : tensor<?x4x?x64xbf16>
 }

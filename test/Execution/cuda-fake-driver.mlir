@@ -36,7 +36,7 @@
 // NaN), matches the reference: a paged cache (pages of 16 rows,
 // shuffled, one shared) and per-sequence lengths over a contiguous cache.
 // RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_MASK=causal ATTNC_FAKE_CUDA_LOG=1 attnc-run --spec "b=5 hq=8 hkv=2 sq=3 sk=320 mask=causal paged=16" --device=cuda --seed=5 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=PAGED
-// PAGED: fake-libcuda: kv_lens given, page_table given, max_pages 20, num_pages 101, k strides (2048, 64, 128)
+// PAGED: fake-libcuda: kv_lens given, page_table given, max_pages 20, num_pages 101, k strides (2048, 64, 128), kv_scales null
 // PAGED: paged=16 on cuda (Fake GPU, sm_90a), seed 5
 // PAGED: PASS
 // PAGED-NEXT: exit 0
@@ -44,6 +44,17 @@
 // LENS: kv_lens=1 on cuda (Fake GPU, sm_90a), seed 6
 // LENS: PASS
 // LENS-NEXT: exit 0
+// An fp8 cache (kv_dtype=fp8): the runtime passes the codes and kv_scales,
+// and the stand-in decodes e4m3 and applies the scales; paged and contiguous.
+// RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_MASK=causal ATTNC_FAKE_CUDA_LOG=1 attnc-run --spec "b=5 hq=8 hkv=2 sq=3 sk=320 mask=causal paged=16 kv_dtype=fp8" --device=cuda --seed=7 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=FP8
+// FP8: fake-libcuda: kv_lens given, page_table given, max_pages 20, num_pages 101, k strides (2048, 64, 128), kv_scales given
+// FP8: kv_dtype=fp8 on cuda (Fake GPU, sm_90a), seed 7
+// FP8: PASS
+// FP8-NEXT: exit 0
+// RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_MASK=causal attnc-run --spec "b=2 hq=8 hkv=2 sq=40 sk=130 mask=causal kv_dtype=fp8" --device=cuda --seed=8 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=FP8DENSE
+// FP8DENSE: kv_dtype=fp8 on cuda (Fake GPU, sm_90a), seed 8
+// FP8DENSE: PASS
+// FP8DENSE-NEXT: exit 0
 //
 // The target follows the device: sm_80 for 8.x; older devices are refused.
 // RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_CC=8.6 attnc-run --spec "hq=2 sq=64 lse=0" --device=cuda 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=SM80

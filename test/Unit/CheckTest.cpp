@@ -202,6 +202,7 @@ loadArtifact(std::initializer_list<const char *> reads, int pageSize = 0) {
            {"split_kv", "0"},
            {"tensor_maps", "0"},
            {"reads_kv_lens", "0"},
+           {"reads_kv_scales", "0"},
            {"mask_block_q", "16"},
            {"mask_block_k", "32"}})
     a.set(key, value);
@@ -278,6 +279,12 @@ TEST(DeviceRunTest, RejectsAProblemWithoutTheDataTheKernelReads) {
   EXPECT_FALSE(
       runOnDevice(paged.get(), c, ElementType::BF16, out, lse, {}, report, error));
   EXPECT_EQ(error, "expected a page table of b * sk / page_size entries");
+
+  // An fp8 artifact needs the problem's codes and scales.
+  auto fp8 = loadArtifact({"reads_kv_scales"});
+  EXPECT_FALSE(
+      runOnDevice(fp8.get(), p, ElementType::BF16, out, lse, {}, report, error));
+  EXPECT_EQ(error, "expected fp8 codes of k and v and 2 * hkv scales");
 }
 
 } // namespace

@@ -58,6 +58,7 @@ Artifact kernelArtifact() {
   a.set("tensor_maps", "0");
   a.set("reads_kv_lens", "0");
   a.set("page_size", "0");
+  a.set("reads_kv_scales", "0");
   a.set("abi_version", std::to_string(attnc::abi::kVersion));
   a.set("params", attnc::abi::paramList());
   a.set("grid", attnc::abi::kGrid);
@@ -333,6 +334,7 @@ TEST(KernelManifestTest, RequiresEveryKey) {
                             "tensor_maps",
                             "reads_kv_lens",
                             "page_size",
+                            "reads_kv_scales",
                             "abi_version",
                             "params",
                             "grid"};
@@ -851,6 +853,25 @@ TEST_F(ValidateTest, ChecksKvCaches) {
             "page_size, Hkv, D] to be non-negative multiples of 8 elements "
             "(16 bytes)");
   attnrt_artifact_destroy(paged);
+
+  // An fp8 cache: kv_scales, and K/V strides in one-byte elements
+  // (multiples of 16).
+  Artifact fp8Artifact = kernelArtifact();
+  fp8Artifact.set("reads_kv_scales", "1");
+  attnrt_artifact *fp8 = load(fp8Artifact);
+  ASSERT_NE(fp8, nullptr) << attnrt_last_error();
+  a = args;
+  EXPECT_EQ(check(a, fp8), "expected a non-null kv_scales: the artifact reads "
+                           "the scales of an fp8 cache");
+  a.kv_scales = static_cast<const float *>(fake(0xC0000));
+  EXPECT_EQ(check(a, fp8), "");
+  EXPECT_EQ(check(a), "expected kv_scales to be NULL: the artifact does not "
+                      "read the scales of an fp8 cache");
+  a.k_strides[2] = 72; // a multiple of 8, not of 16
+  EXPECT_EQ(check(a, fp8),
+            "expected k_strides {15360, 7680, 72, 1} of [B, Hkv, Sk, D] to be "
+            "non-negative multiples of 16 elements (16 bytes)");
+  attnrt_artifact_destroy(fp8);
 
   // A manifest with pages but no kv_lens is malformed.
   pagedArtifact.set("reads_kv_lens", "0");

@@ -286,9 +286,10 @@ static bool checkSpecAgainstManifest(const AttentionSpec &s,
                         str(m.maskBlockK));
   if (m.readsAlibiSlopes && !s.alibi)
     return mismatch("alibi", "off", "reads_alibi_slopes 1");
-  if (s.kvFp8)
-    return mismatch("kv_dtype", "fp8", "kernel, whose keys and values are " +
-                                           m.dtype);
+  if (s.kvFp8 != m.readsKvScales)
+    return mismatch("kv_dtype", s.kvFp8 ? "fp8" : "same",
+                    std::string("reads_kv_scales ") +
+                        (m.readsKvScales ? "1" : "0"));
   if (s.kvLens != m.readsKvLens)
     return mismatch("kv_lens", s.kvLens ? "1" : "0",
                     std::string("reads_kv_lens ") +

@@ -83,6 +83,8 @@ struct KernelManifest {
   /// cache of pages of pageSize rows (0: contiguous).
   bool readsKvLens = false;
   int64_t pageSize = 0;
+  /// K and V are float8 e4m3fn codes with per-head scales (kv_scales).
+  bool readsKvScales = false;
 };
 
 /// Checks the manifest keys of a kernel artifact: format, the required keys,

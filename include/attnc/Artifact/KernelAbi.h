@@ -40,7 +40,11 @@ enum class ParamKind {
 /// stride the row stride within a page; key j of sequence b is row j mod
 /// page_size of page page_table[b * max_pages + j / page_size] (ids clamped
 /// into [0, num_pages)), and seq_k = max_pages * page_size. kv_lens [B]
-/// (int32) holds each sequence's key count, clamped to [0, seq_k].
+/// (int32) holds each sequence's key count, clamped to [0, seq_k]. With an
+/// fp8 cache (manifest `reads_kv_scales`), k and v hold float8 e4m3fn codes
+/// (strides in elements = bytes) and kv_scales [2, Hkv] (f32) their scales:
+/// key element x of KV head h stands for x * kv_scales[h], value element x
+/// for x * kv_scales[Hkv + h].
 enum Param : unsigned {
   Q,
   K,
@@ -75,6 +79,7 @@ enum Param : unsigned {
   PageTable,
   MaxPages,
   NumPages,
+  KvScales,
   QMap,
   KMap,
   VMap,
@@ -122,6 +127,7 @@ inline constexpr ParamInfo kParams[NumParams] = {
     {"page_table", ParamKind::Pointer},
     {"max_pages", ParamKind::I64},
     {"num_pages", ParamKind::I64},
+    {"kv_scales", ParamKind::Pointer},
     {"q_map", ParamKind::TensorMap},
     {"k_map", ParamKind::TensorMap},
     {"v_map", ParamKind::TensorMap},

@@ -94,6 +94,12 @@ typedef struct attnrt_attention_args {
   const int32_t *kv_lens;
   const int32_t *page_table;
   int64_t max_pages, num_pages;
+  /* An fp8 cache (artifacts with reads_kv_scales = 1): k and v hold float8
+   * e4m3fn codes (one byte each; strides in elements, multiples of 16 except
+   * for dimensions of size 1), and kv_scales [2, Hkv] (f32) their scales:
+   * key code x of KV head h stands for x * kv_scales[h], value code x for
+   * x * kv_scales[Hkv + h]. NULL for other artifacts. */
+  const float *kv_scales;
 } attnrt_attention_args;
 
 /* Checks a launch against the manifest (shapes, strides, dtype, alignment,

@@ -211,6 +211,15 @@ static uint16_t toBF16(float f) { /* round to nearest even; no NaN here */
   return (uint16_t)(u >> 16);
 }
 
+/* A float8 e4m3fn code (bias 7, no infinities, 0x7F / 0xFF NaN). */
+static float fromE4M3(uint8_t x) {
+  int e = (x >> 3) & 0xF, m = x & 7;
+  float v = (e & 0xF) == 0xF && m == 7
+                ? NAN
+                : e == 0 ? ldexpf((float)m, -9) : ldexpf(8.0f + m, e - 10);
+  return x & 0x80 ? -v : v;
+}
+
 CUresult cuLaunchKernel(void *f, unsigned gridX, unsigned gridY,
                         unsigned gridZ, unsigned blockX, unsigned blockY,
                         unsigned blockZ, unsigned sharedMemBytes, void *stream,
@@ -234,12 +243,16 @@ CUresult cuLaunchKernel(void *f, unsigned gridX, unsigned gridY,
   const int32_t *kvLens = *(const int32_t **)params[29];
   const int32_t *pageTable = *(const int32_t **)params[30];
   int64_t maxPages = *(int64_t *)params[31], numPages = *(int64_t *)params[32];
+  /* An fp8 cache: k and v hold e4m3 codes, kv_scales [2, Hkv] (33). */
+  const float *kvScales = *(const float **)params[33];
+  int64_t kvBytes = kvScales ? 1 : 2;
   int64_t pageSize = pageTable && maxPages > 0 ? sk / maxPages : 0;
   int64_t hq = gridY;
   int64_t d = (int64_t)allocationSize(q) / (2 * b * hq * sq);
   int64_t dv = (int64_t)allocationSize(o) / (2 * b * hq * sq);
-  int64_t hkv = pageTable ? (int64_t)allocationSize(k) / (2 * numPages * pageSize * d)
-                          : (int64_t)allocationSize(k) / (2 * b * sk * d);
+  int64_t hkv = pageTable ? (int64_t)allocationSize(k) /
+                                (kvBytes * numPages * pageSize * d)
+                          : (int64_t)allocationSize(k) / (kvBytes * b * sk * d);
   if (d <= 0 || dv <= 0 || hkv <= 0 || hq % hkv != 0)
     return INVALID_VALUE;
   const char *maskName = getenv("ATTNC_FAKE_CUDA_MASK");
@@ -258,14 +271,14 @@ CUresult cuLaunchKernel(void *f, unsigned gridX, unsigned gridY,
             (long long)hq, (long long)hkv, (long long)sq, (long long)sk,
             (long long)d, (long long)dv, lse ? "given" : "null",
             poisoned ? "poisoned" : "not poisoned");
-    if (kvLens || pageTable)
+    if (kvLens || pageTable || kvScales)
       fprintf(stderr,
               "fake-libcuda: kv_lens %s, page_table %s, max_pages %lld, "
-              "num_pages %lld, k strides (%lld, %lld, %lld)\n",
+              "num_pages %lld, k strides (%lld, %lld, %lld), kv_scales %s\n",
               kvLens ? "given" : "null", pageTable ? "given" : "null",
               (long long)maxPages, (long long)numPages,
               (long long)kStride[0], (long long)kStride[1],
-              (long long)kStride[2]);
+              (long long)kStride[2], kvScales ? "given" : "null");
   }
   const char *skip = getenv("ATTNC_FAKE_CUDA_SKIP");
   if (skip && strcmp(skip, "1") == 0)
@@ -285,6 +298,10 @@ CUresult cuLaunchKernel(void *f, unsigned gridX, unsigned gridY,
   (pageTable ? pageTable[bi * maxPages + (j) / pageSize] * (stride)[0] +       \
                    ((j) % pageSize) * (stride)[2] + kh * (stride)[1]           \
              : bi * (stride)[0] + kh * (stride)[1] + (j) * (stride)[2])
+#define KV(base, at, scaleRow)                                                 \
+  (kvScales ? fromE4M3(((const uint8_t *)(base))[at]) *                        \
+                  kvScales[(scaleRow) + kh]                                    \
+            : fromBF16((base)[at]))
       for (int64_t i = 0; i < sq; ++i) {
         float m = -INFINITY, l = 0;
         for (int64_t j = 0; j < len; ++j) {
@@ -292,9 +309,8 @@ CUresult cuLaunchKernel(void *f, unsigned gridX, unsigned gridY,
           if (causal && j > i + len - sq)
             continue;
           float s = 0;
-          const uint16_t *kk = k + ROW(kStride, j);
           for (int64_t c = 0; c < d; ++c)
-            s += fromBF16(qh[i * d + c]) * fromBF16(kk[c]);
+            s += fromBF16(qh[i * d + c]) * KV(k, ROW(kStride, j) + c, 0);
           p[j] = s * scale;
           m = p[j] > m ? p[j] : m;
         }
@@ -305,7 +321,7 @@ CUresult cuLaunchKernel(void *f, unsigned gridX, unsigned gridY,
         for (int64_t c = 0; c < dv; ++c) {
           float acc = 0;
           for (int64_t j = 0; j < len; ++j)
-            acc += p[j] * fromBF16(v[ROW(vStride, j) + c]);
+            acc += p[j] * KV(v, ROW(vStride, j) + c, hkv);
           o[((bi * hq + h) * sq + i) * dv + c] = toBF16(l > 0 ? acc / l : 0);
         }
         if (lse)
@@ -313,6 +329,7 @@ CUresult cuLaunchKernel(void *f, unsigned gridX, unsigned gridY,
       }
     }
 #undef ROW
+#undef KV
   free(p);
   return OK;
 }

@@ -42,6 +42,7 @@ int main(void) {
   FIELD(page_table);
   FIELD(max_pages);
   FIELD(num_pages);
+  FIELD(kv_scales);
   printf("sizeof %zu\n", sizeof(attnrt_attention_args));
   return 0;
 }

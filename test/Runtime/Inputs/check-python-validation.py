@@ -129,3 +129,26 @@ run_paged("page_table on the CPU", page_table=T((2, 4), I32, device=Device("cpu"
 run_paged("pages of another size", k=T((9, 8, 2, 64)))
 run_paged("v pages not k's", v=T((10, 16, 2, 64)))
 run_paged("dense k given to a paged artifact", k=T((2, 2, 64, 64)), v=T((2, 2, 64, 64)))
+
+# An fp8 cache: k and v are float8 e4m3fn codes, kv_scales float32 [2, Hkv].
+FP8 = dict(PAGED, reads_kv_scales="1")
+E4M3 = Dtype("torch.float8_e4m3fn")
+
+
+def run_fp8(name, **changes):
+    args = paged()
+    args.update(k=T((9, 16, 2, 64), E4M3), v=T((9, 16, 2, 64), E4M3), kv_scales=T((2, 2), F32))
+    args.update(changes)
+    try:
+        attnc.validate_arguments(FP8, **args)
+        print(f"{name}: ok")
+    except attnc.AttncError as e:
+        print(f"{name}: AttncError: {e}")
+
+
+run_fp8("fp8 valid")
+run_fp8("fp8 k given as bf16", k=T((9, 16, 2, 64)))
+run_fp8("fp8 without kv_scales", kv_scales=None)
+run_fp8("kv_scales of the wrong shape", kv_scales=T((2, 8), F32))
+run_fp8("kv_scales as bf16", kv_scales=T((2, 2)))
+run_paged("kv_scales the artifact does not read", kv_scales=T((2, 2), F32))
