@@ -33,15 +33,19 @@ DEV = "cuda"
 HQ, HKV, D = 32, 8, 128
 
 
-def reference(q, k, v, pairs):
+def reference(q, k, v, pairs, kn=None, vn=None):
+    """float64 outputs on `pairs`, and a naive bf16 implementation's on the
+    bf16 tensors kn, vn (k, v when not given)."""
+    kn = k if kn is None else kn
+    vn = v if vn is None else vn
     out64, naive = [], []
     g = HQ // HKV
     for b, h in pairs:
         qh, kh, vh = q[b, h].double(), k[b, h // g].double(), v[b, h // g].double()
         s = (qh @ kh.T) / math.sqrt(D)
         out64.append(torch.softmax(s, dim=-1) @ vh)
-        sb = ((q[b, h] @ k[b, h // g].T).float() / math.sqrt(D)).bfloat16().float()
-        naive.append((torch.softmax(sb, dim=-1).bfloat16() @ v[b, h // g]).float())
+        sb = ((q[b, h] @ kn[b, h // g].T).float() / math.sqrt(D)).bfloat16().float()
+        naive.append((torch.softmax(sb, dim=-1).bfloat16() @ vn[b, h // g]).float())
     return torch.stack(out64), torch.stack(naive)
 
 
@@ -92,6 +96,27 @@ def run(build, B, Sk, copy_gbs, results):
     kern_paged = attnc.Kernel(os.path.join(build, "artifacts", "bench_decode_d128_paged16.attnc"))
     systems.append(("attnc_paged16",
                     lambda: kern_paged(q, kp, vp, kv_lens=lens, page_table=table)[0]))
+    # fp8 e4m3 codes with per-head scales (max |x| / 448), contiguous and in
+    # the same shuffled pages; checked against their own float64 reference on
+    # the dequantised values (and their own naive bf16 bar).
+    def quantize(x):
+        scale = x.float().abs().amax(dim=(0, 2, 3)) / 448
+        codes = (x.float() / scale.view(1, HKV, 1, 1)).to(torch.float8_e4m3fn)
+        return codes, scale
+    k8, ks = quantize(k)
+    v8, vs = quantize(v)
+    scales = torch.stack([ks, vs]).contiguous()
+    kd = (k8.float() * ks.view(1, HKV, 1, 1)).to(torch.float64)
+    vd = (v8.float() * vs.view(1, HKV, 1, 1)).to(torch.float64)
+    kern_fp8 = attnc.Kernel(os.path.join(build, "artifacts", "bench_decode_d128_fp8.attnc"))
+    kern_fp8p = attnc.Kernel(os.path.join(build, "artifacts", "bench_decode_d128_fp8_paged16.attnc"))
+    k8p, v8p = paged(k8.view(torch.uint8)).view(torch.float8_e4m3fn), \
+        paged(v8.view(torch.uint8)).view(torch.float8_e4m3fn)
+    fp8_systems = [
+        ("attnc_fp8", lambda: kern_fp8(q, k8, v8, kv_scales=scales)[0]),
+        ("attnc_fp8_paged16", lambda: kern_fp8p(q, k8p, v8p, kv_lens=lens, page_table=table,
+                                                kv_scales=scales)[0]),
+    ]
     kern1 = attnc.Kernel(os.path.join(build, "artifacts", "bench_decode_d128_none.attnc"))
     # Forced split counts (SPLITS="1 2 4 ..."; default: 1, the unsplit kernel).
     for n in os.environ.get("SPLITS", "1").split():
@@ -108,29 +133,35 @@ def run(build, B, Sk, copy_gbs, results):
                 return F.scaled_dot_product_attention(q, k, v, enable_gqa=True)
         systems.append((name, f))
 
+    ref8, naive8 = reference(q, kd, vd, pairs, kd.bfloat16(), vd.bfloat16())
+    naive8_err = ((naive8.double() - ref8).norm() / ref8.norm()).item()
+    checks = {name: (ref8, naive8_err) for name, _ in fp8_systems}
+    systems[2:2] = fp8_systems
     for name, f in systems:
+        ref_, naive_err_ = checks.get(name, (ref, naive_err))
         try:
             torch.cuda.synchronize()
             o = f()
             torch.cuda.synchronize()
             got = torch.stack([o[b, h] for b, h in pairs])
-            err = ((got.double() - ref).norm() / ref.norm()).item()
-            ok = err <= 1.25 * naive_err + 1e-6 and math.isfinite(err)
+            err = ((got.double() - ref_).norm() / ref_.norm()).item()
+            ok = err <= 1.25 * naive_err_ + 1e-6 and math.isfinite(err)
             if name.startswith("attnc") and not ok:
-                line = f"{case} {name:14s} CHECK FAILED err={err:.2e} naive_bf16={naive_err:.2e}"
+                line = f"{case} {name:14s} CHECK FAILED err={err:.2e} naive_bf16={naive_err_:.2e}"
                 print(line, flush=True)
                 results.append(line)
                 continue
             ms = do_bench(f, warmup=50, rep=300, return_mode="median")
-            gbs = kv_bytes / ms / 1e6
+            # The bytes of K and V this system reads (fp8: one a value).
+            gbs = kv_bytes / (2 if name in checks else 1) / ms / 1e6
             line = (f"{case} {name:14s} {ms * 1000:9.1f} us {flops / ms / 1e9:6.1f} TFLOP/s "
                     f"KV {gbs:5.0f} GB/s = {gbs / copy_gbs:5.1%} of copy  err={err:.2e} "
-                    f"(naive bf16 {naive_err:.2e})")
+                    f"(naive bf16 {naive_err_:.2e})")
         except Exception as e:  # a peer that cannot run this case
             line = f"{case} {name:14s} FAILED {type(e).__name__}: {str(e)[:100]}"
         print(line, flush=True)
         results.append(line)
-    del q, k, v, kp, vp
+    del q, k, v, kp, vp, k8, v8, k8p, v8p, kd, vd
     torch.cuda.empty_cache()
 
 

@@ -84,6 +84,8 @@ decode_window2_d64_bf16_gqa8 | b=1 hq=16 hkv=2 sq=5 sk=1000 d=64 dtype=bf16 mask
 cache_window_d128_kvlens | b=4 hq=8 hkv=2 sq=129 sk=127 d=128 dtype=bf16 mask=window:100,0 kv_lens=1
 cache_causal_d64_paged16 | b=4 hq=8 hkv=2 sq=129 sk=128 d=64 dtype=bf16 mask=causal paged=16
 decode_cache_causal_d128_gqa4_paged16 | b=5 hq=8 hkv=2 sq=1 sk=784 d=128 dtype=bf16 mask=causal decode=1 paged=16
+fp8_causal_d128_bf16 | b=1 hq=8 hkv=2 sq=129 sk=127 d=128 dtype=bf16 mask=causal kv_dtype=fp8
+decode_fp8_causal_d128_gqa4_paged16 | b=4 hq=8 hkv=2 sq=5 sk=1008 d=128 dtype=bf16 mask=causal decode=1 paged=16 kv_dtype=fp8
 EOS
   cat "$LOGS/sanitizer.txt"
   rm -f "$LOGS"/san.*.log
