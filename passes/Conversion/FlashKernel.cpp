@@ -1160,7 +1160,11 @@ LogicalResult KernelBuilder::build() {
   } else if (fp8) {
     // Each tile's codes, once every thread sees them, become the 16-bit
     // tile at byte 0 (exact: every e4m3 value is a bf16 and an f16), which
-    // the body then reads as in the 16-bit kernel.
+    // the body then reads as in the 16-bit kernel. The barrier after the
+    // conversion ends every read of the staging stage, and the next tile's
+    // conversion waits behind the next iteration's barrier, which every
+    // warp reaches only after this body: no barrier after the body.
+    keyLoop->hooks.barrierAfterBody = false;
     keyLoop->hooks.body = [&](Value kt, Value stageBase,
                               ValueRange it) -> SmallVector<Value> {
       Value codes = a.add(idx(layout.fp8Offset), stageBase);

@@ -239,7 +239,8 @@ ValueRange TwoStageKeyLoop::loop(Value lo, Value hi, ValueRange inits) {
   SmallVector<Value> state =
       hooks.body(kt, stageBase, loop.getRegionIterArgs());
   // Every warp is done with this stage before the next prefetch reuses it.
-  gpu::BarrierOp::create(b);
+  if (hooks.barrierAfterBody)
+    gpu::BarrierOp::create(b);
   scf::YieldOp::create(b, state);
   return loop.getResults();
 }

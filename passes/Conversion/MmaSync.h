@@ -167,6 +167,10 @@ public:
     std::function<llvm::SmallVector<mlir::Value>(
         mlir::Value kt, mlir::Value stageBase, mlir::ValueRange state)>
         body;
+    /// Whether every warp must be done with a tile's body before the next
+    /// prefetch reuses its stage (false when the body itself ends its reads
+    /// of the stage with a barrier, as the fp8 conversion does).
+    bool barrierAfterBody = true;
   };
 
   TwoStageKeyLoop(mlir::ImplicitLocOpBuilder &b, CpAsyncTileCopier &copier,
