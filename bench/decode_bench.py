@@ -34,8 +34,8 @@ HQ, HKV, D = 32, 8, 128
 
 
 def reference(q, k, v, pairs, kn=None, vn=None):
-    """float64 outputs on `pairs`, and a naive bf16 implementation's on the
-    bf16 tensors kn, vn (k, v when not given)."""
+    """float64 outputs on `pairs`, and a naive implementation's in q's
+    16-bit type on the tensors kn, vn (k, v when not given)."""
     kn = k if kn is None else kn
     vn = v if vn is None else vn
     out64, naive = [], []
@@ -44,8 +44,8 @@ def reference(q, k, v, pairs, kn=None, vn=None):
         qh, kh, vh = q[b, h].double(), k[b, h // g].double(), v[b, h // g].double()
         s = (qh @ kh.T) / math.sqrt(D)
         out64.append(torch.softmax(s, dim=-1) @ vh)
-        sb = ((q[b, h] @ kn[b, h // g].T).float() / math.sqrt(D)).bfloat16().float()
-        naive.append((torch.softmax(sb, dim=-1).bfloat16() @ vn[b, h // g]).float())
+        sb = ((q[b, h] @ kn[b, h // g].T).float() / math.sqrt(D)).to(q.dtype).float()
+        naive.append((torch.softmax(sb, dim=-1).to(vn.dtype) @ vn[b, h // g]).float())
     return torch.stack(out64), torch.stack(naive)
 
 
