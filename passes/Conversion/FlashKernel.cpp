@@ -638,7 +638,7 @@ LogicalResult KernelBuilder::build() {
     scf::YieldOp::create(b, ValueRange{arith::ConstantIntOp::create(b, 0, 1)});
     return ifCond.getResult(0);
   };
-  std::optional<TwoStageKeyLoop> keyLoop;
+  std::optional<CpAsyncKeyLoop> keyLoop;
   std::optional<TmaKeyLoop> tmaLoop;
   // With wgmma, the consumer warps' part of the kernel (the key loop and the
   // epilogue) sits in this scf.if; the producer warp loads.
@@ -697,16 +697,18 @@ LogicalResult KernelBuilder::build() {
         idx(0));
     tma::wait(b, qBarrier(), i32c(0));
   } else {
-    TwoStageKeyLoop::Hooks hooks;
+    CpAsyncKeyLoop::Hooks hooks;
     hooks.issue = issueTile;
     hooks.notEmpty = notEmpty;
     keyLoop.emplace(b, *copier, hooks,
-                    fp8 ? layout.fp8StageBytes : stageBytes);
+                    fp8 ? layout.fp8StageBytes : stageBytes,
+                    fp8 ? config.getStages() : 2);
     keyLoop->prologue(range.lo, range.hi);
     if (config.getQInSmem())
       copier->copyRows(qHead, qRowStride, q0, seqQ, d, qPitch, idx(qOffset),
                        tid, bq);
     copier->commit();
+    keyLoop->prologueRest(range.lo, range.hi);
   }
 
   // Lane parts of the ldmatrix addresses (elements): lane = 8 m + r
@@ -831,7 +833,7 @@ LogicalResult KernelBuilder::build() {
     return TileSoftmax{s, mNew, lNew, alpha};
   };
 
-  // The tile's work (TwoStageKeyLoop has issued, committed and waited for
+  // The tile's work (CpAsyncKeyLoop has issued, committed and waited for
   // it), skipped for a tile proven empty (block-uniform).
   // The wgmma kernel's GEMMs on the tile at byte `stageBase`, issued and
   // committed, not waited for. S = Q K^T: the warpgroup's 64 rows of Q (its

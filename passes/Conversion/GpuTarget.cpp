@@ -68,6 +68,10 @@ public:
   }
 
   GpuKernelAttr chooseConfig(const KernelProblem &p) const override {
+    return withFp8Staging(p, chooseMmaSyncConfig(p));
+  }
+
+  GpuKernelAttr chooseMmaSyncConfig(const KernelProblem &p) const {
     int64_t width = p.headDim + p.valueHeadDim;
     if (std::optional<GpuKernelAttr> decode = decodeConfig(p))
       return *decode;
@@ -89,7 +93,7 @@ public:
     if (config.getMTiles() == 1)
       return std::nullopt;
     int64_t blockK = p.headDim + p.valueHeadDim > 256 ? 32 : 64;
-    return make(p, blockK, /*warps=*/8, /*mTiles=*/1, false);
+    return withFp8Staging(p, make(p, blockK, /*warps=*/8, /*mTiles=*/1, false));
   }
 
   LogicalResult checkConfig(const KernelProblem &p,
@@ -135,7 +139,15 @@ public:
     if (config.getWgmma() && (config.getStages() < 2 || config.getStages() > 4))
       return p.emitError("expected stages in [2, 4] with wgmma on target ")
              << chip() << " (the TMA ring), got " << config.getStages();
-    if (!config.getWgmma() && config.getStages() != 2)
+    // cp.async: two stages of 16-bit tiles; an fp8 cache's codes stream
+    // through a ring of 2 to 4 staging stages.
+    if (!config.getWgmma() && p.kvFp8 &&
+        (config.getStages() < 2 || config.getStages() > 4))
+      return p.emitError("expected stages in [2, 4] with an fp8 cache on "
+                         "target ")
+             << chip() << " (the staging ring of the codes), got "
+             << config.getStages();
+    if (!config.getWgmma() && !p.kvFp8 && config.getStages() != 2)
       return p.emitError("expected stages = 2 for target ")
              << chip() << " (cp.async double buffering), got "
              << config.getStages();
@@ -162,6 +174,22 @@ public:
 protected:
   /// Whether the chip has warpgroup MMA (wgmma).
   virtual bool supportsWgmma() const { return false; }
+
+  /// `config` with, for the decode kernel of an fp8 cache, four staging
+  /// stages of codes: a tile of codes is half the bytes of a 16-bit tile,
+  /// so the memory-bound decode keeps three in flight (bench/RESULTS.md,
+  /// the fp8 variant sweeps). Prefill keeps two (four make the D = 128
+  /// prefill configuration spill).
+  static GpuKernelAttr withFp8Staging(const KernelProblem &p,
+                                      GpuKernelAttr config) {
+    if (!p.kvFp8 || config.getWgmma() || !config.getSplitKv())
+      return config;
+    return GpuKernelAttr::get(
+        config.getContext(), config.getChip(), config.getBlockQ(),
+        config.getBlockK(), config.getWarps(), config.getMTiles(),
+        /*stages=*/4, config.getQInSmem(), config.getGqaPack(),
+        config.getSplitKv(), config.getKeyWarps(), config.getWgmma());
+  }
 
   GpuKernelAttr make(const KernelProblem &p, int64_t blockK, int64_t warps,
                      int64_t mTiles, bool qInSmem, int64_t gqaPack = 1,
@@ -223,10 +251,10 @@ public:
 
   GpuKernelAttr chooseConfig(const KernelProblem &p) const override {
     if (std::optional<GpuKernelAttr> decode = decodeConfig(p))
-      return *decode;
-    // KV caches (kv_lens, pages): the mma.sync prefill kernel, whose row
-    // copies zero-fill past a sequence's length and follow the page table
-    // (the remark names the family).
+      return withFp8Staging(p, *decode);
+    // KV caches (kv_lens, pages, fp8): the mma.sync prefill kernel, whose
+    // row copies zero-fill past a sequence's length and follow the page
+    // table (the remark names the family).
     if (p.kvLens || p.kvFp8)
       return Sm80Target::chooseConfig(p);
     // From the H200 sweeps of bench/RESULTS.md (2026-11-30): D <= 64: three

@@ -204,7 +204,7 @@ void CpAsyncTileCopier::wait(int32_t pending) {
   NVVM::CpAsyncWaitGroupOp::create(b, pending);
 }
 
-void TwoStageKeyLoop::prologue(Value lo, Value hi) {
+void CpAsyncKeyLoop::prologue(Value lo, Value hi) {
   IndexArith a{b};
   Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, lo, hi);
   any = hooks.notEmpty(lo, any);
@@ -214,27 +214,50 @@ void TwoStageKeyLoop::prologue(Value lo, Value hi) {
   hooks.issue(lo, a.constant(0));
 }
 
-ValueRange TwoStageKeyLoop::loop(Value lo, Value hi, ValueRange inits) {
+void CpAsyncKeyLoop::prologueRest(Value lo, Value hi) {
+  IndexArith a{b};
+  for (int64_t i = 1; i + 1 < stages; ++i) {
+    Value kt = a.add(lo, a.constant(i));
+    Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, kt, hi);
+    any = hooks.notEmpty(kt, any);
+    auto ifAny = scf::IfOp::create(b, any, /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&ifAny.getThenRegion().front());
+      hooks.issue(kt, a.constant(i));
+    }
+    copier.commit();
+  }
+}
+
+ValueRange CpAsyncKeyLoop::loop(Value lo, Value hi, ValueRange inits) {
   IndexArith a{b};
   auto loop = scf::ForOp::create(b, lo, hi, a.constant(1), inits);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value kt = loop.getInductionVar();
-  Value stage = arith::RemUIOp::create(b, a.sub(kt, lo), a.constant(2));
+  Value stage = arith::RemUIOp::create(b, a.sub(kt, lo), a.constant(stages));
   Value stageBase = arith::MulIOp::create(b, stage, a.constant(stageBytes));
 
-  // Prefetch the next tile into the other stage, then wait for this one.
-  Value next = a.add(kt, a.constant(1));
+  // Prefetch tile kt + stages - 1 into the stage tile kt - 1 used, then
+  // wait for this one.
+  Value next = a.add(kt, a.constant(stages - 1));
   {
     Value more = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, next, hi);
     more = hooks.notEmpty(next, more);
     auto ifMore = scf::IfOp::create(b, more, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(&ifMore.getThenRegion().front());
-    hooks.issue(next, a.sub(a.constant(1), stage));
+    Value nextStage =
+        stages == 2
+            ? a.sub(a.constant(1), stage)
+            : arith::RemUIOp::create(b, a.add(stage, a.constant(stages - 1)),
+                                     a.constant(stages))
+                  .getResult();
+    hooks.issue(next, nextStage);
   }
   copier.commit();
-  copier.wait(1);
+  copier.wait(static_cast<int32_t>(stages - 1));
   gpu::BarrierOp::create(b);
   SmallVector<Value> state =
       hooks.body(kt, stageBase, loop.getRegionIterArgs());

@@ -10,7 +10,7 @@
 //                         of a warp holds
 //   CpAsyncTileCopier     rows of a strided global tensor into a shared tile
 //                         with cp.async (16-byte chunks, zero fill)
-//   TwoStageKeyLoop       the key-loop schedule: tile kt + 1 in flight while
+//   CpAsyncKeyLoop       the key-loop schedule: tile kt + 1 in flight while
 //                         tile kt is computed, empty tiles skipped
 //   storeOutputRows       the epilogue: O = acc / l and the LSE of a warp's
 //                         rows
@@ -151,10 +151,12 @@ private:
 };
 
 /// The key-loop schedule of the sm_80-class kernel: key tiles [lo, hi) in
-/// order through two shared-memory stages. Tile kt + 1 streams in with
-/// cp.async (one commit group per tile, possibly empty) while tile kt is
-/// computed; a tile the hooks prove empty is neither loaded nor computed.
-class TwoStageKeyLoop {
+/// order through a ring of `stages` shared-memory stages (two for 16-bit
+/// tiles; up to four for the fp8 codes). Tiles kt + 1 .. kt + stages - 1
+/// stream in with cp.async (one commit group per tile, possibly empty)
+/// while tile kt is computed; a tile the hooks prove empty is neither
+/// loaded nor computed.
+class CpAsyncKeyLoop {
 public:
   struct Hooks {
     /// Issues the copies of tile `kt` into stage `stage` (0 or 1).
@@ -173,14 +175,17 @@ public:
     bool barrierAfterBody = true;
   };
 
-  TwoStageKeyLoop(mlir::ImplicitLocOpBuilder &b, CpAsyncTileCopier &copier,
-                  Hooks hooks, int64_t stageBytes)
-      : hooks(std::move(hooks)), b(b), copier(copier),
-        stageBytes(stageBytes) {}
+  CpAsyncKeyLoop(mlir::ImplicitLocOpBuilder &b, CpAsyncTileCopier &copier,
+                 Hooks hooks, int64_t stageBytes, int64_t stages = 2)
+      : hooks(std::move(hooks)), b(b), copier(copier), stageBytes(stageBytes),
+        stages(stages) {}
 
   /// Issues tile `lo` into stage 0 when [lo, hi) has a tile to visit. The
   /// group is not committed: the caller may add copies, then commit.
   void prologue(mlir::Value lo, mlir::Value hi);
+  /// After the caller's commit, with more than two stages: tiles lo + 1 ..
+  /// lo + stages - 2 into stages 1.., one committed group each.
+  void prologueRest(mlir::Value lo, mlir::Value hi);
   /// The loop over [lo, hi) from `inits`; returns the final state.
   mlir::ValueRange loop(mlir::Value lo, mlir::Value hi, mlir::ValueRange inits);
 
@@ -190,7 +195,7 @@ public:
 private:
   mlir::ImplicitLocOpBuilder &b;
   CpAsyncTileCopier &copier;
-  int64_t stageBytes;
+  int64_t stageBytes, stages;
 };
 
 /// Where and how the epilogue writes a warp's rows.

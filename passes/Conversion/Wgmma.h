@@ -154,7 +154,7 @@ public:
     /// producer lane; includes the arrive.expect_tx).
     std::function<void(mlir::Value kt, mlir::Value stage, mlir::Value full)>
         issue;
-    /// `cond` and tile `kt` holding a visible pair (TwoStageKeyLoop).
+    /// `cond` and tile `kt` holding a visible pair (CpAsyncKeyLoop).
     std::function<mlir::Value(mlir::Value kt, mlir::Value cond)> notEmpty;
     /// The work of tile `kt` at byte `stageBase`, its wgmmas waited for.
     std::function<llvm::SmallVector<mlir::Value>(

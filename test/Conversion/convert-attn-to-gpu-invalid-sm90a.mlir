@@ -35,3 +35,12 @@ func.func @wgmma_paged(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x16x2x64xbf16>, %v
   %o = attn.attention %q, %k, %v kv_lens(%l : tensor<?xi32>) page_table(%t : tensor<?x?xi32>) mask(#attn.causal) {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>} : tensor<?x4x?x64xbf16>, tensor<?x16x2x64xbf16>, tensor<?x16x2x64xbf16> -> tensor<?x4x?x64xbf16>
   return %o : tensor<?x4x?x64xbf16>
 }
+
+// -----
+
+// An fp8 cache's codes stream through a ring of 2 to 4 staging stages.
+func.func @fp8_stages(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xf8E4M3FN>, %v: tensor<?x2x?x64xf8E4M3FN>, %s: tensor<2x2xf32>) -> tensor<?x4x?x64xbf16> {
+  // expected-error @+1 {{expected stages in [2, 4] with an fp8 cache on target sm_90a (the staging ring of the codes), got 5}}
+  %o = attn.attention %q, %k, %v kv_scales(%s : tensor<2x2xf32>) mask(#attn.causal) {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 64, warps = 4, m_tiles = 2, stages = 5, q_in_smem = true>} : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xf8E4M3FN>, tensor<?x2x?x64xf8E4M3FN> -> tensor<?x4x?x64xbf16>
+  return %o : tensor<?x4x?x64xbf16>
+}

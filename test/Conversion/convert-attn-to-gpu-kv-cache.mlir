@@ -7,6 +7,7 @@
 // REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16, cp.async double buffering (the sm_80-class kernel)), {{.*}}; KV cache: per-sequence lengths (kv_lens), by the mma.sync kernel's row copies (the wgmma kernel does not read caches yet)
 // REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16 decode kernel, {{.*}}; KV cache: per-sequence lengths (kv_lens), pages of 16 rows read through the page table, by the mma.sync kernel's row copies
 // REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16, {{.*}}; KV cache: fp8 e4m3 codes converted in shared memory, their scales folded into the scores and the output, by the mma.sync kernel's row copies
+// REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16 decode kernel, {{.*}}; KV cache: fp8 e4m3 codes
 
 // kv_lens: the block reads its sequence's length once, kv_lens[batch]
 // clamped to [0, seq_k]; that length bounds the key tiles, the masks and
@@ -119,4 +120,31 @@ func.func @paged(%q: tensor<?x4x1x64xbf16>, %k: tensor<?x16x2x64xbf16>, %v: tens
 func.func @fp8(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xf8E4M3FN>, %v: tensor<?x2x?x64xf8E4M3FN>, %s: tensor<2x2xf32>) -> tensor<?x4x?x64xbf16> {
   %o = attn.attention %q, %k, %v kv_scales(%s : tensor<2x2xf32>) mask(#attn.causal) : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xf8E4M3FN>, tensor<?x2x?x64xf8E4M3FN> -> tensor<?x4x?x64xbf16>
   return %o : tensor<?x4x?x64xbf16>
+}
+
+// -----
+
+// An fp8 decode step streams its codes through four staging stages: the
+// prologue commits tile lo (with Q's copies), then tiles lo + 1 and lo + 2,
+// each its own group; the loop prefetches tile kt + 3 and waits until at
+// most 3 groups are pending, so three tiles stay in flight.
+// CHECK-LABEL: func.func @fp8_decode(
+// CHECK: attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 64, warps = 4, m_tiles = 1, stages = 4,
+// CHECK: gpu.func @attnc_attention(
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-NEXT: %[[T1:.*]] = arith.addi %{{.*}}, %[[C1]] : index
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: %[[C2:.*]] = arith.constant 2 : index
+// CHECK-NEXT: %[[T2:.*]] = arith.addi %{{.*}}, %[[C2]] : index
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: scf.for
+// CHECK: %[[C3:.*]] = arith.constant 3 : index
+// CHECK-NEXT: %[[NEXT:.*]] = arith.addi %{{.*}}, %[[C3]] : index
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-NEXT: nvvm.cp.async.wait.group 3
+// CHECK-NEXT: gpu.barrier
+func.func @fp8_decode(%q: tensor<?x4x1x64xbf16>, %k: tensor<?x2x?x64xf8E4M3FN>, %v: tensor<?x2x?x64xf8E4M3FN>, %s: tensor<2x2xf32>) -> tensor<?x4x1x64xbf16> {
+  %o = attn.attention %q, %k, %v kv_scales(%s : tensor<2x2xf32>) mask(#attn.causal) {attn.decode} : tensor<?x4x1x64xbf16>, tensor<?x2x?x64xf8E4M3FN>, tensor<?x2x?x64xf8E4M3FN> -> tensor<?x4x1x64xbf16>
+  return %o : tensor<?x4x1x64xbf16>
 }
