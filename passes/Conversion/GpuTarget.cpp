@@ -68,10 +68,6 @@ public:
   }
 
   GpuKernelAttr chooseConfig(const KernelProblem &p) const override {
-    return withFp8Staging(p, chooseMmaSyncConfig(p));
-  }
-
-  GpuKernelAttr chooseMmaSyncConfig(const KernelProblem &p) const {
     int64_t width = p.headDim + p.valueHeadDim;
     if (std::optional<GpuKernelAttr> decode = decodeConfig(p))
       return *decode;
@@ -93,7 +89,7 @@ public:
     if (config.getMTiles() == 1)
       return std::nullopt;
     int64_t blockK = p.headDim + p.valueHeadDim > 256 ? 32 : 64;
-    return withFp8Staging(p, make(p, blockK, /*warps=*/8, /*mTiles=*/1, false));
+    return make(p, blockK, /*warps=*/8, /*mTiles=*/1, false);
   }
 
   LogicalResult checkConfig(const KernelProblem &p,
@@ -140,7 +136,8 @@ public:
       return p.emitError("expected stages in [2, 4] with wgmma on target ")
              << chip() << " (the TMA ring), got " << config.getStages();
     // cp.async: two stages of 16-bit tiles; an fp8 cache's codes stream
-    // through a ring of 2 to 4 staging stages.
+    // through a ring of 2 to 4 staging stages (the targets choose two: more
+    // were slower on the H200, bench/RESULTS.md).
     if (!config.getWgmma() && p.kvFp8 &&
         (config.getStages() < 2 || config.getStages() > 4))
       return p.emitError("expected stages in [2, 4] with an fp8 cache on "
@@ -174,22 +171,6 @@ public:
 protected:
   /// Whether the chip has warpgroup MMA (wgmma).
   virtual bool supportsWgmma() const { return false; }
-
-  /// `config` with, for the decode kernel of an fp8 cache, four staging
-  /// stages of codes: a tile of codes is half the bytes of a 16-bit tile,
-  /// so the memory-bound decode keeps three in flight (bench/RESULTS.md,
-  /// the fp8 variant sweeps). Prefill keeps two (four make the D = 128
-  /// prefill configuration spill).
-  static GpuKernelAttr withFp8Staging(const KernelProblem &p,
-                                      GpuKernelAttr config) {
-    if (!p.kvFp8 || config.getWgmma() || !config.getSplitKv())
-      return config;
-    return GpuKernelAttr::get(
-        config.getContext(), config.getChip(), config.getBlockQ(),
-        config.getBlockK(), config.getWarps(), config.getMTiles(),
-        /*stages=*/4, config.getQInSmem(), config.getGqaPack(),
-        config.getSplitKv(), config.getKeyWarps(), config.getWgmma());
-  }
 
   GpuKernelAttr make(const KernelProblem &p, int64_t blockK, int64_t warps,
                      int64_t mTiles, bool qInSmem, int64_t gqaPack = 1,
@@ -251,7 +232,7 @@ public:
 
   GpuKernelAttr chooseConfig(const KernelProblem &p) const override {
     if (std::optional<GpuKernelAttr> decode = decodeConfig(p))
-      return withFp8Staging(p, *decode);
+      return *decode;
     // KV caches (kv_lens, pages, fp8): the mma.sync prefill kernel, whose
     // row copies zero-fill past a sequence's length and follow the page
     // table (the remark names the family).

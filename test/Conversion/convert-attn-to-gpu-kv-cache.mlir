@@ -124,12 +124,11 @@ func.func @fp8(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xf8E4M3FN>, %v: ten
 
 // -----
 
-// An fp8 decode step streams its codes through four staging stages: the
-// prologue commits tile lo (with Q's copies), then tiles lo + 1 and lo + 2,
-// each its own group; the loop prefetches tile kt + 3 and waits until at
-// most 3 groups are pending, so three tiles stay in flight.
+// An fp8 decode step pinned to four staging stages of codes (the target
+// chooses two): the prologue commits tile lo (with Q's copies), then tiles
+// lo + 1 and lo + 2, each its own group; the loop prefetches tile kt + 3 and
+// waits until at most 3 groups are pending, so three tiles stay in flight.
 // CHECK-LABEL: func.func @fp8_decode(
-// CHECK: attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 64, warps = 4, m_tiles = 1, stages = 4,
 // CHECK: gpu.func @attnc_attention(
 // CHECK: nvvm.cp.async.commit.group
 // CHECK: %[[C1:.*]] = arith.constant 1 : index
@@ -145,6 +144,6 @@ func.func @fp8(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xf8E4M3FN>, %v: ten
 // CHECK-NEXT: nvvm.cp.async.wait.group 3
 // CHECK-NEXT: gpu.barrier
 func.func @fp8_decode(%q: tensor<?x4x1x64xbf16>, %k: tensor<?x2x?x64xf8E4M3FN>, %v: tensor<?x2x?x64xf8E4M3FN>, %s: tensor<2x2xf32>) -> tensor<?x4x1x64xbf16> {
-  %o = attn.attention %q, %k, %v kv_scales(%s : tensor<2x2xf32>) mask(#attn.causal) {attn.decode} : tensor<?x4x1x64xbf16>, tensor<?x2x?x64xf8E4M3FN>, tensor<?x2x?x64xf8E4M3FN> -> tensor<?x4x1x64xbf16>
+  %o = attn.attention %q, %k, %v kv_scales(%s : tensor<2x2xf32>) mask(#attn.causal) {attn.decode, attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 64, warps = 4, m_tiles = 1, stages = 4, q_in_smem = false, gqa_pack = 2, key_warps = 4, split_kv = true>} : tensor<?x4x1x64xbf16>, tensor<?x2x?x64xf8E4M3FN>, tensor<?x2x?x64xf8E4M3FN> -> tensor<?x4x1x64xbf16>
   return %o : tensor<?x4x1x64xbf16>
 }
