@@ -1,7 +1,8 @@
 """One decode launch per case for a profiler (ncu) to capture:
 python3 bench/decode_profile.py BUILD_GPU_DIR [B:Sk ...] (Hq=32, Hkv=8,
-D=128, bf16; artifact bench_decode_d128_none). Checks nothing; run
-bench/decode_bench.py for checked timings."""
+D=128, bf16; artifact $ARTIFACT, default bench_decode_d128_none; an
+artifact whose name holds "fp8" gets fp8 e4m3 keys and values with unit
+scales). Checks nothing; run bench/decode_bench.py for checked timings."""
 import os
 import sys
 
@@ -11,11 +12,16 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import attnc  # noqa: E402
 
 build = sys.argv[1]
-kern = attnc.Kernel(os.path.join(build, "artifacts", "bench_decode_d128_none.attnc"))
+name = os.environ.get("ARTIFACT", "bench_decode_d128_none")
+kern = attnc.Kernel(os.path.join(build, "artifacts", name + ".attnc"))
 for case in sys.argv[2:] or ["1:131072"]:
     B, Sk = (int(x) for x in case.split(":"))
     q = torch.randn(B, 32, 1, 128, device="cuda", dtype=torch.bfloat16)
     k = torch.randn(B, 8, Sk, 128, device="cuda", dtype=torch.bfloat16)
     v = torch.randn(B, 8, Sk, 128, device="cuda", dtype=torch.bfloat16)
-    kern(q, k, v)
+    if "fp8" in name:
+        k, v = k.to(torch.float8_e4m3fn), v.to(torch.float8_e4m3fn)
+        kern(q, k, v, kv_scales=torch.ones(2, 8, device="cuda"))
+    else:
+        kern(q, k, v)
     torch.cuda.synchronize()
