@@ -258,6 +258,14 @@ LogicalResult KernelBuilder::build() {
   for (int64_t sl = 0; sl < slots; ++sl)
     rows.push_back(a.add(warpRow, idx(16 * (sl / 2) + 8 * (sl % 2))));
   Value t2 = arith::MulIOp::create(b, t, idx(2));
+  // The columns of a lane's Q registers in a 16-column k-step: (2t, 2t+1)
+  // and 8 further; with fp8 keys converted in registers, (4t, 4t+1) and 2
+  // further, the order in which ldmatrix delivers a lane the codes of a key
+  // (K's head dim permuted the same way, so Q K^T is unchanged).
+  const bool kInRegisters = layout.fp8KeysInRegisters && !wgmma;
+  Value qPairCol =
+      kInRegisters ? arith::MulIOp::create(b, t, idx(4)).getResult() : t2;
+  const int64_t qHighCol = kInRegisters ? 2 : 8;
 
   // Element offsets of this (batch, head) in each tensor.
   auto baseOf = [&](const std::array<Value, 3> &stride, Value h) {
@@ -317,9 +325,9 @@ LogicalResult KernelBuilder::build() {
       Value rowLo = packedRowOffset(qStride, 2 * m, safeRows[2 * m]);
       Value rowHi = packedRowOffset(qStride, 2 * m + 1, safeRows[2 * m + 1]);
       for (int64_t ks = 0; ks < kSteps; ++ks) {
-        Value col = toI64(a.add(idx(16 * ks), t2));
+        Value col = toI64(a.add(idx(16 * ks), qPairCol));
         Value col8 = arith::AddIOp::create(
-            b, col, arith::ConstantIntOp::create(b, 8, 64));
+            b, col, arith::ConstantIntOp::create(b, qHighCol, 64));
         auto at = [&](Value row, Value c) {
           Value address = LLVM::GEPOp::create(
               b, LLVM::LLVMPointerType::get(b.getContext()), i16, q,
@@ -336,8 +344,8 @@ LogicalResult KernelBuilder::build() {
       Value rowLo = rowOffset(safeRows[2 * m], qRowStride, idx(0));
       Value rowHi = rowOffset(safeRows[2 * m + 1], qRowStride, idx(0));
       for (int64_t ks = 0; ks < kSteps; ++ks) {
-        Value col = a.add(idx(16 * ks), t2);
-        Value col8 = a.add(col, idx(8));
+        Value col = a.add(idx(16 * ks), qPairCol);
+        Value col8 = a.add(col, idx(qHighCol));
         auto at = [&](Value row, Value c) {
           return loadPair(qHead, arith::AddIOp::create(b, row, toI32(c)));
         };
@@ -586,9 +594,10 @@ LogicalResult KernelBuilder::build() {
       auto vRow = pageSize ? std::function<Value(Value, Value)>(
                                  pagedRow(vHead, vStride))
                            : contiguousRow(vHead, vRowStride);
-      copier->copyRowsFrom(kRow, k0, seqK, d / 2, d / 2, base, tid, bk);
+      copier->copyRowsFrom(kRow, k0, seqK, d / 2, layout.fp8KPitch / 2, base,
+                           tid, bk);
       copier->copyRowsFrom(vRow, k0, seqK, dv / 2, dv / 2,
-                           a.add(base, idx(bk * d)), tid, bk);
+                           a.add(base, idx(bk * layout.fp8KPitch)), tid, bk);
       return;
     }
     Value base = arith::MulIOp::create(b, stage, idx(stageBytes));
@@ -941,6 +950,9 @@ LogicalResult KernelBuilder::build() {
       }
     }
   };
+  // fp8 keys in registers: the staging stage of the tile's codes (set
+  // before each body).
+  Value kCodes;
   auto body = [&](Value kt, Value stageBase,
                   ValueRange it) -> SmallVector<Value> {
     SmallVector<Value> mOld(it.begin(), it.begin() + slots);
@@ -982,12 +994,49 @@ LogicalResult KernelBuilder::build() {
     SmallVector<Value> s(mt * sPerTile, zero);
     if (wgmma)
       s = wgmmaE->wait(0, issueQK(qSlab(), stageBase));
+    // fp8 keys in registers: one ldmatrix x4 of codes gives a lane, per
+    // matrix m, the codes (4t .. 4t+3) of key g of n-tile n + m / 2 in
+    // k-step ks + m mod 2 (a 16-code row of a key is eight b16 elements);
+    // converted, they are that B fragment in the permuted head-dim order
+    // of qPairCol. Lane 8 m + r addresses row r of matrix m.
+    for (int64_t n = 0; n < (kInRegisters ? nTiles : 0); n += 2) {
+      Value laneCodes = a.add(
+          kCodes,
+          a.add(arith::MulIOp::create(
+                    b, a.add(arith::MulIOp::create(b, mHigh, idx(8)), rIdx),
+                    idx(layout.fp8KPitch)),
+                arith::MulIOp::create(b, mLow, idx(16))));
+      if (keyOffset)
+        laneCodes = a.add(laneCodes, arith::MulIOp::create(
+                                         b, keyOffset, idx(layout.fp8KPitch)));
+      SmallVector<SmallVector<Value, 4>> c0(mt, {zero, zero, zero, zero}),
+          c1 = c0;
+      for (int64_t ks = 0; ks < kSteps; ks += 2) {
+        SmallVector<Value, 4> frag = mmaE->ldmatrix(
+            a.add(laneCodes, idx(8 * n * layout.fp8KPitch + 16 * ks)), false);
+        SmallVector<std::pair<Value, Value>> bFrag;
+        for (Value word : frag)
+          bFrag.push_back(convertFp8Word(word));
+        for (int64_t m = 0; m < mt; ++m)
+          for (int64_t step = 0; step < 2; ++step) {
+            auto [lo0, hi0] = bFrag[step];
+            auto [lo1, hi1] = bFrag[2 + step];
+            c0[m] = mmaE->mma(qFrag[m][ks + step], {lo0, hi0}, c0[m]);
+            c1[m] = mmaE->mma(qFrag[m][ks + step], {lo1, hi1}, c1[m]);
+          }
+      }
+      for (int64_t m = 0; m < mt; ++m) {
+        std::copy(c0[m].begin(), c0[m].end(), s.begin() + m * sPerTile + 4 * n);
+        std::copy(c1[m].begin(), c1[m].end(),
+                  s.begin() + m * sPerTile + 4 * (n + 1));
+      }
+    }
     Value kLaneBytes =
         a.add(stageBase, arith::MulIOp::create(b, kLane, idx(2)));
     if (keyOffset)
       kLaneBytes = a.add(kLaneBytes,
                          arith::MulIOp::create(b, keyOffset, idx(kPitch * 2)));
-    for (int64_t n = 0; n < (wgmma ? 0 : nTiles); n += 2) {
+    for (int64_t n = 0; n < (wgmma || kInRegisters ? 0 : nTiles); n += 2) {
       SmallVector<SmallVector<Value, 4>> c0(mt, {zero, zero, zero, zero}),
           c1 = c0;
       for (int64_t ks = 0; ks < kSteps; ++ks) {
@@ -1170,8 +1219,11 @@ LogicalResult KernelBuilder::build() {
     keyLoop->hooks.body = [&](Value kt, Value stageBase,
                               ValueRange it) -> SmallVector<Value> {
       Value codes = a.add(idx(layout.fp8Offset), stageBase);
-      convertFp8Rows(codes, d, kPitch, 0);
-      convertFp8Rows(a.add(codes, idx(bk * d)), dv, vPitch, vOffset);
+      kCodes = codes;
+      if (!kInRegisters)
+        convertFp8Rows(codes, d, kPitch, 0);
+      convertFp8Rows(a.add(codes, idx(bk * layout.fp8KPitch)), dv, vPitch,
+                     vOffset);
       gpu::BarrierOp::create(b);
       return body(kt, idx(0), it);
     };

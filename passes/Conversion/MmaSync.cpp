@@ -27,8 +27,16 @@ PaddedSmemLayout PaddedSmemLayout::get(int64_t headDim, int64_t valueHeadDim,
   l.stageBytes = l.vOffset + config.getBlockK() * l.vPitch * 2;
   l.qOffset = config.getStages() * l.stageBytes;
   if (kvFp8) {
+    // Two k-steps of 16 codes a ldmatrix: D a multiple of 32.
+    l.fp8KeysInRegisters = !config.getQInSmem() && headDim % 32 == 0;
+    l.fp8KPitch = headDim;
+    if (l.fp8KeysInRegisters) {
+      l.fp8KPitch = headDim + 16;
+      l.vOffset = 0;
+      l.stageBytes = config.getBlockK() * l.vPitch * 2;
+    }
     l.fp8Offset = l.stageBytes;
-    l.fp8StageBytes = config.getBlockK() * (headDim + valueHeadDim);
+    l.fp8StageBytes = config.getBlockK() * (l.fp8KPitch + valueHeadDim);
     l.qOffset = l.fp8Offset + config.getStages() * l.fp8StageBytes;
   }
   l.bytes = l.qOffset +

@@ -47,10 +47,16 @@ struct PaddedSmemLayout {
   /// lane's partial row sums [key_warps, block_q, 4].
   int64_t mergeAccOffset = 0, mergeMOffset = 0, mergeLOffset = 0;
   /// An fp8 cache (kvFp8): the K/V tile of 16-bit elements is one buffer
-  /// at byte 0 (stageBytes long), and the fp8 codes stream into two
-  /// staging stages of fp8StageBytes (K rows of D bytes, then V rows of Dv
-  /// bytes) from byte fp8Offset, converted into the buffer tile by tile.
-  int64_t fp8Offset = 0, fp8StageBytes = 0;
+  /// at byte 0 (stageBytes long), and the fp8 codes stream into `stages`
+  /// staging stages of fp8StageBytes (K rows of fp8KPitch bytes, then V
+  /// rows of Dv bytes) from byte fp8Offset, converted into the buffer tile
+  /// by tile. With Q in registers (fp8KeysInRegisters) only V is converted
+  /// there (the buffer holds V alone, vOffset 0; D a multiple of 32): the
+  /// MMAs read the K codes
+  /// with ldmatrix and convert them in registers, from rows padded by 16
+  /// bytes (no bank conflicts).
+  int64_t fp8Offset = 0, fp8StageBytes = 0, fp8KPitch = 0;
+  bool fp8KeysInRegisters = false;
   /// Total bytes.
   int64_t bytes = 0;
 

@@ -87,11 +87,11 @@ func.func @paged(%q: tensor<?x4x1x64xbf16>, %k: tensor<?x16x2x64xbf16>, %v: tens
 // -----
 
 // An fp8 cache: the block loads its KV head's two scales (kv_scales [2,
-// Hkv]); the codes stream into staging stages, and each tile is converted
-// (16 codes a thread: a 16-byte shared load, e4m3 pairs to f16 to bf16, two
-// 16-byte stores) into the 16-bit tile the MMAs read; the key scale
-// multiplies the score scale, the value scale the accumulators after the
-// key loop.
+// Hkv]); the codes stream into staging stages, and each tile's values are
+// converted (16 codes a thread: a 16-byte shared load, e4m3 pairs to f16 to
+// bf16, two 16-byte stores) into the 16-bit tile the MMAs read; the key
+// scale multiplies the score scale, the value scale the accumulators after
+// the key loop.
 // CHECK-LABEL: func.func @fp8(
 // CHECK: gpu.func @attnc_attention(
 // CHECK-SAME: %{{[a-z0-9_]+}}: i64, %[[SCALES:[a-z0-9_]+]]: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr)
@@ -114,7 +114,18 @@ func.func @paged(%q: tensor<?x4x1x64xbf16>, %k: tensor<?x16x2x64xbf16>, %v: tens
 // CHECK-NEXT: llvm.inline_asm asm_dialect = att "{{.*}}cvt.rn.f16x2.e4m3x2 x, l;{{.*}}cvt.rn.bf16x2.f32 $0, a1, a0;{{.*}}", "=r,=r,r" %[[W0]] : (i32) -> !llvm.struct<(i32, i32)>
 // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
 // CHECK: gpu.barrier
-// CHECK: nvvm.mma.sync
+// Q sits in registers here, so K's codes are converted in registers: an
+// ldmatrix x4 of codes, each of its four registers (four codes) converted
+// into a B fragment.
+// CHECK: %[[CODES:.*]] = nvvm.ldmatrix %{{.*}} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
+// CHECK-NEXT: %[[C0:.*]] = llvm.extractvalue %[[CODES]][0]
+// CHECK-NEXT: llvm.extractvalue %[[CODES]][1]
+// CHECK-NEXT: llvm.extractvalue %[[CODES]][2]
+// CHECK-NEXT: llvm.extractvalue %[[CODES]][3]
+// CHECK-NEXT: %[[B0:.*]] = llvm.inline_asm {{.*}}cvt.rn.f16x2.e4m3x2{{.*}} %[[C0]] : (i32) -> !llvm.struct<(i32, i32)>
+// CHECK: %[[LO:.*]] = llvm.extractvalue %[[B0]][0]
+// CHECK-NEXT: %[[HI:.*]] = llvm.extractvalue %[[B0]][1]
+// CHECK: nvvm.mma.sync A[{{.*}}] B[%[[LO]], %[[HI]]]
 // CHECK: arith.mulf %{{.*}}, %[[KS]] : f32
 // CHECK: arith.mulf %{{.*}}#{{[0-9]+}}, %[[VS]] : f32
 func.func @fp8(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xf8E4M3FN>, %v: tensor<?x2x?x64xf8E4M3FN>, %s: tensor<2x2xf32>) -> tensor<?x4x?x64xbf16> {
