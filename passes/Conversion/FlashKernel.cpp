@@ -878,40 +878,24 @@ LogicalResult KernelBuilder::build() {
   };
 
   // fp8 codes to 16-bit elements: four e4m3 codes (a 32-bit word, the
-  // lowest byte first) become two words of two elements each, exactly, on
-  // the integer and FMA pipes (the cvt instructions are slower): a code's
-  // magnitude bits go below the 16-bit type's exponent field (bf16: shifted
-  // by 4, f16: by 7) and one fma scales by 2^(bias difference) (bf16:
-  // 2^120, f16: 2^8), which also normalises the subnormal codes; the sign
-  // goes to bit 15, and the NaN codes (magnitude 0x7F) become a NaN.
+  // lowest byte first) become two words of two elements each, exactly
+  // (cvt.rn.f16x2.e4m3x2, sm_89 and later; through f32 for bf16).
   auto convertFp8Word = [&](Value word) -> std::pair<Value, Value> {
     MLIRContext *ctx = b.getContext();
-    const bool f16 = eltType.isF16();
-    // Per type: magnitude shift, the NaN test's add and mask and the shift
-    // to bit 0, the NaN pattern, the fma scale.
-    const char *shift = f16 ? "7" : "4";
-    const char *nanAdd = f16 ? "0x00800080" : "0x00100010";
-    const char *nanBit = f16 ? "0x40004000" : "0x08000800";
-    const char *nanShift = f16 ? "14" : "11";
-    const char *nan = f16 ? "0x7E00" : "0x7FC0";
-    const char *scale = f16 ? "0x5C005C00" : "0x7B807B80";
-    const char *fma = f16 ? "fma.rn.f16x2" : "fma.rn.bf16x2";
-    std::string asmText = "{\n.reg .b32 p, s, t, n, k, z, o;\n";
-    asmText += std::string("mov.b32 k, ") + scale +
-               ";\nmov.b32 z, 0x80008000;\nmov.b32 o, 0;\n";
-    for (int half = 0; half < 2; ++half) {
-      asmText += std::string("prmt.b32 p, $2, o, ") +
-                 (half ? "0x4342" : "0x4140") + ";\n";
-      asmText += "and.b32 s, p, 0x00800080;\nshl.b32 s, s, 8;\n";
-      asmText += std::string("and.b32 t, p, 0x007F007F;\nshl.b32 t, t, ") +
-                 shift + ";\n";
-      asmText += std::string("add.u32 n, t, ") + nanAdd + ";\nand.b32 n, n, " +
-                 nanBit + ";\nshr.u32 n, n, " + nanShift +
-                 ";\nmul.lo.u32 n, n, " + nan + ";\n";
-      asmText += "or.b32 t, t, s;\nor.b32 t, t, n;\n";
-      asmText += std::string(fma) + " $" + (half ? "1" : "0") + ", t, k, z;\n";
+    std::string asmText =
+        "{\n.reg .b16 l, h;\nmov.b32 {l, h}, $2;\n";
+    if (eltType.isF16()) {
+      asmText += "cvt.rn.f16x2.e4m3x2 $0, l;\ncvt.rn.f16x2.e4m3x2 $1, h;\n}";
+    } else {
+      asmText += ".reg .b32 x, y;\n.reg .f16 x0, x1, y0, y1;\n"
+                 ".reg .f32 a0, a1, b0, b1;\n"
+                 "cvt.rn.f16x2.e4m3x2 x, l;\ncvt.rn.f16x2.e4m3x2 y, h;\n"
+                 "mov.b32 {x0, x1}, x;\nmov.b32 {y0, y1}, y;\n"
+                 "cvt.f32.f16 a0, x0;\ncvt.f32.f16 a1, x1;\n"
+                 "cvt.f32.f16 b0, y0;\ncvt.f32.f16 b1, y1;\n"
+                 "cvt.rn.bf16x2.f32 $0, a1, a0;\n"
+                 "cvt.rn.bf16x2.f32 $1, b1, b0;\n}";
     }
-    asmText += "}";
     auto pair = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32});
     auto op = LLVM::InlineAsmOp::create(
         b, pair, ValueRange{word}, asmText, "=r,=r,r",

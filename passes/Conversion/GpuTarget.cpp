@@ -22,11 +22,11 @@ GpuKernelAttr attnc::getGpuKernelAttr(AttentionOp op) {
 }
 
 LogicalResult GpuTarget::checkSupport(const KernelProblem &p) const {
-  if (p.kvFp8 && !runsFp8Cache())
+  if (p.kvFp8 && !convertsFp8())
     return p.emitError("expected bf16 or f16 keys and values for target ")
            << chip()
-           << ": an fp8 e4m3 cache (kv_scales) runs on sm_90a only so far "
-              "(its kernels have not run on an sm_80-class GPU)";
+           << ": an fp8 e4m3 cache (kv_scales) needs the e4m3 conversions of "
+              "sm_89 and later (target sm_90a)";
   Type elt = p.elementType;
   if (!elt.isBF16() && !elt.isF16())
     return p.emitError("expected bf16 or f16 inputs for target ")
@@ -220,7 +220,7 @@ class Sm90aTarget : public Sm80Target {
 public:
   StringRef chip() const override { return "sm_90a"; }
   int64_t maxSharedMemoryBytes() const override { return 227 * 1024; }
-  bool runsFp8Cache() const override { return true; }
+  bool convertsFp8() const override { return true; }
   StringRef kernelFamily(GpuKernelAttr config) const override {
     if (config.getWgmma())
       return Sm80Target::kernelFamily(config);

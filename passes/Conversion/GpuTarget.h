@@ -48,9 +48,9 @@ public:
   virtual llvm::StringRef ptxFeatures() const { return "+ptx80"; }
   /// Largest dynamic shared memory of one block, in bytes.
   virtual int64_t maxSharedMemoryBytes() const = 0;
-  /// Whether the target builds kernels for an fp8 cache (kv_scales): only
-  /// targets whose fp8 kernels have run on a GPU of theirs.
-  virtual bool runsFp8Cache() const { return false; }
+  /// Whether the chip converts float8 e4m3 pairs in one instruction
+  /// (cvt.rn.f16x2.e4m3x2, sm_89 and later): what an fp8 cache needs.
+  virtual bool convertsFp8() const { return false; }
   /// The kind of kernel `config` builds on this target, for remarks.
   virtual llvm::StringRef kernelFamily(attn::GpuKernelAttr config) const = 0;
 

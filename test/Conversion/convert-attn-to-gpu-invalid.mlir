@@ -138,10 +138,10 @@ func.func @key_warps_two_row_groups(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x
 
 // -----
 
-// An fp8 cache runs on sm_90a only so far (convert-attn-to-gpu-kv-cache.mlir):
-// its kernels have not run on an sm_80-class GPU.
+// An fp8 cache needs the e4m3 conversions of sm_89 and later (it runs on
+// sm_90a: convert-attn-to-gpu-kv-cache.mlir).
 func.func @fp8_kv(%q: tensor<2x4x?x64xbf16>, %k: tensor<2x2x?x64xf8E4M3FN>, %v: tensor<2x2x?x64xf8E4M3FN>, %s: tensor<2x2xf32>) -> tensor<2x4x?x64xbf16> {
-  // expected-error @+1 {{expected bf16 or f16 keys and values for target sm_80: an fp8 e4m3 cache (kv_scales) runs on sm_90a only so far (its kernels have not run on an sm_80-class GPU)}}
+  // expected-error @+1 {{expected bf16 or f16 keys and values for target sm_80: an fp8 e4m3 cache (kv_scales) needs the e4m3 conversions of sm_89 and later (target sm_90a)}}
   %o = attn.attention %q, %k, %v kv_scales(%s : tensor<2x2xf32>) mask(#attn.causal) : tensor<2x4x?x64xbf16>, tensor<2x2x?x64xf8E4M3FN>, tensor<2x2x?x64xf8E4M3FN> -> tensor<2x4x?x64xbf16>
   return %o : tensor<2x4x?x64xbf16>
 }

@@ -88,9 +88,8 @@ func.func @paged(%q: tensor<?x4x1x64xbf16>, %k: tensor<?x16x2x64xbf16>, %v: tens
 
 // An fp8 cache: the block loads its KV head's two scales (kv_scales [2,
 // Hkv]); the codes stream into staging stages, and each tile's values are
-// converted (16 codes a thread: a 16-byte shared load, the codes' bits
-// moved into bf16 lanes and scaled by 2^120 with one fma a pair, two 16-byte
-// stores) into the 16-bit tile the MMAs read; the key
+// converted (16 codes a thread: a 16-byte shared load, e4m3 pairs to f16 to
+// bf16, two 16-byte stores) into the 16-bit tile the MMAs read; the key
 // scale multiplies the score scale, the value scale the accumulators after
 // the key loop.
 // CHECK-LABEL: func.func @fp8(
@@ -112,7 +111,7 @@ func.func @paged(%q: tensor<?x4x1x64xbf16>, %k: tensor<?x16x2x64xbf16>, %v: tens
 // The conversion of a tile.
 // CHECK: %[[WORDS:.*]] = llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
 // CHECK: %[[W0:.*]] = llvm.extractelement %[[WORDS]][%{{.*}} : i32] : vector<4xi32>
-// CHECK-NEXT: llvm.inline_asm asm_dialect = att "{{.*}}mov.b32 k, 0x7B807B80;{{.*}}prmt.b32 p, $2, o, 0x4140;{{.*}}fma.rn.bf16x2 $0, t, k, z;{{.*}}prmt.b32 p, $2, o, 0x4342;{{.*}}fma.rn.bf16x2 $1, t, k, z;{{.*}}", "=r,=r,r" %[[W0]] : (i32) -> !llvm.struct<(i32, i32)>
+// CHECK-NEXT: llvm.inline_asm asm_dialect = att "{{.*}}cvt.rn.f16x2.e4m3x2 x, l;{{.*}}cvt.rn.bf16x2.f32 $0, a1, a0;{{.*}}", "=r,=r,r" %[[W0]] : (i32) -> !llvm.struct<(i32, i32)>
 // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
 // CHECK: gpu.barrier
 // Q sits in registers here, so K's codes are converted in registers: an
@@ -123,7 +122,7 @@ func.func @paged(%q: tensor<?x4x1x64xbf16>, %k: tensor<?x16x2x64xbf16>, %v: tens
 // CHECK-NEXT: llvm.extractvalue %[[CODES]][1]
 // CHECK-NEXT: llvm.extractvalue %[[CODES]][2]
 // CHECK-NEXT: llvm.extractvalue %[[CODES]][3]
-// CHECK-NEXT: %[[B0:.*]] = llvm.inline_asm {{.*}}fma.rn.bf16x2{{.*}} %[[C0]] : (i32) -> !llvm.struct<(i32, i32)>
+// CHECK-NEXT: %[[B0:.*]] = llvm.inline_asm {{.*}}cvt.rn.f16x2.e4m3x2{{.*}} %[[C0]] : (i32) -> !llvm.struct<(i32, i32)>
 // CHECK: %[[LO:.*]] = llvm.extractvalue %[[B0]][0]
 // CHECK-NEXT: %[[HI:.*]] = llvm.extractvalue %[[B0]][1]
 // CHECK: nvvm.mma.sync A[{{.*}}] B[%[[LO]], %[[HI]]]
