@@ -66,14 +66,18 @@ def good():
                 block_mask=T((1, 8, 2, 2), U8))
 
 
-def run(name, **changes):
-    args = good()
+def check(manifest, args, name, changes):
+    """validate_arguments on `args` with `changes`; prints the outcome."""
     args.update(changes)
     try:
-        attnc.validate_arguments(MANIFEST, **args)
+        attnc.validate_arguments(manifest, **args)
         print(f"{name}: ok")
     except attnc.AttncError as e:
         print(f"{name}: AttncError: {e}")
+
+
+def run(name, **changes):
+    check(MANIFEST, good(), name, changes)
 
 
 run("valid")
@@ -108,13 +112,7 @@ def paged():
 
 
 def run_paged(name, **changes):
-    args = paged()
-    args.update(changes)
-    try:
-        attnc.validate_arguments(PAGED, **args)
-        print(f"{name}: ok")
-    except attnc.AttncError as e:
-        print(f"{name}: AttncError: {e}")
+    check(PAGED, paged(), name, changes)
 
 
 run_paged("paged valid")
@@ -138,12 +136,7 @@ E4M3 = Dtype("torch.float8_e4m3fn")
 def run_fp8(name, **changes):
     args = paged()
     args.update(k=T((9, 16, 2, 64), E4M3), v=T((9, 16, 2, 64), E4M3), kv_scales=T((2, 2), F32))
-    args.update(changes)
-    try:
-        attnc.validate_arguments(FP8, **args)
-        print(f"{name}: ok")
-    except attnc.AttncError as e:
-        print(f"{name}: AttncError: {e}")
+    check(FP8, args, name, changes)
 
 
 run_fp8("fp8 valid")
