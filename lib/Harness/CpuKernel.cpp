@@ -226,7 +226,20 @@ bool CpuKernel::run(const AttentionProblem &p, ElementType dtype,
   } else if (!impl->paged) {
     storeAs(k.bytes, p.k, dtype);
     storeAs(v.bytes, p.v, dtype);
-  } else {
+  }
+  if (!impl->paged && !p.kvLens.empty()) {
+    // Keys and values at or past a sequence's length hold NaN (all bits
+    // set; the fp8 code 0x7F), so a kernel that read one could not pass.
+    int fill = impl->kvFp8 ? 0x7F : 0xFF;
+    for (int64_t bi = 0; bi < p.b; ++bi)
+      for (int64_t h = 0; h < p.hkv; ++h)
+        for (int64_t j = p.keysOf(bi); j < p.sk; ++j) {
+          size_t row = static_cast<size_t>((bi * p.hkv + h) * p.sk + j);
+          std::memset(&k.bytes[row * p.d * kvEs], fill, p.d * kvEs);
+          std::memset(&v.bytes[row * p.dv * kvEs], fill, p.dv * kvEs);
+        }
+  }
+  if (impl->paged) {
     // Gather the logical rows into their pages; a row no sequence reads
     // holds NaN (all bits set; the fp8 code 0x7F), so reading it cannot
     // pass.
