@@ -876,3 +876,38 @@ TEST(Fp8Test, EncodesToTheNearestCodeTiesToEvenAndSaturates) {
   EXPECT_EQ(doubleToFp8e4m3(-1e9), 0xFE);
   EXPECT_EQ(doubleToFp8e4m3(std::nan("")), 0x7F);
 }
+
+// Where each page row of a paged cache comes from: the logical row a
+// sequence maps there, -1 for rows no sequence reads (past a length, a page
+// no sequence uses), the last sequence winning on a shared page.
+TEST(PageRowSourcesTest, MapsRowsAndLeavesUnreadOnes) {
+  AttentionProblem p;
+  p.b = 3;
+  p.hkv = 1;
+  p.sk = 4;
+  p.pageSize = 2;
+  p.numPages = 5;
+  // Sequence 0: pages 3, 1; sequence 1: pages 0, 4; sequence 2 shares page
+  // 3 (its first) with sequence 0 and has one key; page 2 is unused.
+  p.pageTable = {3, 1, 0, 4, 3, 2};
+  p.kvLens = {4, 3, 1};
+  std::vector<int64_t> sources;
+  std::string error;
+  ASSERT_TRUE(pageRowSources(p, sources, error)) << error;
+  // Row (page, r) of head 0 is index page * 2 + r.
+  std::vector<int64_t> want = {
+      1 * 4 + 0, 1 * 4 + 1, // page 0: sequence 1, keys 0 and 1
+      0 * 4 + 2, 0 * 4 + 3, // page 1: sequence 0, keys 2 and 3
+      -1, -1,               // page 2: sequence 2's key 2 and 3 are past its length
+      2 * 4 + 0, 0 * 4 + 1, // page 3: sequence 2's key 0 last, then sequence 0's key 1
+      1 * 4 + 2, -1,        // page 4: sequence 1's key 2; key 3 is past its length
+  };
+  EXPECT_EQ(sources, want);
+
+  p.pageTable[5] = 5;
+  EXPECT_FALSE(pageRowSources(p, sources, error));
+  EXPECT_EQ(error, "expected page ids in [0, num_pages)");
+  p.pageTable.pop_back();
+  EXPECT_FALSE(pageRowSources(p, sources, error));
+  EXPECT_EQ(error, "expected a page table of b * sk / page_size entries");
+}
