@@ -540,8 +540,7 @@ bool attnc::parseKernelManifest(const Artifact &artifact,
       !r.flag("reads_block_mask", m.readsBlockMask) ||
       !r.flag("reads_alibi_slopes", m.readsAlibiSlopes) ||
       !r.integer("gqa_pack", m.gqaPack, 1, 16) ||
-      !r.flag("split_kv", m.splitKv) ||
-      !r.flag("tensor_maps", m.tensorMaps) ||
+      !r.flag("split_kv", m.splitKv) || !r.flag("tensor_maps", m.tensorMaps) ||
       !r.flag("reads_kv_lens", m.readsKvLens) ||
       !r.flag("reads_kv_scales", m.readsKvScales) ||
       !r.integer("page_size", m.pageSize, 0, 65536))

@@ -221,34 +221,33 @@ bool attnc::compileForGpu(attn::AttentionOp op, const AttentionSpec &spec,
     os << config;
   }
   auto &mf = result.manifest;
-  mf = {{"format", "attnc-artifact-1"},
-        {"kernel", kKernelName.str()},
-        {"target", target->chip().str()},
-        {"gpu_kernel", configText},
-        {"spec", printSpec(spec)},
-        {"dtype", elementTypeName(spec.dtype)},
-        {"num_q_heads", std::to_string(op.getNumQueryHeads())},
-        {"num_kv_heads", std::to_string(op.getNumKeyValueHeads())},
-        {"head_dim", std::to_string(op.getHeadDim())},
-        {"value_head_dim", std::to_string(op.getValueHeadDim())},
-        {"block_q", std::to_string(config.getBlockQ())},
-        {"block_k", std::to_string(config.getBlockK())},
-        {"threads", std::to_string(config.getThreads())},
-        {"dynamic_shared_memory",
-         std::to_string(
-             target->sharedMemoryBytes(KernelProblem::of(op), config))},
-        {"reads_lse", flag(static_cast<bool>(op.getLse()))},
-        {"reads_seq_ids", flag(static_cast<bool>(op.getSeqIds()))},
-        {"reads_cu_seqlens", flag(static_cast<bool>(op.getCuSeqlens()))},
-        {"reads_block_mask", flag(static_cast<bool>(op.getBlockMask()))},
-        {"reads_alibi_slopes", flag(static_cast<bool>(op.getAlibiSlopes()))},
-        {"gqa_pack", std::to_string(config.getGqaPack())},
-        {"split_kv", flag(config.getSplitKv())},
-        {"tensor_maps", flag(config.getWgmma())},
-        {"reads_kv_lens", flag(static_cast<bool>(op.getKvLens()))},
-        {"reads_kv_scales", flag(static_cast<bool>(op.getKvScales()))},
-        {"page_size", std::to_string(op.getPageTable() ? op.getPageSize()
-                                                       : 0)}};
+  mf = {
+      {"format", "attnc-artifact-1"},
+      {"kernel", kKernelName.str()},
+      {"target", target->chip().str()},
+      {"gpu_kernel", configText},
+      {"spec", printSpec(spec)},
+      {"dtype", elementTypeName(spec.dtype)},
+      {"num_q_heads", std::to_string(op.getNumQueryHeads())},
+      {"num_kv_heads", std::to_string(op.getNumKeyValueHeads())},
+      {"head_dim", std::to_string(op.getHeadDim())},
+      {"value_head_dim", std::to_string(op.getValueHeadDim())},
+      {"block_q", std::to_string(config.getBlockQ())},
+      {"block_k", std::to_string(config.getBlockK())},
+      {"threads", std::to_string(config.getThreads())},
+      {"dynamic_shared_memory", std::to_string(target->sharedMemoryBytes(
+                                    KernelProblem::of(op), config))},
+      {"reads_lse", flag(static_cast<bool>(op.getLse()))},
+      {"reads_seq_ids", flag(static_cast<bool>(op.getSeqIds()))},
+      {"reads_cu_seqlens", flag(static_cast<bool>(op.getCuSeqlens()))},
+      {"reads_block_mask", flag(static_cast<bool>(op.getBlockMask()))},
+      {"reads_alibi_slopes", flag(static_cast<bool>(op.getAlibiSlopes()))},
+      {"gqa_pack", std::to_string(config.getGqaPack())},
+      {"split_kv", flag(config.getSplitKv())},
+      {"tensor_maps", flag(config.getWgmma())},
+      {"reads_kv_lens", flag(static_cast<bool>(op.getKvLens()))},
+      {"reads_kv_scales", flag(static_cast<bool>(op.getKvScales()))},
+      {"page_size", std::to_string(op.getPageTable() ? op.getPageSize() : 0)}};
   if (m.kind == MaskKind::BlockSparse) {
     mf.push_back({"mask_block_q", std::to_string(m.blockQ)});
     mf.push_back({"mask_block_k", std::to_string(m.blockK)});

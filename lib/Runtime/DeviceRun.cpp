@@ -10,8 +10,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 using namespace attnc;
@@ -362,8 +362,8 @@ bool attnc::runOnDevice(attnrt_artifact *artifact, const AttentionProblem &p,
   if (pageSize > 0 && !pageTable.allocate(*d, p.pageTable.size() * 4,
                                           p.pageTable.data(), error))
     return false;
-  if (readsKvScales && !kvScales.allocate(*d, p.kvScales.size() * 4,
-                                          p.kvScales.data(), error))
+  if (readsKvScales &&
+      !kvScales.allocate(*d, p.kvScales.size() * 4, p.kvScales.data(), error))
     return false;
 
   // The launch.

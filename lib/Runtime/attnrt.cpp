@@ -314,9 +314,8 @@ struct Checker {
       return false;
     if (a.seq_k != a.max_pages * m.pageSize) {
       error = "expected seq_k " + std::to_string(a.seq_k) +
-              " to be max_pages * page_size = " +
-              std::to_string(a.max_pages) + " * " +
-              std::to_string(m.pageSize) + " (a paged cache)";
+              " to be max_pages * page_size = " + std::to_string(a.max_pages) +
+              " * " + std::to_string(m.pageSize) + " (a paged cache)";
       return false;
     }
     return true;

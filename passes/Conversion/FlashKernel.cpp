@@ -362,7 +362,7 @@ LogicalResult KernelBuilder::build() {
   c.seqQ = seqQ;
   c.seqK = seqK;
   c.loadSeqId = [&, ids = arg(abi::SeqIds)](ImplicitLocOpBuilder &lb, Value bi,
-                                  Value pos) {
+                                            Value pos) {
     Value i = a.add(arith::MulIOp::create(lb, bi, seqKAll), pos);
     return LLVM::LoadOp::create(lb, i32, gep(ids, i, i32), 4).getResult();
   };
@@ -543,10 +543,9 @@ LogicalResult KernelBuilder::build() {
   // more than 2^31 elements).
   Value pageRow, lastPage;
   if (pageSize) {
-    pageRow = gep(arg(abi::PageTable),
-                  arith::MulIOp::create(b, batch,
-                                        indexOf(arg(abi::MaxPages))),
-                  i32);
+    pageRow =
+        gep(arg(abi::PageTable),
+            arith::MulIOp::create(b, batch, indexOf(arg(abi::MaxPages))), i32);
     lastPage = a.sub(indexOf(arg(abi::NumPages)), idx(1));
   }
   // Row sources for the copier, whose `column` counts 16-bit units: an
@@ -562,22 +561,22 @@ LogicalResult KernelBuilder::build() {
           gep(pageRow, arith::DivUIOp::create(b, key, idx(pageSize)), i32),
           /*align=*/4));
       Value page = a.min(a.max(id, idx(0)), lastPage);
-      Value offset = a.add(
-          a.add(arith::MulIOp::create(b, page, stride[0]),
-                arith::MulIOp::create(
-                    b, arith::RemUIOp::create(b, key, idx(pageSize)),
-                    stride[2])),
-          column);
+      Value offset =
+          a.add(a.add(arith::MulIOp::create(b, page, stride[0]),
+                      arith::MulIOp::create(
+                          b, arith::RemUIOp::create(b, key, idx(pageSize)),
+                          stride[2])),
+                column);
       return gep(head, offset, kvElt);
     };
   };
   auto contiguousRow = [&](Value head, Value rowStride32) {
     return [&, head, rowStride32](Value key, Value column) -> Value {
-      return gep32(b, head,
-                   rowOffset32(b, key, rowStride32,
-                               arith::MulIOp::create(b, column,
-                                                     idx(columnScale))),
-                   kvElt);
+      return gep32(
+          b, head,
+          rowOffset32(b, key, rowStride32,
+                      arith::MulIOp::create(b, column, idx(columnScale))),
+          kvElt);
     };
   };
   auto issueTile = [&](Value kt, Value stage) {
@@ -585,15 +584,17 @@ LogicalResult KernelBuilder::build() {
     if (fp8) {
       // The codes into staging stage `stage`: K rows of D bytes, then V
       // rows of Dv bytes (the copier counts 16-bit units: D / 2 a row).
-      Value base = a.add(idx(layout.fp8Offset),
-                         arith::MulIOp::create(b, stage,
-                                               idx(layout.fp8StageBytes)));
-      auto kRow = pageSize ? std::function<Value(Value, Value)>(
-                                 pagedRow(kHead, kStride))
-                           : contiguousRow(kHead, kRowStride);
-      auto vRow = pageSize ? std::function<Value(Value, Value)>(
-                                 pagedRow(vHead, vStride))
-                           : contiguousRow(vHead, vRowStride);
+      Value base =
+          a.add(idx(layout.fp8Offset),
+                arith::MulIOp::create(b, stage, idx(layout.fp8StageBytes)));
+      auto kRow =
+          pageSize
+              ? std::function<Value(Value, Value)>(pagedRow(kHead, kStride))
+              : contiguousRow(kHead, kRowStride);
+      auto vRow =
+          pageSize
+              ? std::function<Value(Value, Value)>(pagedRow(vHead, vStride))
+              : contiguousRow(vHead, vRowStride);
       copier->copyRowsFrom(kRow, k0, seqK, d / 2, layout.fp8KPitch / 2, base,
                            tid, bk);
       copier->copyRowsFrom(vRow, k0, seqK, dv / 2, dv / 2,
@@ -602,8 +603,8 @@ LogicalResult KernelBuilder::build() {
     }
     Value base = arith::MulIOp::create(b, stage, idx(stageBytes));
     if (pageSize) {
-      copier->copyRowsFrom(pagedRow(kHead, kStride), k0, seqK, d, kPitch,
-                           base, tid, bk);
+      copier->copyRowsFrom(pagedRow(kHead, kStride), k0, seqK, d, kPitch, base,
+                           tid, bk);
       copier->copyRowsFrom(pagedRow(vHead, vStride), k0, seqK, dv, vPitch,
                            a.add(base, idx(vOffset)), tid, bk);
       return;
@@ -709,8 +710,7 @@ LogicalResult KernelBuilder::build() {
     CpAsyncKeyLoop::Hooks hooks;
     hooks.issue = issueTile;
     hooks.notEmpty = notEmpty;
-    keyLoop.emplace(b, *copier, hooks,
-                    fp8 ? layout.fp8StageBytes : stageBytes,
+    keyLoop.emplace(b, *copier, hooks, fp8 ? layout.fp8StageBytes : stageBytes,
                     fp8 ? config.getStages() : 2);
     keyLoop->prologue(range.lo, range.hi);
     if (config.getQInSmem())
@@ -882,8 +882,7 @@ LogicalResult KernelBuilder::build() {
   // (cvt.rn.f16x2.e4m3x2, sm_89 and later; through f32 for bf16).
   auto convertFp8Word = [&](Value word) -> std::pair<Value, Value> {
     MLIRContext *ctx = b.getContext();
-    std::string asmText =
-        "{\n.reg .b16 l, h;\nmov.b32 {l, h}, $2;\n";
+    std::string asmText = "{\n.reg .b16 l, h;\nmov.b32 {l, h}, $2;\n";
     if (eltType.isF16()) {
       asmText += "cvt.rn.f16x2.e4m3x2 $0, l;\ncvt.rn.f16x2.e4m3x2 $1, h;\n}";
     } else {
@@ -932,19 +931,19 @@ LogicalResult KernelBuilder::build() {
                                          /*align=*/16);
       SmallVector<Value> out;
       for (int64_t w = 0; w < 4; ++w) {
-        auto [lo, hi] = convertFp8Word(
-            LLVM::ExtractElementOp::create(b, words, i32c(w)));
+        auto [lo, hi] =
+            convertFp8Word(LLVM::ExtractElementOp::create(b, words, i32c(w)));
         out.push_back(lo);
         out.push_back(hi);
       }
-      Value to = a.add(idx(dst),
-                       a.add(arith::MulIOp::create(b, row, idx(pitch * 2)),
-                             arith::MulIOp::create(b, col, idx(32))));
+      Value to =
+          a.add(idx(dst), a.add(arith::MulIOp::create(b, row, idx(pitch * 2)),
+                                arith::MulIOp::create(b, col, idx(32))));
       for (int64_t half = 0; half < 2; ++half) {
         Value vec = LLVM::PoisonOp::create(b, v4);
         for (int64_t w = 0; w < 4; ++w)
-          vec = LLVM::InsertElementOp::create(b, vec, out[4 * half + w],
-                                              i32c(w));
+          vec =
+              LLVM::InsertElementOp::create(b, vec, out[4 * half + w], i32c(w));
         LLVM::StoreOp::create(b, vec, mmaE->smemAt(a.add(to, idx(16 * half))),
                               /*align=*/16);
       }
@@ -1007,8 +1006,9 @@ LogicalResult KernelBuilder::build() {
                     idx(layout.fp8KPitch)),
                 arith::MulIOp::create(b, mLow, idx(16))));
       if (keyOffset)
-        laneCodes = a.add(laneCodes, arith::MulIOp::create(
-                                         b, keyOffset, idx(layout.fp8KPitch)));
+        laneCodes =
+            a.add(laneCodes,
+                  arith::MulIOp::create(b, keyOffset, idx(layout.fp8KPitch)));
       SmallVector<SmallVector<Value, 4>> c0(mt, {zero, zero, zero, zero}),
           c1 = c0;
       for (int64_t ks = 0; ks < kSteps; ks += 2) {

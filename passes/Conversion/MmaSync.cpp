@@ -17,8 +17,7 @@ using namespace mlir;
 using namespace attnc;
 
 PaddedSmemLayout PaddedSmemLayout::get(int64_t headDim, int64_t valueHeadDim,
-                                       attn::GpuKernelAttr config,
-                                       bool kvFp8) {
+                                       attn::GpuKernelAttr config, bool kvFp8) {
   PaddedSmemLayout l;
   l.kPitch = headDim + 8;
   l.vPitch = valueHeadDim + 8;

@@ -198,7 +198,8 @@ static void buildWithOptions(MlirContext ctx, const char *path) {
     fread(text, 1, sizeof text - 1, f);
     fclose(f);
   }
-  const char *keys[] = {"reads_kv_lens = ", "page_size = ", "reads_kv_scales = "};
+  const char *keys[] = {
+      "reads_kv_lens = ", "page_size = ", "reads_kv_scales = "};
   for (int i = 0; i < 3; ++i) {
     const char *line = strstr(text, keys[i]);
     printf("cache module artifact: %.*s\n", line ? (int)strcspn(line, "\n") : 0,

@@ -263,27 +263,28 @@ TEST(DeviceRunTest, RejectsAProblemWithoutTheDataTheKernelReads) {
   EXPECT_EQ(error, "expected alibi_slopes data of 8 values, got 0");
 
   auto lens = loadArtifact({"reads_kv_lens"});
-  EXPECT_FALSE(
-      runOnDevice(lens.get(), p, ElementType::BF16, out, lse, {}, report, error));
+  EXPECT_FALSE(runOnDevice(lens.get(), p, ElementType::BF16, out, lse, {},
+                           report, error));
   EXPECT_EQ(error, "expected kv_lens data of 2 values, got 0");
 
   // A paged artifact needs a problem with its page size and a whole table.
   auto paged = loadArtifact({"reads_kv_lens"}, 16);
   AttentionProblem c = seeded("b=2 hq=8 hkv=2 sq=1 sk=64 d=64 paged=16");
-  EXPECT_FALSE(runOnDevice(paged.get(), seeded("b=2 hq=8 hkv=2 sq=1 sk=64 "
-                                               "d=64 paged=8"),
+  EXPECT_FALSE(runOnDevice(paged.get(),
+                           seeded("b=2 hq=8 hkv=2 sq=1 sk=64 "
+                                  "d=64 paged=8"),
                            ElementType::BF16, out, lse, {}, report, error));
   EXPECT_EQ(error, "expected a problem with page size 16 (the artifact's), "
                    "got 8");
   c.pageTable.pop_back();
-  EXPECT_FALSE(
-      runOnDevice(paged.get(), c, ElementType::BF16, out, lse, {}, report, error));
+  EXPECT_FALSE(runOnDevice(paged.get(), c, ElementType::BF16, out, lse, {},
+                           report, error));
   EXPECT_EQ(error, "expected a page table of b * sk / page_size entries");
 
   // An fp8 artifact needs the problem's codes and scales.
   auto fp8 = loadArtifact({"reads_kv_scales"});
-  EXPECT_FALSE(
-      runOnDevice(fp8.get(), p, ElementType::BF16, out, lse, {}, report, error));
+  EXPECT_FALSE(runOnDevice(fp8.get(), p, ElementType::BF16, out, lse, {},
+                           report, error));
   EXPECT_EQ(error, "expected fp8 codes of k and v and 2 * hkv scales");
 }
 

@@ -896,11 +896,16 @@ TEST(PageRowSourcesTest, MapsRowsAndLeavesUnreadOnes) {
   ASSERT_TRUE(pageRowSources(p, sources, error)) << error;
   // Row (page, r) of head 0 is index page * 2 + r.
   std::vector<int64_t> want = {
-      1 * 4 + 0, 1 * 4 + 1, // page 0: sequence 1, keys 0 and 1
-      0 * 4 + 2, 0 * 4 + 3, // page 1: sequence 0, keys 2 and 3
-      -1, -1,               // page 2: sequence 2's key 2 and 3 are past its length
-      2 * 4 + 0, 0 * 4 + 1, // page 3: sequence 2's key 0 last, then sequence 0's key 1
-      1 * 4 + 2, -1,        // page 4: sequence 1's key 2; key 3 is past its length
+      1 * 4 + 0,
+      1 * 4 + 1, // page 0: sequence 1, keys 0 and 1
+      0 * 4 + 2,
+      0 * 4 + 3, // page 1: sequence 0, keys 2 and 3
+      -1,
+      -1, // page 2: sequence 2's key 2 and 3 are past its length
+      2 * 4 + 0,
+      0 * 4 + 1, // page 3: sequence 2's key 0 last, then sequence 0's key 1
+      1 * 4 + 2,
+      -1, // page 4: sequence 1's key 2; key 3 is past its length
   };
   EXPECT_EQ(sources, want);
 

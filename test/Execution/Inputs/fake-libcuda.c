@@ -214,9 +214,9 @@ static uint16_t toBF16(float f) { /* round to nearest even; no NaN here */
 /* A float8 e4m3fn code (bias 7, no infinities, 0x7F / 0xFF NaN). */
 static float fromE4M3(uint8_t x) {
   int e = (x >> 3) & 0xF, m = x & 7;
-  float v = (e & 0xF) == 0xF && m == 7
-                ? NAN
-                : e == 0 ? ldexpf((float)m, -9) : ldexpf(8.0f + m, e - 10);
+  float v = (e & 0xF) == 0xF && m == 7 ? NAN
+            : e == 0                   ? ldexpf((float)m, -9)
+                                       : ldexpf(8.0f + m, e - 10);
   return x & 0x80 ? -v : v;
 }
 
@@ -276,9 +276,9 @@ CUresult cuLaunchKernel(void *f, unsigned gridX, unsigned gridY,
               "fake-libcuda: kv_lens %s, page_table %s, max_pages %lld, "
               "num_pages %lld, k strides (%lld, %lld, %lld), kv_scales %s\n",
               kvLens ? "given" : "null", pageTable ? "given" : "null",
-              (long long)maxPages, (long long)numPages,
-              (long long)kStride[0], (long long)kStride[1],
-              (long long)kStride[2], kvScales ? "given" : "null");
+              (long long)maxPages, (long long)numPages, (long long)kStride[0],
+              (long long)kStride[1], (long long)kStride[2],
+              kvScales ? "given" : "null");
   }
   const char *skip = getenv("ATTNC_FAKE_CUDA_SKIP");
   if (skip && strcmp(skip, "1") == 0)
@@ -299,9 +299,9 @@ CUresult cuLaunchKernel(void *f, unsigned gridX, unsigned gridY,
                    ((j) % pageSize) * (stride)[2] + kh * (stride)[1]           \
              : bi * (stride)[0] + kh * (stride)[1] + (j) * (stride)[2])
 #define KV(base, at, scaleRow)                                                 \
-  (kvScales ? fromE4M3(((const uint8_t *)(base))[at]) *                        \
-                  kvScales[(scaleRow) + kh]                                    \
-            : fromBF16((base)[at]))
+  (kvScales                                                                    \
+       ? fromE4M3(((const uint8_t *)(base))[at]) * kvScales[(scaleRow) + kh]   \
+       : fromBF16((base)[at]))
       for (int64_t i = 0; i < sq; ++i) {
         float m = -INFINITY, l = 0;
         for (int64_t j = 0; j < len; ++j) {
