@@ -51,6 +51,16 @@
 // FP8: kv_dtype=fp8 on cuda (Fake GPU, sm_90a), seed 7
 // FP8: PASS
 // FP8-NEXT: exit 0
+// A decode step over the paged fp8 cache on the stand-in's 4 multiprocessors
+// (2 blocks each): the runtime splits the keys of each of the 10 (sequence,
+// KV group) tiles 4 ways (grid x), allocates the scratch, and launches the
+// split kernel, then the combine.
+// RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_MASK=causal ATTNC_FAKE_CUDA_LOG=1 attnc-run --spec "b=5 hq=8 hkv=2 sq=1 sk=320 mask=causal decode=1 paged=16 kv_dtype=fp8" --device=cuda --seed=9 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=DECODE
+// DECODE: fake-libcuda: launch grid (4, 2, 5) block (128, 1, 1), b=5 hq=8 hkv=2 sq=1 sk=320
+// DECODE: fake-libcuda: 2 launches
+// DECODE: decode=1 on cuda (Fake GPU, sm_90a), seed 9
+// DECODE: PASS
+// DECODE-NEXT: exit 0
 // RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_MASK=causal attnc-run --spec "b=2 hq=8 hkv=2 sq=40 sk=130 mask=causal kv_dtype=fp8" --device=cuda --seed=8 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=FP8DENSE
 // FP8DENSE: kv_dtype=fp8 on cuda (Fake GPU, sm_90a), seed 8
 // FP8DENSE: PASS

@@ -46,10 +46,14 @@ static size_t allocationSize(const void *p) {
   return 0;
 }
 
+/* Kernel launches so far (a split decode step launches the combine too). */
+static int launches = 0;
+
 static void reportLeaks(void) {
   int live = 0;
   for (int i = 0; i < MAX_ALLOCATIONS; ++i)
     live += allocations[i].ptr != 0;
+  fprintf(stderr, "fake-libcuda: %d launches\n", launches);
   fprintf(stderr, "fake-libcuda: %d device buffers not freed\n", live);
 }
 
@@ -104,7 +108,23 @@ CUresult cuDeviceGetAttribute(int *value, int attribute, int device) {
   const char *cc = getenv("ATTNC_FAKE_CUDA_CC");
   if (cc)
     sscanf(cc, "%d.%d", &major, &minor);
-  *value = attribute == 75 ? major : attribute == 76 ? minor : 232448;
+  /* 75, 76: compute capability; 16: multiprocessors (a small device, so
+   * that decode launches split their keys); otherwise shared memory. */
+  *value = attribute == 75   ? major
+           : attribute == 76 ? minor
+           : attribute == 16 ? 4
+                             : 232448;
+  return OK;
+}
+CUresult cuCtxGetDevice(int *device) {
+  *device = 0;
+  return OK;
+}
+/* Two blocks of any kernel per multiprocessor. */
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, void *f,
+                                                     int blockSize,
+                                                     size_t sharedBytes) {
+  *blocks = 2;
   return OK;
 }
 
@@ -224,7 +244,6 @@ CUresult cuLaunchKernel(void *f, unsigned gridX, unsigned gridY,
                         unsigned gridZ, unsigned blockX, unsigned blockY,
                         unsigned blockZ, unsigned sharedMemBytes, void *stream,
                         void **params, void **extra) {
-  static int launches = 0;
   const uint16_t *q = *(const uint16_t **)params[0];
   const uint16_t *k = *(const uint16_t **)params[1];
   const uint16_t *v = *(const uint16_t **)params[2];
@@ -247,7 +266,11 @@ CUresult cuLaunchKernel(void *f, unsigned gridX, unsigned gridY,
   const float *kvScales = *(const float **)params[33];
   int64_t kvBytes = kvScales ? 1 : 2;
   int64_t pageSize = pageTable && maxPages > 0 ? sk / maxPages : 0;
-  int64_t hq = gridY;
+  /* Query heads: q is dense [B, Hq, Sq, D] here (DeviceRun), so q_stride_b
+   * / q_stride_h (parameters 15, 16); the grid's y counts KV groups when
+   * the decode kernel packs a group's heads, and 1 for the combine. */
+  int64_t qStrideB = *(int64_t *)params[15], qStrideH = *(int64_t *)params[16];
+  int64_t hq = qStrideH > 0 ? qStrideB / qStrideH : gridY;
   int64_t d = (int64_t)allocationSize(q) / (2 * b * hq * sq);
   int64_t dv = (int64_t)allocationSize(o) / (2 * b * hq * sq);
   int64_t hkv = pageTable ? (int64_t)allocationSize(k) /
