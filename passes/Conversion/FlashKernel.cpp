@@ -877,34 +877,6 @@ LogicalResult KernelBuilder::build() {
                           acc);
   };
 
-  // fp8 codes to 16-bit elements: four e4m3 codes (a 32-bit word, the
-  // lowest byte first) become two words of two elements each, exactly
-  // (cvt.rn.f16x2.e4m3x2, sm_89 and later; through f32 for bf16).
-  auto convertFp8Word = [&](Value word) -> std::pair<Value, Value> {
-    MLIRContext *ctx = b.getContext();
-    std::string asmText = "{\n.reg .b16 l, h;\nmov.b32 {l, h}, $2;\n";
-    if (eltType.isF16()) {
-      asmText += "cvt.rn.f16x2.e4m3x2 $0, l;\ncvt.rn.f16x2.e4m3x2 $1, h;\n}";
-    } else {
-      asmText += ".reg .b32 x, y;\n.reg .f16 x0, x1, y0, y1;\n"
-                 ".reg .f32 a0, a1, b0, b1;\n"
-                 "cvt.rn.f16x2.e4m3x2 x, l;\ncvt.rn.f16x2.e4m3x2 y, h;\n"
-                 "mov.b32 {x0, x1}, x;\nmov.b32 {y0, y1}, y;\n"
-                 "cvt.f32.f16 a0, x0;\ncvt.f32.f16 a1, x1;\n"
-                 "cvt.f32.f16 b0, y0;\ncvt.f32.f16 b1, y1;\n"
-                 "cvt.rn.bf16x2.f32 $0, a1, a0;\n"
-                 "cvt.rn.bf16x2.f32 $1, b1, b0;\n}";
-    }
-    auto pair = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32});
-    auto op = LLVM::InlineAsmOp::create(
-        b, pair, ValueRange{word}, asmText, "=r,=r,r",
-        /*has_side_effects=*/false, /*is_align_stack=*/false,
-        LLVM::tailcallkind::TailCallKind::None,
-        LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT),
-        /*operand_attrs=*/ArrayAttr());
-    return {LLVM::ExtractValueOp::create(b, op.getResult(0), 0),
-            LLVM::ExtractValueOp::create(b, op.getResult(0), 1)};
-  };
   // The block_k rows of `width` codes at byte `src` (row pitch `width`
   // bytes) into the padded tile at byte `dst` (row pitch `pitch`
   // elements): a thread takes 16 codes at a time, one 16-byte load and two
@@ -932,7 +904,7 @@ LogicalResult KernelBuilder::build() {
       SmallVector<Value> out;
       for (int64_t w = 0; w < 4; ++w) {
         auto [lo, hi] =
-            convertFp8Word(LLVM::ExtractElementOp::create(b, words, i32c(w)));
+            mmaE->convertFp8x4(LLVM::ExtractElementOp::create(b, words, i32c(w)));
         out.push_back(lo);
         out.push_back(hi);
       }
@@ -1016,7 +988,7 @@ LogicalResult KernelBuilder::build() {
             a.add(laneCodes, idx(8 * n * layout.fp8KPitch + 16 * ks)), false);
         SmallVector<std::pair<Value, Value>> bFrag;
         for (Value word : frag)
-          bFrag.push_back(convertFp8Word(word));
+          bFrag.push_back(mmaE->convertFp8x4(word));
         for (int64_t m = 0; m < mt; ++m)
           for (int64_t step = 0; step < 2; ++step) {
             auto [lo0, hi0] = bFrag[step];

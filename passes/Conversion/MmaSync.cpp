@@ -114,6 +114,33 @@ Value MmaSyncEmitter::packPair(Value lo, Value hi) {
   return arith::OrIOp::create(b, half(lo), h);
 }
 
+std::pair<Value, Value> MmaSyncEmitter::convertFp8x4(Value word) {
+  MLIRContext *ctx = b.getContext();
+  Type i32 = b.getI32Type();
+  std::string asmText = "{\n.reg .b16 l, h;\nmov.b32 {l, h}, $2;\n";
+  if (elementType.isF16()) {
+    asmText += "cvt.rn.f16x2.e4m3x2 $0, l;\ncvt.rn.f16x2.e4m3x2 $1, h;\n}";
+  } else {
+    asmText += ".reg .b32 x, y;\n.reg .f16 x0, x1, y0, y1;\n"
+               ".reg .f32 a0, a1, b0, b1;\n"
+               "cvt.rn.f16x2.e4m3x2 x, l;\ncvt.rn.f16x2.e4m3x2 y, h;\n"
+               "mov.b32 {x0, x1}, x;\nmov.b32 {y0, y1}, y;\n"
+               "cvt.f32.f16 a0, x0;\ncvt.f32.f16 a1, x1;\n"
+               "cvt.f32.f16 b0, y0;\ncvt.f32.f16 b1, y1;\n"
+               "cvt.rn.bf16x2.f32 $0, a1, a0;\n"
+               "cvt.rn.bf16x2.f32 $1, b1, b0;\n}";
+  }
+  auto pair = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32});
+  auto op = LLVM::InlineAsmOp::create(
+      b, pair, ValueRange{word}, asmText, "=r,=r,r",
+      /*has_side_effects=*/false, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT),
+      /*operand_attrs=*/ArrayAttr());
+  return {LLVM::ExtractValueOp::create(b, op.getResult(0), 0),
+          LLVM::ExtractValueOp::create(b, op.getResult(0), 1)};
+}
+
 Value MmaSyncEmitter::quadReduce(Value v, bool isMax) {
   for (int32_t offset : {1, 2}) {
     Value other =

@@ -87,6 +87,10 @@ public:
   /// Two f32 rounded to the element type and packed into one 32-bit
   /// register (low half first): a C fragment becomes an A fragment.
   mlir::Value packPair(mlir::Value lo, mlir::Value hi);
+  /// Four float8 e4m3 codes (a 32-bit word, the lowest byte first) as two
+  /// 32-bit registers of two elements each, exactly: codes 0, 1, then 2, 3
+  /// (cvt.rn.f16x2.e4m3x2, sm_89 and later; through f32 for bf16).
+  std::pair<mlir::Value, mlir::Value> convertFp8x4(mlir::Value word);
   /// Max or sum over the 4 lanes (t = 0..3) that hold one C-fragment row,
   /// by xor shuffles.
   mlir::Value quadReduce(mlir::Value v, bool isMax);
