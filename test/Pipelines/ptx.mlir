@@ -9,6 +9,7 @@
 // RUN: %ptxas -arch=sm_90a -v %t.sm90.ptx -o %t.sm90.cubin 2>&1 | FileCheck %s --check-prefix=WGMMA-PTXAS
 // RUN: attnc compile %s --target=sm_80 --emit=ptx -o %t.sm80.ptx
 // RUN: FileCheck %s --input-file=%t.sm80.ptx --check-prefix=SM80
+// RUN: FileCheck %s --input-file=%t.sm80.ptx --check-prefix=SM80-NOWGMMA
 // RUN: %ptxas -arch=sm_80 -v %t.sm80.ptx -o %t.sm80.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: attnc compile %s --target=sm_90a --emit=ptx -o %t.fallback.ptx 2>&1 | FileCheck %s --check-prefix=FALLBACK
 // RUN: attnc compile %s --target=sm_90a -o %t.attnc
@@ -39,7 +40,9 @@
 // SM80: .target sm_80
 // SM80-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // SM80-DAG: cp.async.cg.shared.global
-// SM80-NOT: wgmma
+// No warpgroup MMA anywhere in the sm_80 PTX (a FileCheck with only a
+// CHECK-NOT searches the whole file).
+// SM80-NOWGMMA-NOT: wgmma
 // PTXAS: Compiling entry function 'attnc_attention'
 // PTXAS: 0 bytes spill stores, 0 bytes spill loads
 // WGMMA-PTXAS-NOT: C75{{0[0-9]|1[0-9]}}
