@@ -32,6 +32,13 @@ static int fail(const std::string &message, char *error, size_t size) {
   return 1;
 }
 
+/// The error of a target that is not a GPU chip attnc compiles for.
+static int failTarget(const char *target, char *error, size_t size) {
+  return fail(std::string("expected target sm_80 or sm_90a, got '") + target +
+                  "'",
+              error, size);
+}
+
 /// Compiles, in a compiler context of its own, the single attention of the
 /// module `build` makes there, to the artifact of `target` at `outputPath`;
 /// `problem` gives the manifest's default problem. The context's error
@@ -79,9 +86,7 @@ int attncCompileSpecToArtifact(const char *spec, const char *target,
     return fail("expected a spec, a target and an output path", error,
                 errorSize);
   if (!attnc::isGpuChip(target))
-    return fail(std::string("expected target sm_80 or sm_90a, got '") +
-                    target + "'",
-                error, errorSize);
+    return failTarget(target, error, errorSize);
   attnc::AttentionSpec parsed;
   std::string message;
   if (!attnc::parseSpec(spec, parsed, message))
@@ -270,9 +275,7 @@ int attncCompileModuleToArtifact(MlirModule cModule, const char *target,
     return fail("expected a module, a target and an output path", error,
                 errorSize);
   if (!attnc::isGpuChip(target))
-    return fail(std::string("expected target sm_80 or sm_90a, got '") +
-                    target + "'",
-                error, errorSize);
+    return failTarget(target, error, errorSize);
   // The module is compiled in a context of the compiler's own (its dialects
   // and passes registered), from its printed form: the caller's context and
   // module stay as they are.
