@@ -14,6 +14,7 @@
 #include "attnc/Mask/MaskSemantics.h"
 #include "attnc/Spec.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -86,6 +87,34 @@ struct AttentionProblem {
 /// the wrong size or an id outside [0, numPages).
 bool pageRowSources(const AttentionProblem &p, std::vector<int64_t> &sources,
                     std::string &error);
+
+/// The rows of k or v as a kernel reads them: `logical` ([b, hkv, sk,
+/// width] values, or fp8 codes) gathered into pages [numPages, pageSize,
+/// hkv, width] by `sources` (pageRowSources; empty: not paged, the logical
+/// layout). Every row no sequence reads, past its kv_lens or in a page no
+/// sequence maps, holds `unread` (NaN, the fp8 code 0x7F), so that a kernel
+/// reading one cannot pass.
+template <typename T>
+std::vector<T> kernelKvRows(const AttentionProblem &p,
+                            const std::vector<int64_t> &sources,
+                            const std::vector<T> &logical, int64_t width,
+                            T unread) {
+  if (!sources.empty()) {
+    std::vector<T> rows(sources.size() * width, unread);
+    for (size_t row = 0; row < sources.size(); ++row)
+      if (sources[row] >= 0)
+        std::copy_n(&logical[sources[row] * width], width, &rows[row * width]);
+    return rows;
+  }
+  std::vector<T> rows = logical;
+  if (!p.kvLens.empty())
+    for (int64_t bi = 0; bi < p.b; ++bi)
+      for (int64_t h = 0; h < p.hkv; ++h)
+        for (int64_t j = p.keysOf(bi); j < p.sk; ++j)
+          std::fill_n(&rows[((bi * p.hkv + h) * p.sk + j) * width], width,
+                      unread);
+  return rows;
+}
 
 /// float64 attention: out [b, hq, sq, dv], lse [b, hq, sq] (natural log;
 /// -inf and an output of 0 for rows with no visible key).

@@ -220,53 +220,18 @@ bool CpuKernel::run(const AttentionProblem &p, ElementType dtype,
   HostMemRef<4> q({p.b, p.hq, p.sq, p.d}, es), k(kShape, kvEs),
       v(vShape, kvEs), o({p.b, p.hq, p.sq, p.dv}, es);
   storeAs(q.bytes, p.q, dtype);
-  if (!impl->paged && impl->kvFp8) {
-    std::memcpy(k.bytes.data(), p.kCodes.data(), p.kCodes.size());
-    std::memcpy(v.bytes.data(), p.vCodes.data(), p.vCodes.size());
-  } else if (!impl->paged) {
-    storeAs(k.bytes, p.k, dtype);
-    storeAs(v.bytes, p.v, dtype);
-  }
-  if (!impl->paged && !p.kvLens.empty()) {
-    // Keys and values at or past a sequence's length hold NaN (all bits
-    // set; the fp8 code 0x7F), so a kernel that read one could not pass.
-    int fill = impl->kvFp8 ? 0x7F : 0xFF;
-    for (int64_t bi = 0; bi < p.b; ++bi)
-      for (int64_t h = 0; h < p.hkv; ++h)
-        for (int64_t j = p.keysOf(bi); j < p.sk; ++j) {
-          size_t row = static_cast<size_t>((bi * p.hkv + h) * p.sk + j);
-          std::memset(&k.bytes[row * p.d * kvEs], fill, p.d * kvEs);
-          std::memset(&v.bytes[row * p.dv * kvEs], fill, p.dv * kvEs);
-        }
-  }
-  if (impl->paged) {
-    // Gather the logical rows into their pages; a row no sequence reads
-    // holds NaN (all bits set; the fp8 code 0x7F), so reading it cannot
-    // pass.
-    std::vector<double> kp, vp;
-    if (!impl->kvFp8) {
-      kp.assign(k.bytes.size() / es, std::nan(""));
-      vp.assign(v.bytes.size() / es, std::nan(""));
-    } else {
-      std::memset(k.bytes.data(), 0x7F, k.bytes.size());
-      std::memset(v.bytes.data(), 0x7F, v.bytes.size());
-    }
-    for (size_t row = 0; row < sources.size(); ++row) {
-      int64_t from = sources[row];
-      if (from < 0)
-        continue;
-      if (impl->kvFp8) {
-        std::copy_n(&p.kCodes[from * p.d], p.d, &k.bytes[row * p.d]);
-        std::copy_n(&p.vCodes[from * p.dv], p.dv, &v.bytes[row * p.dv]);
-      } else {
-        std::copy_n(&p.k[from * p.d], p.d, &kp[row * p.d]);
-        std::copy_n(&p.v[from * p.dv], p.dv, &vp[row * p.dv]);
-      }
-    }
-    if (!impl->kvFp8) {
-      storeAs(k.bytes, kp, dtype);
-      storeAs(v.bytes, vp, dtype);
-    }
+  // K and V as the kernel reads them (kernelKvRows: pages, unread rows NaN).
+  if (impl->kvFp8) {
+    std::vector<uint8_t> kRows = kernelKvRows<uint8_t>(p, sources, p.kCodes,
+                                                       p.d, 0x7F),
+                         vRows = kernelKvRows<uint8_t>(p, sources, p.vCodes,
+                                                       p.dv, 0x7F);
+    std::memcpy(k.bytes.data(), kRows.data(), kRows.size());
+    std::memcpy(v.bytes.data(), vRows.data(), vRows.size());
+  } else {
+    storeAs(k.bytes, kernelKvRows(p, sources, p.k, p.d, std::nan("")), dtype);
+    storeAs(v.bytes, kernelKvRows(p, sources, p.v, p.dv, std::nan("")),
+            dtype);
   }
   // Poison the output so that an unwritten element cannot pass.
   std::memset(o.bytes.data(), 0xff, o.bytes.size());

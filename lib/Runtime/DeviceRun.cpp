@@ -276,45 +276,17 @@ bool attnc::runOnDevice(attnrt_artifact *artifact, const AttentionProblem &p,
   std::vector<int64_t> sources;
   if (pageSize > 0 && !pageRowSources(p, sources, error))
     return false;
-  // K and V as the kernel reads them: pages gathered from the logical rows
-  // (pageRowSources), or the logical [b, hkv, sk, .] rows; an fp8 cache's
-  // codes. Rows no sequence reads (past its kv_lens, pages no sequence
-  // maps) hold NaN (the fp8 code 0x7F), so that a kernel reading them
-  // cannot pass.
+  // K and V as the kernel reads them (kernelKvRows: pages, unread rows NaN),
+  // as element bits or fp8 codes.
   auto rowsOf = [&](const std::vector<double> &values,
                     const std::vector<uint8_t> &codes, int64_t width) {
-    std::vector<unsigned char> bytes;
-    std::vector<double> data = values;
-    std::vector<uint8_t> code = codes;
-    auto poison = [&](int64_t row) {
-      if (readsKvScales)
-        std::fill_n(&code[row * width], width, uint8_t(0x7F));
-      else
-        std::fill_n(&data[row * width], width, std::nan(""));
-    };
-    if (pageSize > 0) {
-      data.assign(sources.size() * width, 0.0);
-      code.assign(sources.size() * width, 0);
-      for (size_t row = 0; row < sources.size(); ++row) {
-        if (sources[row] < 0) {
-          poison(static_cast<int64_t>(row));
-        } else if (readsKvScales) {
-          std::copy_n(&codes[sources[row] * width], width, &code[row * width]);
-        } else {
-          std::copy_n(&values[sources[row] * width], width, &data[row * width]);
-        }
-      }
-    } else if (readsKvLens) {
-      for (int64_t bi = 0; bi < p.b; ++bi)
-        for (int64_t h = 0; h < p.hkv; ++h)
-          for (int64_t j = p.keysOf(bi); j < p.sk; ++j)
-            poison((bi * p.hkv + h) * p.sk + j);
+    if (readsKvScales) {
+      std::vector<uint8_t> rows =
+          kernelKvRows<uint8_t>(p, sources, codes, width, 0x7F);
+      return std::vector<unsigned char>(rows.begin(), rows.end());
     }
-    if (readsKvScales)
-      bytes.assign(code.begin(), code.end());
-    else
-      bytes = toDeviceElements(data, dtype);
-    return bytes;
+    return toDeviceElements(
+        kernelKvRows(p, sources, values, width, std::nan("")), dtype);
   };
   const Driver *d = getDriver(error);
   if (!d)
