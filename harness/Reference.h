@@ -56,6 +56,10 @@ struct AttentionProblem {
   int64_t blockMaskB = 1, blockMaskH = 1;
   /// Per-sequence KV lengths [b] (empty: every sequence has sk keys).
   std::vector<int32_t> kvLens;
+  /// Per-sequence query lengths [b] of a ragged batch (empty: not ragged),
+  /// and whether its keys are packed too (else a cache holds them).
+  std::vector<int32_t> qLens;
+  bool raggedKeys = false;
   /// A paged cache (pageSize > 0): pageTable [b, sk / pageSize] of page ids
   /// in [0, numPages). k and v stay in the logical [b, hkv, sk, d] layout
   /// (what the reference reads); a kernel's pages are scattered from them.
@@ -76,6 +80,14 @@ struct AttentionProblem {
   bool visible(int64_t bi, int64_t h, int64_t qi, int64_t ki) const;
   /// The keys of batch entry bi: kvLens[bi] clamped to [0, sk], or sk.
   int64_t keysOf(int64_t bi) const;
+  /// The query rows of batch entry bi: qLens[bi] clamped to [0, sq], or sq.
+  int64_t queriesOf(int64_t bi) const;
+  /// A ragged batch: the kernel packs the b sequences' queries and outputs
+  /// (cu_seqlens_q), and with raggedKeys their keys (cu_seqlens_k). The
+  /// problem stays padded: sequence bi has queriesOf(bi) rows of q and
+  /// keysOf(bi) keys (kvLens holds the key lengths); its other rows are
+  /// not part of it (output 0, LSE -inf).
+  bool ragged() const { return !qLens.empty(); }
 };
 
 /// Where each row of a paged cache's pages comes from: for page row r of
@@ -118,6 +130,50 @@ std::vector<T> kernelKvRows(const AttentionProblem &p,
 
 /// float64 attention: out [b, hq, sq, dv], lse [b, hq, sq] (natural log;
 /// -inf and an output of 0 for rows with no visible key).
+/// The offsets [b + 1] of the sequences' rows when packed: lengths
+/// `lengthOf(bi)` one after another.
+std::vector<int32_t> packedOffsets(int64_t b,
+                                   const std::function<int64_t(int64_t)> &lengthOf);
+
+/// Packs the first lengthOf(bi) rows of each sequence of a padded
+/// [b, h, s, w] tensor into [1, h, T, w] (tokenMajor: [T, h, w]) at the
+/// rows `offsets` gives, followed by `tail` rows of `fill`.
+template <typename T>
+std::vector<T> packRows(const std::vector<T> &padded, int64_t b, int64_t h,
+                        int64_t s, int64_t w,
+                        const std::vector<int32_t> &offsets, bool tokenMajor,
+                        int64_t tail, T fill) {
+  int64_t total = offsets.back() + tail;
+  std::vector<T> packed(static_cast<size_t>(total * h * w), fill);
+  for (int64_t bi = 0; bi < b; ++bi)
+    for (int64_t hi = 0; hi < h; ++hi)
+      for (int64_t r = 0; r < offsets[bi + 1] - offsets[bi]; ++r) {
+        int64_t row = offsets[bi] + r;
+        int64_t at = tokenMajor ? (row * h + hi) * w : (hi * total + row) * w;
+        std::copy_n(&padded[((bi * h + hi) * s + r) * w], w, &packed[at]);
+      }
+  return packed;
+}
+
+/// The inverse of packRows: rows of [1, h, total, w] ([total, h, w] when
+/// tokenMajor) back into a padded [b, h, s, w] tensor, its other rows
+/// `fill`.
+template <typename T>
+std::vector<T> unpackRows(const std::vector<T> &packed, int64_t b, int64_t h,
+                          int64_t s, int64_t w,
+                          const std::vector<int32_t> &offsets, int64_t total,
+                          bool tokenMajor, T fill) {
+  std::vector<T> padded(static_cast<size_t>(b * h * s * w), fill);
+  for (int64_t bi = 0; bi < b; ++bi)
+    for (int64_t hi = 0; hi < h; ++hi)
+      for (int64_t r = 0; r < offsets[bi + 1] - offsets[bi]; ++r) {
+        int64_t row = offsets[bi] + r;
+        int64_t at = tokenMajor ? (row * h + hi) * w : (hi * total + row) * w;
+        std::copy_n(&packed[at], w, &padded[((bi * h + hi) * s + r) * w]);
+      }
+  return padded;
+}
+
 void referenceAttention(const AttentionProblem &p, std::vector<double> &out,
                         std::vector<double> &lse);
 

@@ -37,6 +37,12 @@ int64_t AttentionOp::getNumKeyValueHeads() {
 int64_t AttentionOp::getPageSize() {
   return isPaged() ? dimOf(getKey(), 1) : 0;
 }
+int64_t AttentionOp::getNumSequences() {
+  if (!isRagged())
+    return getBatchSize();
+  int64_t n = dimOf(getCuSeqlensQ(), 0);
+  return ShapedType::isDynamic(n) ? n : n - 1;
+}
 int64_t AttentionOp::getQuerySeqLen() { return dimOf(getQuery(), 2); }
 int64_t AttentionOp::getKeySeqLen() {
   if (!isPaged())
@@ -235,6 +241,48 @@ static LogicalResult verifyMaskOperands(AttentionOp op) {
   return success();
 }
 
+/// Checks the operands of a ragged batch (cu_seqlens_q, cu_seqlens_k).
+static LogicalResult verifyRaggedOperands(AttentionOp op) {
+  Value cuQ = op.getCuSeqlensQ(), cuK = op.getCuSeqlensK();
+  if (cuK && !cuQ)
+    return op.emitOpError("expected cu_seqlens_q with cu_seqlens_k (a ragged "
+                          "batch packs its queries too)");
+  if (!cuQ)
+    return success();
+  Type i32 = IntegerType::get(op.getContext(), 32);
+  if (failed(verifySideOperand(op, "cu_seqlens_q", cuQ, 1, i32, "[N + 1]")))
+    return failure();
+  int64_t n = dimOf(cuQ, 0);
+  if (!ShapedType::isDynamic(n) && n < 2)
+    return op.emitOpError("expected cu_seqlens_q to hold at least 2 offsets "
+                          "(one sequence), got ")
+           << n;
+  if (staticMismatch(op.getBatchSize(), 1))
+    return op.emitOpError("expected query batch 1 with cu_seqlens_q (the "
+                          "sequences are packed along Sq), got ")
+           << op.getBatchSize();
+  if (cuK && op.getKvLens())
+    return op.emitOpError("expected either cu_seqlens_k (packed keys) or "
+                          "kv_lens (a cache), not both");
+  if (!cuK && !op.getKvLens())
+    return op.emitOpError("expected cu_seqlens_k (packed keys) or kv_lens (a "
+                          "cache) with cu_seqlens_q: where each sequence's "
+                          "keys are");
+  if (cuK && (failed(verifySideOperand(op, "cu_seqlens_k", cuK, 1, i32,
+                                       "[N + 1]")) ||
+              failed(verifyDim(op, "cu_seqlens_k length", dimOf(cuK, 0),
+                               "cu_seqlens_q length", n))))
+    return failure();
+  MaskKind kind = op.getMaskSpec().kind;
+  if (kind == MaskKind::Document)
+    return op.emitOpError("expected no document mask with cu_seqlens_q (the "
+                          "sequences of a ragged batch are already apart)");
+  if (kind == MaskKind::BlockSparse)
+    return op.emitOpError("block-sparse masks in a ragged batch "
+                          "(cu_seqlens_q) are not yet supported");
+  return success();
+}
+
 LogicalResult AttentionOp::verify() {
   bool paged = isPaged();
   if (failed(verifyInput(*this, "query", getQuery(), "[B, Hq, Sq, D]",
@@ -245,6 +293,8 @@ LogicalResult AttentionOp::verify() {
       failed(verifyInput(*this, "value", getValue(),
                          paged ? "[num_pages, page_size, Hkv, Dv]"
                                : "[B, Hkv, Sk, Dv]")))
+    return failure();
+  if (failed(verifyRaggedOperands(*this)))
     return failure();
 
   Type qElt = getQuery().getType().getElementType();
@@ -293,11 +343,17 @@ LogicalResult AttentionOp::verify() {
       failed(verifyDim(*this, "value head count", dimOf(getValue(), headDim),
                        "key head count", hkv)))
     return failure();
+  // Keys of a ragged batch: packed like the queries (cu_seqlens_k, batch
+  // 1) or a cache of one entry per sequence; otherwise one per batch entry.
+  int64_t keyBatch = getCuSeqlensK() ? 1 : getNumSequences();
+  StringRef keyBatchWhat = !isRagged()       ? "query batch"
+                           : getCuSeqlensK() ? "the packed keys' batch"
+                                             : "sequence count";
   if (!paged &&
-      (failed(verifyDim(*this, "key batch", dimOf(getKey(), 0), "query batch",
-                        getBatchSize())) ||
+      (failed(verifyDim(*this, "key batch", dimOf(getKey(), 0), keyBatchWhat,
+                        keyBatch)) ||
        failed(verifyDim(*this, "value batch", dimOf(getValue(), 0),
-                        "query batch", getBatchSize())) ||
+                        keyBatchWhat, keyBatch)) ||
        failed(verifyDim(*this, "value sequence length", dimOf(getValue(), 2),
                         "key sequence length", getKeySeqLen()))))
     return failure();
@@ -311,8 +367,9 @@ LogicalResult AttentionOp::verify() {
                                  IntegerType::get(getContext(), 32),
                                  "[B, max_pages]")) ||
         failed(verifyDim(*this, "page_table batch",
-                         dimOf(getPageTable(), 0), "query batch",
-                         getBatchSize())))
+                         dimOf(getPageTable(), 0),
+                         isRagged() ? "sequence count" : "query batch",
+                         getNumSequences())))
       return failure();
     if (!getKvLens())
       return emitOpError("expected a kv_lens operand with page_table (the "
@@ -397,7 +454,8 @@ LogicalResult AttentionOp::verify() {
     if (failed(verifySideOperand(*this, "kv_lens", lens, 1,
                                  IntegerType::get(getContext(), 32), "[B]")) ||
         failed(verifyDim(*this, "kv_lens length", dimOf(lens, 0),
-                         "query batch", getBatchSize())))
+                         isRagged() ? "sequence count" : "query batch",
+                         getNumSequences())))
       return failure();
     if (getMaskSpec().kind == mask::MaskKind::Document)
       return emitOpError("expected no kv_lens with a document mask (its "
@@ -519,6 +577,11 @@ LogicalResult TileStepOp::verify() {
              << type;
   if (isPaged() && !getKvLens())
     return emitOpError("expected kv_lens with page_table");
+  if (getCuSeqlensK() && !getCuSeqlensQ())
+    return emitOpError("expected cu_seqlens_q with cu_seqlens_k");
+  if (getCuSeqlensQ() && !getCuSeqlensK() == !getKvLens())
+    return emitOpError("expected one of cu_seqlens_k and kv_lens with "
+                       "cu_seqlens_q");
   // Keys and values: the query's element type, or fp8 e4m3 with kv_scales.
   Type kvElt = getKvScales() ? Type(Float8E4M3FNType::get(getContext()))
                              : q.getElementType();

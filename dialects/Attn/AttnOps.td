@@ -40,7 +40,14 @@ def Attn_AttentionOp : Attn_Op<"attention", [
     j of sequence b is row j mod page_size of page page_table[b, j /
     page_size], and Sk = max_pages * page_size. Key and value may be float8
     e4m3fn with `kv_scales` ([2, Hkv] f32): key element x of KV head h
-    stands for x * kv_scales[0, h], value element x for x * kv_scales[1, h]. A row with no visible key yields 0 and an LSE
+    stands for x * kv_scales[0, h], value element x for x * kv_scales[1, h].
+    A ragged batch (`cu_seqlens_q`, [N + 1] i32 offsets): query and output
+    are [1, Hq, Tq, D|Dv] of N packed sequences, sequence n holding the
+    rows [cu_seqlens_q[n], cu_seqlens_q[n + 1]); its keys are packed the
+    same way by `cu_seqlens_k` (key and value [1, Hkv, Tk, D|Dv]), or come
+    from a cache of N sequences (kv_lens, optionally page_table). Each
+    sequence is its own attention: masks, ALiBi and the regions see its
+    local positions (b = n) and its own Sq and Sk. A row with no visible key yields 0 and an LSE
     of -inf. Accumulation is f32 (docs/attn-dialect.md, numerics contract).
 
     Example (GQA, causal, soft-capped, with LSE):
@@ -71,6 +78,8 @@ def Attn_AttentionOp : Attn_Op<"attention", [
     Optional<AnyRankedTensor>:$kv_lens,
     Optional<AnyRankedTensor>:$page_table,
     Optional<AnyRankedTensor>:$kv_scales,
+    Optional<AnyRankedTensor>:$cu_seqlens_q,
+    Optional<AnyRankedTensor>:$cu_seqlens_k,
     OptionalAttr<Attn_MaskAttrInterface>:$mask,
     OptionalAttr<F32Attr>:$scale,
     OptionalAttr<F32Attr>:$softcap,
@@ -89,6 +98,8 @@ def Attn_AttentionOp : Attn_Op<"attention", [
     (`kv_lens` `(` $kv_lens^ `:` type($kv_lens) `)`)?
     (`page_table` `(` $page_table^ `:` type($page_table) `)`)?
     (`kv_scales` `(` $kv_scales^ `:` type($kv_scales) `)`)?
+    (`cu_seqlens_q` `(` $cu_seqlens_q^ `:` type($cu_seqlens_q) `)`)?
+    (`cu_seqlens_k` `(` $cu_seqlens_k^ `:` type($cu_seqlens_k) `)`)?
     (`mask` `(` $mask^ `)`)?
     (`scale` `=` $scale^)?
     (`softcap` `=` $softcap^)?
@@ -128,6 +139,12 @@ def Attn_AttentionOp : Attn_Op<"attention", [
     /// [num_pages, page_size, Hkv, D]; the page size is their dim 1.
     bool isPaged() { return static_cast<bool>(getPageTable()); }
     int64_t getPageSize();
+    /// A ragged batch (a cu_seqlens_q operand): N sequences packed along
+    /// the query's Sq (and with cu_seqlens_k along the key's Sk).
+    bool isRagged() { return static_cast<bool>(getCuSeqlensQ()); }
+    /// The number of sequences: N of cu_seqlens_q [N + 1] in a ragged
+    /// batch (dynamic when its size is), else the query batch B.
+    int64_t getNumSequences();
   }];
 }
 
@@ -141,7 +158,10 @@ def Attn_TileStepOp : Attn_Op<"tile_step", [
   let summary = "One online-softmax update of a query tile by a key tile.";
   let description = [{
     Updates the running state of the query tile starting at row `q_begin` of
-    (batch, head) with the key/value tile starting at `k_begin`. The state is
+    (batch, head) with the key/value tile starting at `k_begin`. With
+    `cu_seqlens_q` (a ragged batch) `batch` is a sequence and `q_begin` a row
+    of it, at offset cu_seqlens_q[batch] in the packed query; with
+    `cu_seqlens_k` its keys are packed the same way. The state is
     the running row max m and row sum l ([block_q] f32, base-2 units) and the
     accumulator O ([block_q, Dv] f32). With S the tile's scores (the score
     pipeline of attn.attention, times log2(e), masked keys at -inf):
@@ -165,6 +185,8 @@ def Attn_TileStepOp : Attn_Op<"tile_step", [
     Optional<AnyMemRef>:$kv_lens,
     Optional<AnyMemRef>:$page_table,
     Optional<AnyMemRef>:$kv_scales,
+    Optional<AnyMemRef>:$cu_seqlens_q,
+    Optional<AnyMemRef>:$cu_seqlens_k,
     AnyMemRef:$row_max, AnyMemRef:$row_sum, AnyMemRef:$acc,
     Index:$batch, Index:$head, Index:$q_begin, Index:$k_begin,
     OptionalAttr<Attn_MaskAttrInterface>:$mask,
@@ -186,6 +208,8 @@ def Attn_TileStepOp : Attn_Op<"tile_step", [
     (`kv_lens` `(` $kv_lens^ `:` type($kv_lens) `)`)?
     (`page_table` `(` $page_table^ `:` type($page_table) `)`)?
     (`kv_scales` `(` $kv_scales^ `:` type($kv_scales) `)`)?
+    (`cu_seqlens_q` `(` $cu_seqlens_q^ `:` type($cu_seqlens_q) `)`)?
+    (`cu_seqlens_k` `(` $cu_seqlens_k^ `:` type($cu_seqlens_k) `)`)?
     (`mask` `(` $mask^ `)`)?
     (`mask_fn` $mask_fn^)?
     (`score_fn` $score_fn^)?
@@ -205,19 +229,23 @@ def Attn_TileStepOp : Attn_Op<"tile_step", [
 }
 
 def Attn_TileFinalizeOp : Attn_Op<"tile_finalize", [
-    AllTypesMatch<["row_max", "row_sum"]>]> {
+    AttrSizedOperandSegments, AllTypesMatch<["row_max", "row_sum"]>]> {
   let summary = "Writes a query tile's output and log-sum-exp from its state.";
   let description = [{
     For every valid row r of the tile: O = acc / l (0 when l = 0) rounded to
     the output element type, and LSE = (m + log2(l)) * ln(2) (-inf when
-    l = 0).
+    l = 0). With `cu_seqlens_q` (a ragged batch) `batch` is the sequence and
+    `q_begin` a row of it: the rows are written at the sequence's offset in
+    the packed output, and only the sequence's rows are valid.
   }];
   let arguments = (ins AnyMemRef:$row_max, AnyMemRef:$row_sum, AnyMemRef:$acc,
                        AnyMemRef:$output, Optional<AnyMemRef>:$lse,
+                       Optional<AnyMemRef>:$cu_seqlens_q,
                        Index:$batch, Index:$head, Index:$q_begin);
   let assemblyFormat = [{
     `state` `(` $row_max `,` $row_sum `,` $acc `)` `into` $output
     (`lse` $lse^ `:` type($lse))?
+    (`cu_seqlens_q` `(` $cu_seqlens_q^ `:` type($cu_seqlens_q) `)`)?
     `at` `(` $batch `,` $head `,` $q_begin `)`
     attr-dict `:` type($row_max) `,` type($acc) `,` type($output)
   }];

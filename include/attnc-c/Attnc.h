@@ -100,7 +100,11 @@ MLIR_CAPI_EXPORTED MlirOperation attncAttentionOpCreate(
  *   [num_pages, page_size, Hkv, D]), `kv_scales` [2, Hkv] f32 (K and V in
  *   float8 e4m3 with per-head scales); null values when absent;
  * - `decode`: the op is a decode step (attn.decode: GPU targets choose
- *   the decode kernel); `return_lse`: the log-sum-exp result. */
+ *   the decode kernel); `return_lse`: the log-sum-exp result;
+ * - a ragged batch (docs/serving.md): `cu_seqlens_q` [N + 1] i32 (q is then
+ *   [1, Hq, Tq, D], N sequences packed along Tq) with `cu_seqlens_k`
+ *   [N + 1] i32 (packed keys) or `kv_lens` (a cache of N sequences); null
+ *   values when absent. */
 typedef struct {
   bool has_scale;
   float scale;
@@ -114,6 +118,8 @@ typedef struct {
   MlirValue kv_scales;
   bool decode;
   bool return_lse;
+  MlirValue cu_seqlens_q;
+  MlirValue cu_seqlens_k;
 } AttncAttentionOptions;
 
 /* attncAttentionOpCreate with the parts of `options` (null: none of them).

@@ -74,6 +74,16 @@ struct AttentionSpec {
   /// quantises the generated keys and values with the scale max|x| / 448 of
   /// each head; the reference sees the dequantised values.
   bool kvFp8 = false;
+  /// A ragged batch (`ragged=1`, or `ragged=Q:K,Q:K,...` with each
+  /// sequence's query and key lengths): the b sequences' query rows are
+  /// packed into one [Tq, Hq, D] tensor with cu_seqlens_q offsets, and their
+  /// keys likewise with cu_seqlens_k, or (with kv_lens=1 or paged=P) held in
+  /// a cache of b sequences whose kv_lens are the key lengths. sq and sk are
+  /// the longest lengths (with a list they default to its maxima). Lengths
+  /// drawn from the seed follow kv_lens=1 for the keys, and each sequence
+  /// has ceil(K * sq / sk) query rows.
+  bool ragged = false;
+  std::vector<std::pair<int64_t, int64_t>> raggedLengths;
 
   /// The scale in effect: `scale` or 1/sqrt(d).
   double effectiveScale() const;

@@ -147,6 +147,13 @@ OwningOpRef<ModuleOp> attnc::buildSpecModule(MLIRContext &ctx,
     args.push_back(RankedTensorType::get({dyn, dyn}, b.getI32Type()));
   if (spec.kvFp8)
     args.push_back(RankedTensorType::get({2, spec.hkv}, b.getF32Type()));
+  // A ragged batch: query offsets, and key offsets unless a cache holds
+  // the keys.
+  bool raggedKeys = spec.ragged && !spec.kvLens;
+  if (spec.ragged)
+    args.push_back(RankedTensorType::get({dyn}, b.getI32Type()));
+  if (raggedKeys)
+    args.push_back(RankedTensorType::get({dyn}, b.getI32Type()));
   Type outType = t4(spec.hq, spec.dv);
   Type lseType = spec.lse ? RankedTensorType::get({dyn, spec.hq, dyn},
                                                   b.getF32Type())
@@ -165,7 +172,9 @@ OwningOpRef<ModuleOp> attnc::buildSpecModule(MLIRContext &ctx,
   unsigned next = maskOperand ? 4 : 3;
   Value kvLens = spec.kvLens ? body->getArgument(next++) : Value();
   Value pageTable = spec.pageSize > 0 ? body->getArgument(next++) : Value();
-  Value kvScales = spec.kvFp8 ? body->getArgument(next) : Value();
+  Value kvScales = spec.kvFp8 ? body->getArgument(next++) : Value();
+  Value cuSeqlensQ = spec.ragged ? body->getArgument(next++) : Value();
+  Value cuSeqlensK = raggedKeys ? body->getArgument(next++) : Value();
   auto f32Attr = [&](std::optional<double> v) {
     return v ? b.getF32FloatAttr(*v) : FloatAttr();
   };
@@ -180,8 +189,8 @@ OwningOpRef<ModuleOp> attnc::buildSpecModule(MLIRContext &ctx,
       b, loc, outType, lseType, body->getArgument(0), body->getArgument(1),
       body->getArgument(2), seqIds ? operand : Value(),
       cuSeqlens ? operand : Value(), blockMask ? operand : Value(),
-      /*alibi_slopes=*/Value(), kvLens, pageTable, kvScales,
-      maskAttrOf(&ctx, m),
+      /*alibi_slopes=*/Value(), kvLens, pageTable, kvScales, cuSeqlensQ,
+      cuSeqlensK, maskAttrOf(&ctx, m),
       f32Attr(spec.scale),
       f32Attr(spec.softcap), alibi);
   if (spec.decode)
@@ -324,6 +333,13 @@ AttentionSpec attnc::defaultProblemSizes(AttentionOp op) {
   sizes.b = op.getBatchSize() > 0 ? 0 : 1;
   sizes.sq = op.getQuerySeqLen() > 0 ? 0 : 128;
   sizes.sk = op.getKeySeqLen() > 0 ? 0 : 128;
+  if (op.isRagged()) {
+    // Sequences, and their longest query (and packed key) lengths.
+    sizes.b = op.getNumSequences() > 0 ? 0 : 3;
+    sizes.sq = 128;
+    if (op.getCuSeqlensK())
+      sizes.sk = 128;
+  }
   return sizes;
 }
 
@@ -350,11 +366,34 @@ bool attnc::specFromOp(AttentionOp op, const AttentionSpec &sizes,
     into = given;
     return true;
   };
-  if (!pick(op.getBatchSize(), sizes.b, "b", spec.b) ||
-      !pick(op.getQuerySeqLen(), sizes.sq, "sq", spec.sq) ||
-      !pick(op.getKeySeqLen(), sizes.sk > 0 ? sizes.sk : sizes.sq, "sk",
-            spec.sk))
+  if (op.isRagged()) {
+    // A ragged batch: b sequences, sq and sk their longest lengths; the
+    // packed lengths are the runs' own, so the IR must leave them dynamic.
+    if (!ShapedType::isDynamic(op.getQuerySeqLen()) ||
+        (op.getCuSeqlensK() && !ShapedType::isDynamic(op.getKeySeqLen()))) {
+      error = "expected the packed query (and key) length of a ragged op to "
+              "be dynamic: a run packs sequences of its own lengths";
+      return false;
+    }
+    int64_t keyLen = op.getCuSeqlensK() ? ShapedType::kDynamic
+                                        : op.getKeySeqLen();
+    if (!pick(op.getNumSequences(), sizes.b, "b", spec.b) ||
+        !pick(ShapedType::kDynamic, sizes.sq, "sq", spec.sq) ||
+        !pick(keyLen, sizes.sk > 0 ? sizes.sk : sizes.sq, "sk", spec.sk))
+      return false;
+    spec.ragged = true;
+    if (!spec.raggedLengths.empty() &&
+        static_cast<int64_t>(spec.raggedLengths.size()) != spec.b) {
+      error = "expected ragged= to list the IR's " + std::to_string(spec.b) +
+              " sequences";
+      return false;
+    }
+  } else if (!pick(op.getBatchSize(), sizes.b, "b", spec.b) ||
+             !pick(op.getQuerySeqLen(), sizes.sq, "sq", spec.sq) ||
+             !pick(op.getKeySeqLen(), sizes.sk > 0 ? sizes.sk : sizes.sq, "sk",
+                   spec.sk)) {
     return false;
+  }
   spec.hq = op.getNumQueryHeads();
   spec.hkv = op.getNumKeyValueHeads();
   spec.d = op.getHeadDim();

@@ -31,7 +31,7 @@ struct CpuKernel::Impl {
   float (*scoreFn)(float, int64_t, int64_t, int64_t, int64_t) = nullptr;
   bool hasSeqIds = false, hasCuSeqlens = false, hasBlockMask = false,
        hasAlibiSlopes = false, hasKvLens = false, paged = false,
-       kvFp8 = false;
+       kvFp8 = false, cuSeqlensQ = false, cuSeqlensK = false;
   /// The counters of attn-count-tile-steps, when compiled in.
   int64_t *tileSteps = nullptr;
 };
@@ -61,6 +61,8 @@ std::unique_ptr<CpuKernel> CpuKernel::compile(ModuleOp entryModule,
     impl->hasKvLens = static_cast<bool>(op.getKvLens());
     impl->paged = op.isPaged();
     impl->kvFp8 = static_cast<bool>(op.getKvScales());
+    impl->cuSeqlensQ = static_cast<bool>(op.getCuSeqlensQ());
+    impl->cuSeqlensK = static_cast<bool>(op.getCuSeqlensK());
   });
   bool hasMaskFn = entryModule.lookupSymbol("attnc_mask_fn") != nullptr;
   bool hasScoreFn = entryModule.lookupSymbol("attnc_score_fn") != nullptr;
@@ -216,26 +218,55 @@ bool CpuKernel::run(const AttentionProblem &p, ElementType dtype,
     error = "expected fp8 codes of k and v and 2 * hkv scales";
     return false;
   }
+  if (impl->cuSeqlensQ != p.ragged() ||
+      impl->cuSeqlensK != (p.ragged() && p.raggedKeys)) {
+    error = "expected a ragged problem (packed keys) exactly when the op "
+            "has cu_seqlens_q (cu_seqlens_k)";
+    return false;
+  }
+  // A ragged batch: queries and outputs packed into [1, h, Tq, d] (and the
+  // keys into [1, hkv, Tk, d]); a tail of NaN keys catches reads past the
+  // last sequence.
+  const int64_t kTail = 3;
+  std::vector<int32_t> cuQ, cuK;
+  int64_t qBatch = p.b, qRows = p.sq;
+  if (p.ragged()) {
+    cuQ = packedOffsets(p.b, [&](int64_t bi) { return p.queriesOf(bi); });
+    qBatch = 1;
+    qRows = cuQ.back();
+  }
+  if (p.ragged() && p.raggedKeys) {
+    cuK = packedOffsets(p.b, [&](int64_t bi) { return p.keysOf(bi); });
+    kShape = {1, p.hkv, cuK.back() + kTail, p.d};
+    vShape = {1, p.hkv, cuK.back() + kTail, p.dv};
+  }
+  auto keyRows = [&](const auto &padded, int64_t width, auto unread) {
+    using T = typename std::decay_t<decltype(padded)>::value_type;
+    if (!cuK.empty())
+      return packRows<T>(padded, p.b, p.hkv, p.sk, width, cuK, false, kTail,
+                         unread);
+    return kernelKvRows<T>(p, sources, padded, width, unread);
+  };
   size_t kvEs = impl->kvFp8 ? 1 : es;
-  HostMemRef<4> q({p.b, p.hq, p.sq, p.d}, es), k(kShape, kvEs),
-      v(vShape, kvEs), o({p.b, p.hq, p.sq, p.dv}, es);
-  storeAs(q.bytes, p.q, dtype);
+  HostMemRef<4> q({qBatch, p.hq, qRows, p.d}, es), k(kShape, kvEs),
+      v(vShape, kvEs), o({qBatch, p.hq, qRows, p.dv}, es);
+  storeAs(q.bytes,
+          cuQ.empty() ? p.q
+                      : packRows(p.q, p.b, p.hq, p.sq, p.d, cuQ, false, 0, 0.0),
+          dtype);
   // K and V as the kernel reads them (kernelKvRows: pages, unread rows NaN).
   if (impl->kvFp8) {
-    std::vector<uint8_t> kRows = kernelKvRows<uint8_t>(p, sources, p.kCodes,
-                                                       p.d, 0x7F),
-                         vRows = kernelKvRows<uint8_t>(p, sources, p.vCodes,
-                                                       p.dv, 0x7F);
+    std::vector<uint8_t> kRows = keyRows(p.kCodes, p.d, uint8_t{0x7F}),
+                         vRows = keyRows(p.vCodes, p.dv, uint8_t{0x7F});
     std::memcpy(k.bytes.data(), kRows.data(), kRows.size());
     std::memcpy(v.bytes.data(), vRows.data(), vRows.size());
   } else {
-    storeAs(k.bytes, kernelKvRows(p, sources, p.k, p.d, std::nan("")), dtype);
-    storeAs(v.bytes, kernelKvRows(p, sources, p.v, p.dv, std::nan("")),
-            dtype);
+    storeAs(k.bytes, keyRows(p.k, p.d, std::nan("")), dtype);
+    storeAs(v.bytes, keyRows(p.v, p.dv, std::nan("")), dtype);
   }
   // Poison the output so that an unwritten element cannot pass.
   std::memset(o.bytes.data(), 0xff, o.bytes.size());
-  HostMemRef<3> lseBuf({p.b, p.hq, p.sq}, 4);
+  HostMemRef<3> lseBuf({qBatch, p.hq, qRows}, 4);
   std::memset(lseBuf.bytes.data(), 0xff, lseBuf.bytes.size());
 
   HostMemRef<2> seqIds({p.b, p.sk}, 4);
@@ -299,6 +330,16 @@ bool CpuKernel::run(const AttentionProblem &p, ElementType dtype,
     std::memcpy(kvScales.bytes.data(), p.kvScales.data(), 2 * p.hkv * 4);
     descriptors.push_back(kvScales.descriptor());
   }
+  HostMemRef<1> cuSeqlensQ({static_cast<int64_t>(cuQ.size())}, 4),
+      cuSeqlensK({static_cast<int64_t>(cuK.size())}, 4);
+  if (impl->cuSeqlensQ) {
+    std::memcpy(cuSeqlensQ.bytes.data(), cuQ.data(), cuQ.size() * 4);
+    descriptors.push_back(cuSeqlensQ.descriptor());
+  }
+  if (impl->cuSeqlensK) {
+    std::memcpy(cuSeqlensK.bytes.data(), cuK.data(), cuK.size() * 4);
+    descriptors.push_back(cuSeqlensK.descriptor());
+  }
   descriptors.push_back(o.descriptor());
   if (lse)
     descriptors.push_back(lseBuf.descriptor());
@@ -312,9 +353,18 @@ bool CpuKernel::run(const AttentionProblem &p, ElementType dtype,
     error = "calling the kernel failed: " + llvm::toString(std::move(err));
     return false;
   }
-  loadAs(o.bytes, out, static_cast<size_t>(p.b * p.hq * p.sq * p.dv), dtype);
+  loadAs(o.bytes, out, static_cast<size_t>(qBatch * p.hq * qRows * p.dv),
+         dtype);
   if (lse)
-    loadAs(lseBuf.bytes, lseOut, static_cast<size_t>(p.b * p.hq * p.sq),
+    loadAs(lseBuf.bytes, lseOut, static_cast<size_t>(qBatch * p.hq * qRows),
            ElementType::F32);
+  // A ragged batch's rows back in the padded layout (the rows past a
+  // sequence's end as the reference has them: 0, LSE -inf).
+  if (!cuQ.empty()) {
+    out = unpackRows(out, p.b, p.hq, p.sq, p.dv, cuQ, qRows, false, 0.0);
+    if (lse)
+      lseOut = unpackRows(lseOut, p.b, p.hq, p.sq, 1, cuQ, qRows, false,
+                          -std::numeric_limits<double>::infinity());
+  }
   return true;
 }

@@ -194,6 +194,22 @@ int64_t AttentionProblem::keysOf(int64_t bi) const {
   return std::min<int64_t>(std::max<int64_t>(kvLens[bi], 0), sk);
 }
 
+int64_t AttentionProblem::queriesOf(int64_t bi) const {
+  if (qLens.empty())
+    return sq;
+  if (bi < 0 || bi >= static_cast<int64_t>(qLens.size()))
+    return 0;
+  return std::min<int64_t>(std::max<int64_t>(qLens[bi], 0), sq);
+}
+
+std::vector<int32_t>
+attnc::packedOffsets(int64_t b, const std::function<int64_t(int64_t)> &lengthOf) {
+  std::vector<int32_t> offsets = {0};
+  for (int64_t bi = 0; bi < b; ++bi)
+    offsets.push_back(static_cast<int32_t>(offsets.back() + lengthOf(bi)));
+  return offsets;
+}
+
 bool attnc::pageRowSources(const AttentionProblem &p,
                            std::vector<int64_t> &sources, std::string &error) {
   if (p.pageSize <= 0 || p.sk % p.pageSize != 0 ||
@@ -221,9 +237,9 @@ bool attnc::pageRowSources(const AttentionProblem &p,
 
 bool AttentionProblem::visible(int64_t bi, int64_t h, int64_t qi,
                                int64_t ki) const {
-  // With kv_lens the sequence has keysOf(bi) keys, and the mask is aligned
-  // to that length.
-  int64_t sk = keysOf(bi);
+  // With kv_lens the sequence has keysOf(bi) keys, in a ragged batch
+  // queriesOf(bi) query rows, and the mask is aligned to those lengths.
+  int64_t sk = keysOf(bi), sq = queriesOf(bi);
   if (qi < 0 || qi >= sq || ki < 0 || ki >= sk)
     return false;
   if (mask.kind == MaskKind::Custom)
@@ -245,7 +261,7 @@ bool AttentionProblem::visible(int64_t bi, int64_t h, int64_t qi,
     }
   } else if (mask.kind == MaskKind::BlockSparse) {
     // The block grid covers the key dimension (this->sk), not kv_lens.
-    int64_t rows = ceilDiv(sq, mask.blockQ),
+    int64_t rows = ceilDiv(this->sq, mask.blockQ),
             cols = ceilDiv(this->sk, mask.blockK);
     int64_t bb = mask::broadcastIndex(blockMaskB, bi);
     int64_t hb = mask::broadcastIndex(blockMaskH, h);
@@ -301,7 +317,8 @@ void attnc::referenceAttention(const AttentionProblem &p,
             x = *p.softcap * std::tanh(x / *p.softcap);
           if (!p.alibiSlopes.empty())
             x -= p.alibiSlopes[h] *
-                 std::fabs(static_cast<double>(i + p.keysOf(bi) - p.sq - j));
+                 std::fabs(static_cast<double>(i + p.keysOf(bi) -
+                                               p.queriesOf(bi) - j));
           if (p.customScore)
             x = p.customScore(x, bi, h, i, j);
           s[j] = x;
@@ -373,7 +390,7 @@ void attnc::naiveAttention(const AttentionProblem &p, ElementType t,
           if (!p.alibiSlopes.empty())
             x = x - static_cast<float>(p.alibiSlopes[h]) *
                         static_cast<float>(std::llabs(static_cast<long long>(
-                            i + p.keysOf(bi) - p.sq - j)));
+                            i + p.keysOf(bi) - p.queriesOf(bi) - j)));
           if (p.customScore)
             x = static_cast<float>(p.customScore(x, bi, h, i, j));
           s[j] = toT(x);
@@ -584,9 +601,9 @@ void attnc::makeProblem(const AttentionSpec &spec, uint64_t seed,
     quantize(p.k, p.kCodes, p.d, p.kvScales.data());
     quantize(p.v, p.vCodes, p.dv, p.kvScales.data() + p.hkv);
   }
-  if (spec.kvLens) {
+  if (spec.kvLens || spec.ragged) {
     // The first sequence full, the second of one key, the fourth empty,
-    // the others drawn from [0, sk].
+    // the others drawn from [0, sk] (or as ragged= lists them).
     for (int64_t bi = 0; bi < p.b; ++bi) {
       int64_t len = static_cast<int64_t>(gen.uniform() * (p.sk + 1));
       if (bi == 0)
@@ -595,7 +612,19 @@ void attnc::makeProblem(const AttentionSpec &spec, uint64_t seed,
         len = std::min<int64_t>(1, p.sk);
       else if (bi == 3)
         len = 0;
+      if (!spec.raggedLengths.empty())
+        len = spec.raggedLengths[bi].second;
       p.kvLens.push_back(static_cast<int32_t>(std::min(len, p.sk)));
+    }
+  }
+  if (spec.ragged) {
+    // Each sequence's query rows: as listed, or ceil(K * sq / sk).
+    p.raggedKeys = !spec.kvLens;
+    for (int64_t bi = 0; bi < p.b; ++bi) {
+      int64_t len = spec.raggedLengths.empty()
+                        ? (p.kvLens[bi] * p.sq + p.sk - 1) / p.sk
+                        : spec.raggedLengths[bi].first;
+      p.qLens.push_back(static_cast<int32_t>(std::min(len, p.sq)));
     }
   }
 }
@@ -604,13 +633,13 @@ double attnc::visiblePairs(const AttentionProblem &p) {
   const mask::MaskSpec &m = p.mask;
   double heads = static_cast<double>(p.b) * p.hq;
   if (mask::hasIntervalForm(m.kind)) {
-    if (p.kvLens.empty())
+    if (p.kvLens.empty() && p.qLens.empty())
       return static_cast<double>(mask::countIntervalPairs(m, p.sq, p.sk)) *
              heads;
     double pairs = 0;
     for (int64_t bi = 0; bi < p.b; ++bi)
       pairs += static_cast<double>(
-          mask::countIntervalPairs(m, p.sq, p.keysOf(bi)));
+          mask::countIntervalPairs(m, p.queriesOf(bi), p.keysOf(bi)));
     return pairs * p.hq;
   }
   if (m.kind == MaskKind::BlockSparse && p.kvLens.empty()) {

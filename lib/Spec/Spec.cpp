@@ -11,6 +11,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
+#include <cstdint>
 #include <sstream>
 
 using namespace attnc;
@@ -255,6 +257,22 @@ static bool parseMask(const std::string &value, ParsedMask &out,
               "blocksparse:BQ,BK,DENSITY");
 }
 
+/// Parses Q:K,Q:K,... (lengths in [0, kMaxSeqLen]) into `out`.
+static bool parseRaggedLengths(const std::string &value,
+                               std::vector<std::pair<int64_t, int64_t>> &out) {
+  std::vector<std::pair<int64_t, int64_t>> lengths;
+  for (const std::string &pair : split(value, ',')) {
+    std::vector<std::string> qk = split(pair, ':');
+    int64_t q, k;
+    if (qk.size() != 2 || !parseInt(qk[0], q) || !parseInt(qk[1], k) ||
+        q < 0 || k < 0 || q > kMaxSeqLen || k > kMaxSeqLen)
+      return false;
+    lengths.emplace_back(q, k);
+  }
+  out = std::move(lengths);
+  return !out.empty();
+}
+
 //===----------------------------------------------------------------------===//
 // parseSpec / printSpec
 //===----------------------------------------------------------------------===//
@@ -262,7 +280,8 @@ static bool parseMask(const std::string &value, ParsedMask &out,
 bool attnc::parseSpec(const std::string &text, AttentionSpec &result,
                       std::string &error) {
   AttentionSpec spec;
-  bool haveHkv = false, haveSq = false, haveSk = false, haveDv = false;
+  bool haveB = false, haveHkv = false, haveSq = false, haveSk = false,
+       haveDv = false;
   std::vector<std::string> seen;
 
   std::istringstream in(text);
@@ -325,6 +344,7 @@ bool attnc::parseSpec(const std::string &text, AttentionSpec &result,
     bool ok;
     if (key == "b") {
       ok = positiveInt(spec.b, kMaxBatch);
+      haveB = true;
     } else if (key == "hq") {
       ok = positiveInt(spec.hq, kMaxHeads);
     } else if (key == "hkv") {
@@ -371,6 +391,15 @@ bool attnc::parseSpec(const std::string &text, AttentionSpec &result,
         spec.kvFp8 = value == "fp8";
       else
         error = invalidValue(key, value, "fp8 or same");
+    } else if (key == "ragged") {
+      ok = value == "0" || value == "1" ||
+           parseRaggedLengths(value, spec.raggedLengths);
+      if (ok)
+        spec.ragged = value != "0";
+      else
+        error = invalidValue(key, value,
+                             "0, 1 or Q:K,Q:K,... (each sequence's query and "
+                             "key lengths, integers in [0, 2147483647])");
     } else if (key == "paged") {
       ok = positiveInt(spec.pageSize, kMaxSeqLen);
     } else if (key == "mask") {
@@ -389,6 +418,55 @@ bool attnc::parseSpec(const std::string &text, AttentionSpec &result,
       return false;
   }
 
+  if (!spec.raggedLengths.empty()) {
+    // Explicit lengths give b, and sq and sk unless they are given.
+    int64_t count = static_cast<int64_t>(spec.raggedLengths.size());
+    int64_t maxQ = 1, maxK = 1;
+    for (auto [q, k] : spec.raggedLengths) {
+      maxQ = std::max(maxQ, q);
+      maxK = std::max(maxK, k);
+    }
+    if (haveB && spec.b != count) {
+      error = "b=" + std::to_string(spec.b) + " does not match the " +
+              std::to_string(count) + " sequences of ragged=";
+      return false;
+    }
+    if (count > kMaxBatch) {
+      error = "ragged= lists " + std::to_string(count) +
+              " sequences, more than " + std::to_string(kMaxBatch);
+      return false;
+    }
+    spec.b = count;
+    if (haveSq && spec.sq < maxQ) {
+      error = "sq=" + std::to_string(spec.sq) +
+              " is shorter than the longest query length of ragged=, " +
+              std::to_string(maxQ);
+      return false;
+    }
+    if (haveSk && spec.sk < maxK) {
+      error = "sk=" + std::to_string(spec.sk) +
+              " is shorter than the longest key length of ragged=, " +
+              std::to_string(maxK);
+      return false;
+    }
+    if (!haveSq)
+      spec.sq = maxQ;
+    if (!haveSk) {
+      spec.sk = maxK;
+      if (spec.pageSize > 0)
+        spec.sk = (maxK + spec.pageSize - 1) / spec.pageSize * spec.pageSize;
+    }
+    haveSq = haveSk = true;
+  }
+  if (spec.ragged && (spec.mask.kind == MaskKind::Document ||
+                      spec.mask.kind == MaskKind::BlockSparse)) {
+    error = "ragged= does not take a document or block-sparse mask";
+    return false;
+  }
+  if (spec.ragged && spec.decode) {
+    error = "ragged= runs on the prefill kernel: decode=1 does not take it";
+    return false;
+  }
   if (spec.mask.kind == MaskKind::Document) {
     int64_t total = 0;
     for (int64_t len : spec.documentLengths)
@@ -439,6 +517,14 @@ bool attnc::parseSpec(const std::string &text, AttentionSpec &result,
   }
   if (spec.kvLens && spec.mask.kind == MaskKind::Document) {
     error = "kv_lens=1 does not take a document mask";
+    return false;
+  }
+
+  if (spec.ragged &&
+      (spec.b * spec.sq > INT32_MAX || spec.b * spec.sk > INT32_MAX)) {
+    error = "ragged= packs up to b * sq = " + std::to_string(spec.b * spec.sq) +
+            " query and b * sk = " + std::to_string(spec.b * spec.sk) +
+            " key rows, more than the int32 offsets hold";
     return false;
   }
 
@@ -525,5 +611,10 @@ std::string attnc::printSpec(const AttentionSpec &spec) {
     s += " kv_dtype=fp8";
   if (spec.decode)
     s += " decode=1";
+  if (spec.ragged && spec.raggedLengths.empty())
+    s += " ragged=1";
+  for (size_t i = 0; i < spec.raggedLengths.size(); ++i)
+    s += (i ? "," : " ragged=") + std::to_string(spec.raggedLengths[i].first) +
+         ":" + std::to_string(spec.raggedLengths[i].second);
   return s;
 }

@@ -268,6 +268,31 @@ Value attnc::clampedKvLen(ImplicitLocOpBuilder &b, Value kvLens, Value batch,
   return a.min(a.max(len, a.constant(0)), seqK);
 }
 
+SequenceSpan attnc::raggedSpan(
+    ImplicitLocOpBuilder &b,
+    const std::function<Value(ImplicitLocOpBuilder &, Value)> &loadOffset,
+    Value n, Value total) {
+  IndexArith a{b};
+  auto offset = [&](Value i) {
+    return arith::IndexCastOp::create(b, b.getIndexType(), loadOffset(b, i))
+        .getResult();
+  };
+  Value start = a.min(a.max(offset(n), a.constant(0)), total);
+  Value end = a.min(a.max(offset(a.add(n, a.constant(1))), start), total);
+  return {start, a.sub(end, start)};
+}
+
+SequenceSpan attnc::raggedSpan(ImplicitLocOpBuilder &b, Value cuSeqlens,
+                               Value n, Value total) {
+  return raggedSpan(
+      b,
+      [cuSeqlens](ImplicitLocOpBuilder &lb, Value i) {
+        return memref::LoadOp::create(lb, cuSeqlens, ValueRange{i})
+            .getResult();
+      },
+      n, total);
+}
+
 MaskScoreContext attnc::makeTileStepContext(ImplicitLocOpBuilder &b,
                                             attn::TileStepOp op) {
   MaskScoreContext c = makeTileStepScores(op);
@@ -277,6 +302,11 @@ MaskScoreContext attnc::makeTileStepContext(ImplicitLocOpBuilder &b,
   c.seqK = keySeqLen(b, op.getKey(), op.getPageTable());
   if (Value lens = op.getKvLens())
     c.seqK = clampedKvLen(b, lens, c.batch, c.seqK);
+  // A ragged batch: this sequence's own lengths.
+  if (Value cuQ = op.getCuSeqlensQ())
+    c.seqQ = raggedSpan(b, cuQ, c.batch, c.seqQ).len;
+  if (Value cuK = op.getCuSeqlensK())
+    c.seqK = raggedSpan(b, cuK, c.batch, c.seqK).len;
   if (Value ids = op.getSeqIds())
     c.loadSeqId = [ids](ImplicitLocOpBuilder &lb, Value bi, Value pos) {
       return memref::LoadOp::create(lb, ids, ValueRange{bi, pos}).getResult();

@@ -153,8 +153,25 @@ mlir::Value keySeqLen(mlir::ImplicitLocOpBuilder &b, mlir::Value key,
 mlir::Value clampedKvLen(mlir::ImplicitLocOpBuilder &b, mlir::Value kvLens,
                          mlir::Value batch, mlir::Value seqK);
 
+/// The rows of sequence `n` of a ragged batch: offsets cu[n] and cu[n + 1]
+/// (i32, read by `loadOffset`) clamped so that start in [0, total] and end in
+/// [start, total]; `len` = end - start (index values).
+struct SequenceSpan {
+  mlir::Value start, len;
+};
+SequenceSpan raggedSpan(
+    mlir::ImplicitLocOpBuilder &b,
+    const std::function<mlir::Value(mlir::ImplicitLocOpBuilder &, mlir::Value)>
+        &loadOffset,
+    mlir::Value n, mlir::Value total);
+
+/// raggedSpan of sequence `n` of an i32 memref of offsets.
+SequenceSpan raggedSpan(mlir::ImplicitLocOpBuilder &b, mlir::Value cuSeqlens,
+                        mlir::Value n, mlir::Value total);
+
 /// The context of an attn.tile_step: its mask and scores, reading the
-/// operands from its memrefs.
+/// operands from its memrefs. In a ragged batch seqQ and seqK are the
+/// step's sequence's lengths.
 MaskScoreContext makeTileStepContext(mlir::ImplicitLocOpBuilder &b,
                                      attn::TileStepOp op);
 

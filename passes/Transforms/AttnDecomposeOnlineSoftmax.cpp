@@ -126,6 +126,21 @@ LogicalResult attnc::decomposeTileStep(RewriterBase &rewriter, TileStepOp op) {
   Value cols = a.min(a.constant(op.getBlockK()), a.sub(seqK, op.getKBegin()));
   Value batch = op.getBatch(), head = op.getHead();
   Value kvHead = arith::DivUIOp::create(b, head, a.constant(group));
+  // A ragged batch: the sequence's rows start at its offset in the packed
+  // query (batch entry 0), and its keys at theirs with cu_seqlens_k.
+  Value queryBatch = batch, queryStart = c0, keyBatch = batch, keyStart = c0;
+  if (Value cuQ = op.getCuSeqlensQ()) {
+    queryBatch = c0;
+    queryStart = raggedSpan(b, cuQ, batch,
+                            memref::DimOp::create(b, op.getQuery(), 2))
+                     .start;
+  }
+  if (Value cuK = op.getCuSeqlensK()) {
+    keyBatch = c0;
+    keyStart =
+        raggedSpan(b, cuK, batch, memref::DimOp::create(b, op.getKey(), 2))
+            .start;
+  }
   Value dHead = a.constant(headDim), dValue = a.constant(valueDim);
   Value negInf = f32Const(b, -std::numeric_limits<double>::infinity());
   Value zero = f32Const(b, 0.0);
@@ -148,7 +163,7 @@ LogicalResult attnc::decomposeTileStep(RewriterBase &rewriter, TileStepOp op) {
   }
   auto kvRow = [&](ImplicitLocOpBuilder &lb, Value col) -> SmallVector<Value> {
     if (!pageTable)
-      return {batch, kvHead, col};
+      return {keyBatch, kvHead, arith::AddIOp::create(lb, keyStart, col)};
     IndexArith la{lb};
     Value id = arith::IndexCastOp::create(
         lb, lb.getIndexType(),
@@ -178,6 +193,7 @@ LogicalResult attnc::decomposeTileStep(RewriterBase &rewriter, TileStepOp op) {
           SmallVectorImpl<Value> &) {
         IndexArith ra{rb};
         Value row = ra.add(op.getQBegin(), r);
+        Value queryRow = ra.add(queryStart, row);
         RowMask rowMask;
         if (masked)
           rowMask = buildRowMask(rb, ctx, row);
@@ -193,8 +209,9 @@ LogicalResult attnc::decomposeTileStep(RewriterBase &rewriter, TileStepOp op) {
                   forLoop(cb, c0, dHead, ValueRange{zero},
                           [&](ImplicitLocOpBuilder &db, Value d, ValueRange acc,
                               SmallVectorImpl<Value> &dy) {
-                            Value q = loadF32(db, op.getQuery(),
-                                              ValueRange{batch, head, row, d});
+                            Value q = loadF32(
+                                db, op.getQuery(),
+                                ValueRange{queryBatch, head, queryRow, d});
                             Value k =
                                 loadF32(db, op.getKey(), at(keyRow, d));
                             if (kScale)
@@ -272,6 +289,14 @@ LogicalResult attnc::decomposeTileFinalize(RewriterBase &rewriter,
   auto accType = cast<MemRefType>(op.getAcc().getType());
   Value c0 = a.constant(0);
   Value seqQ = memref::DimOp::create(b, op.getOutput(), 2);
+  // A ragged batch: the sequence's rows, at its offset in batch entry 0.
+  Value batch = op.getBatch(), start = c0;
+  if (Value cuQ = op.getCuSeqlensQ()) {
+    SequenceSpan span = raggedSpan(b, cuQ, batch, seqQ);
+    batch = c0;
+    start = span.start;
+    seqQ = span.len;
+  }
   Value rows =
       a.min(a.constant(accType.getDimSize(0)), a.sub(seqQ, op.getQBegin()));
   Value dValue = a.constant(accType.getDimSize(1));
@@ -281,7 +306,8 @@ LogicalResult attnc::decomposeTileFinalize(RewriterBase &rewriter,
       b, c0, rows, {},
       [&](ImplicitLocOpBuilder &rb, Value r, ValueRange,
           SmallVectorImpl<Value> &) {
-        Value row = arith::AddIOp::create(rb, op.getQBegin(), r);
+        Value row = arith::AddIOp::create(
+            rb, start, arith::AddIOp::create(rb, op.getQBegin(), r));
         Value l = memref::LoadOp::create(rb, op.getRowSum(), ValueRange{r});
         Value inv = softmax::outputScale(rb, l);
         forLoop(rb, c0, dValue, {},
@@ -295,14 +321,14 @@ LogicalResult attnc::decomposeTileFinalize(RewriterBase &rewriter,
                                                   out);
                   memref::StoreOp::create(
                       vb, out, op.getOutput(),
-                      ValueRange{op.getBatch(), op.getHead(), row, dv});
+                      ValueRange{batch, op.getHead(), row, dv});
                 });
         if (Value lse = op.getLse()) {
           // LSE = ln(sum exp(s)) = (m + log2 l) * ln 2; -inf for an empty row.
           Value m = memref::LoadOp::create(rb, op.getRowMax(), ValueRange{r});
           Value value = softmax::logSumExp(rb, m, l);
           memref::StoreOp::create(rb, value, lse,
-                                  ValueRange{op.getBatch(), op.getHead(), row});
+                                  ValueRange{batch, op.getHead(), row});
         }
       });
   rewriter.eraseOp(op);

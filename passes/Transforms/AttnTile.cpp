@@ -125,6 +125,8 @@ LogicalResult attnc::tileAttention(RewriterBase &rewriter, AttentionOp op,
   Value kvLens = toBuffer(b, op.getKvLens());
   Value pageTable = toBuffer(b, op.getPageTable());
   Value kvScales = toBuffer(b, op.getKvScales());
+  Value cuSeqlensQ = toBuffer(b, op.getCuSeqlensQ());
+  Value cuSeqlensK = toBuffer(b, op.getCuSeqlensK());
 
   Value batch = memref::DimOp::create(b, query, 0);
   Value seqQ = memref::DimOp::create(b, query, 2);
@@ -148,6 +150,12 @@ LogicalResult attnc::tileAttention(RewriterBase &rewriter, AttentionOp op,
   Value blockK = arith::ConstantIndexOp::create(b, sizes.blockK);
   Value heads = arith::ConstantIndexOp::create(b, op.getNumQueryHeads());
   Value numQueryTiles = arith::CeilDivUIOp::create(b, seqQ, blockQ);
+  // A ragged batch: one grid row per sequence, each with up to
+  // ceil(Tq / block_q) query tiles (those past its end have no rows).
+  Value numSequences = batch;
+  if (cuSeqlensQ)
+    numSequences = arith::SubIOp::create(
+        b, memref::DimOp::create(b, cuSeqlensQ, 0), c1);
   Value numKeyTiles = arith::CeilDivUIOp::create(b, seqK, blockK);
 
   Type f32 = b.getF32Type();
@@ -156,7 +164,8 @@ LogicalResult attnc::tileAttention(RewriterBase &rewriter, AttentionOp op,
   FloatAttr scale = b.getF32FloatAttr(op.getEffectiveScale());
 
   auto queryTiles = scf::ParallelOp::create(
-      b, ValueRange{c0, c0, c0}, ValueRange{batch, heads, numQueryTiles},
+      b, ValueRange{c0, c0, c0},
+      ValueRange{numSequences, heads, numQueryTiles},
       ValueRange{c1, c1, c1}, [&](OpBuilder &pb, Location loc, ValueRange ivs) {
         ImplicitLocOpBuilder ib(loc, pb);
         // The state of one query tile, on the heap and freed after the
@@ -180,6 +189,17 @@ LogicalResult attnc::tileAttention(RewriterBase &rewriter, AttentionOp op,
         if (kvLens)
           keyTiles = arith::CeilDivUIOp::create(
               ib, clampedKvLen(ib, kvLens, ivs[0], seqK), blockK);
+        // A ragged batch: the sequence's keys, and none for a query tile
+        // past the sequence's end.
+        if (cuSeqlensK)
+          keyTiles = arith::CeilDivUIOp::create(
+              ib, raggedSpan(ib, cuSeqlensK, ivs[0], seqK).len, blockK);
+        if (cuSeqlensQ) {
+          Value rowsLeft = arith::CmpIOp::create(
+              ib, arith::CmpIPredicate::slt, qBegin,
+              raggedSpan(ib, cuSeqlensQ, ivs[0], seqQ).len);
+          keyTiles = arith::SelectOp::create(ib, rowsLeft, keyTiles, c0);
+        }
         auto keyLoop = scf::ForOp::create(
             ib, c0, keyTiles, c1, ValueRange(),
             [&](OpBuilder &kb, Location kloc, Value kt, ValueRange) {
@@ -187,7 +207,8 @@ LogicalResult attnc::tileAttention(RewriterBase &rewriter, AttentionOp op,
               Value kBegin = arith::MulIOp::create(sb, kt, blockK);
               auto step = TileStepOp::create(
                   sb, query, key, value, seqIds, cuSeqlens, blockMask,
-                  alibiSlopes, kvLens, pageTable, kvScales, rowMax, rowSum, acc,
+                  alibiSlopes, kvLens, pageTable, kvScales, cuSeqlensQ,
+                  cuSeqlensK, rowMax, rowSum, acc,
                   ivs[0],
                   ivs[1], qBegin,
                   kBegin, op.getMaskAttr(), scale, op.getSoftcapAttr(),
@@ -199,7 +220,8 @@ LogicalResult attnc::tileAttention(RewriterBase &rewriter, AttentionOp op,
               scf::YieldOp::create(sb);
             });
         keyLoop->setAttr(kKeyTilesAttrName, ib.getUnitAttr());
-        TileFinalizeOp::create(ib, rowMax, rowSum, acc, output, lse, ivs[0],
+        TileFinalizeOp::create(ib, rowMax, rowSum, acc, output, lse,
+                               cuSeqlensQ, ivs[0],
                                ivs[1], qBegin);
         for (Value buffer : {rowMax, rowSum, acc})
           memref::DeallocOp::create(ib, buffer);

@@ -123,3 +123,56 @@ func.func @finalize(%m: memref<8xf32>, %l: memref<8xf32>, %acc: memref<8x16xf32>
   attn.tile_finalize state(%m, %l, %acc) into %o lse %lse : memref<1x4x?xf32> at(%b, %h, %q0) : memref<8xf32>, memref<8x16xf32>, memref<1x4x?x16xf16>
   return
 }
+
+// -----
+
+// A ragged batch: batch operand b is the sequence. Its rows are
+// min(8, len_q - q0) with len_q = cu_q[b + 1] - cu_q[b] (clamped), and query
+// row q0 + r is read at packed row cu_q[b] + q0 + r of batch entry 0; key
+// k0 + c at packed row cu_k[b] + k0 + c.
+// CHECK-LABEL: func @ragged_step
+// CHECK-SAME: %[[CQ:[a-z0-9]+]]: memref<?xi32>, %[[CK:[a-z0-9]+]]: memref<?xi32>
+// CHECK-SAME: %[[B:[a-z0-9]+]]: index, %[[H:[a-z0-9]+]]: index, %[[Q0:[a-z0-9]+]]: index, %[[K0:[a-z0-9]+]]: index
+// CHECK: %[[QLEN:.*]] = arith.subi %{{.*}}, %{{.*}} : index
+// CHECK: %[[KLEN:.*]] = arith.subi %{{.*}}, %{{.*}} : index
+// CHECK: %[[LEFT:.*]] = arith.subi %[[QLEN]], %[[Q0]]
+// CHECK: %[[ROWS:.*]] = arith.minsi %c8, %[[LEFT]]
+// CHECK: %[[KLEFT:.*]] = arith.subi %[[KLEN]], %[[K0]]
+// CHECK: %[[COLS:.*]] = arith.minsi %c4, %[[KLEFT]]
+// CHECK: memref.load %[[CQ]][%[[B]]]
+// CHECK: %[[QSTART:.*]] = arith.minsi
+// CHECK: memref.load %[[CK]][%[[B]]]
+// CHECK: %[[KSTART:.*]] = arith.minsi
+// CHECK: scf.for %[[R:.*]] = %{{.*}} to %[[ROWS]]
+// CHECK: %[[ROW:.*]] = arith.addi %[[Q0]], %[[R]]
+// CHECK: %[[QROW:.*]] = arith.addi %[[QSTART]], %[[ROW]]
+// CHECK: scf.for %[[C:.*]] = %{{.*}} to %[[COLS]]
+// CHECK: %[[COL:.*]] = arith.addi %[[K0]], %[[C]]
+// CHECK: %[[KROW:.*]] = arith.addi %[[KSTART]], %[[COL]]
+// CHECK: memref.load %{{.*}}[%c0{{.*}}, %[[H]], %[[QROW]], %{{.*}}] : memref<1x4x?x16xf32>
+// CHECK: memref.load %{{.*}}[%c0{{.*}}, %{{.*}}, %[[KROW]], %{{.*}}] : memref<1x2x?x16xf32>
+func.func @ragged_step(%q: memref<1x4x?x16xf32>, %k: memref<1x2x?x16xf32>, %v: memref<1x2x?x16xf32>, %cq: memref<?xi32>, %ck: memref<?xi32>, %m: memref<8xf32>, %l: memref<8xf32>, %acc: memref<8x16xf32>, %b: index, %h: index, %q0: index, %k0: index) {
+  attn.tile_step %q, %k, %v state(%m, %l, %acc) at(%b, %h, %q0, %k0) cu_seqlens_q(%cq : memref<?xi32>) cu_seqlens_k(%ck : memref<?xi32>) {block_k = 4 : i64, block_q = 8 : i64, scale = 1.0 : f32, unmasked} : memref<1x4x?x16xf32>, memref<1x2x?x16xf32>, memref<1x2x?x16xf32>, memref<8xf32>, memref<8x16xf32>
+  return
+}
+
+// -----
+
+// The finalize of a ragged batch writes the sequence's rows (at most
+// len_q - q0) at packed row cu_q[b] + q0 + r of batch entry 0.
+// CHECK-LABEL: func @ragged_finalize
+// CHECK-SAME: %[[CQ:[a-z0-9]+]]: memref<?xi32>, %[[B:[a-z0-9]+]]: index, %[[H:[a-z0-9]+]]: index, %[[Q0:[a-z0-9]+]]: index
+// CHECK: memref.load %[[CQ]][%[[B]]]
+// CHECK: %[[START:.*]] = arith.minsi
+// CHECK: %[[LEN:.*]] = arith.subi %{{.*}}, %[[START]]
+// CHECK: %[[LEFT:.*]] = arith.subi %[[LEN]], %[[Q0]]
+// CHECK: %[[ROWS:.*]] = arith.minsi %c8, %[[LEFT]]
+// CHECK: scf.for %[[R:.*]] = %{{.*}} to %[[ROWS]]
+// CHECK: %[[ROW:.*]] = arith.addi %[[Q0]], %[[R]]
+// CHECK: %[[PROW:.*]] = arith.addi %[[START]], %[[ROW]]
+// CHECK: memref.store %{{.*}}, %{{.*}}[%c0{{.*}}, %[[H]], %[[PROW]], %{{.*}}] : memref<1x4x?x16xf16>
+// CHECK: memref.store %{{.*}}, %{{.*}}[%c0{{.*}}, %[[H]], %[[PROW]]] : memref<1x4x?xf32>
+func.func @ragged_finalize(%m: memref<8xf32>, %l: memref<8xf32>, %acc: memref<8x16xf32>, %o: memref<1x4x?x16xf16>, %lse: memref<1x4x?xf32>, %cq: memref<?xi32>, %b: index, %h: index, %q0: index) {
+  attn.tile_finalize state(%m, %l, %acc) into %o lse %lse : memref<1x4x?xf32> cu_seqlens_q(%cq : memref<?xi32>) at(%b, %h, %q0) : memref<8xf32>, memref<8x16xf32>, memref<1x4x?x16xf16>
+  return
+}

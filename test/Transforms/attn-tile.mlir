@@ -126,3 +126,40 @@ func.func @paged(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x16x2x64xbf16>, %v: tens
   %o = attn.attention %q, %k, %v kv_lens(%l : tensor<?xi32>) page_table(%t : tensor<?x?xi32>) mask(#attn.causal) : tensor<?x8x?x64xbf16>, tensor<?x16x2x64xbf16>, tensor<?x16x2x64xbf16> -> tensor<?x8x?x64xbf16>
   return %o : tensor<?x8x?x64xbf16>
 }
+
+// -----
+
+// A ragged batch: the grid runs over the N sequences (cu_seqlens_q holds
+// N + 1 offsets) and ceil(Tq / block_q) query tiles; a sequence's key loop
+// runs over its own keys (cu_seqlens_k[b + 1] - cu_seqlens_k[b], the end
+// clamped to at least the start) and over none for a query tile past the
+// sequence's end. Steps and the finalize carry the offsets.
+// CHECK-LABEL: func @ragged
+// CHECK-DAG: %[[CQ:.*]] = bufferization.to_buffer %arg3 read_only
+// CHECK-DAG: %[[CK:.*]] = bufferization.to_buffer %arg4 read_only
+// CHECK-DAG: %[[TQ:.*]] = memref.dim %{{.*}}, %c2{{.*}} : memref<1x8x?x64xbf16>
+// CHECK-DAG: %[[TK:.*]] = memref.dim %{{.*}}, %c2{{.*}} : memref<1x2x?x64xbf16>
+// CHECK-DAG: %[[QTILES:.*]] = arith.ceildivui %[[TQ]], %c32
+// CHECK-DAG: %[[NQ:.*]] = memref.dim %[[CQ]], %c0
+// CHECK-DAG: %[[N:.*]] = arith.subi %[[NQ]], %c1
+// CHECK: scf.parallel (%[[B:.*]], %{{.*}}, %[[T:.*]]) = ({{.*}}) to (%[[N]], %c8, %[[QTILES]])
+// CHECK: %[[Q0:.*]] = arith.muli %[[T]], %c32
+// CHECK: memref.load %[[CK]][%[[B]]]
+// CHECK: %[[KS:.*]] = arith.minsi %{{.*}}, %[[TK]]
+// CHECK: %[[B1:.*]] = arith.addi %[[B]], %c1
+// CHECK: memref.load %[[CK]][%[[B1]]]
+// CHECK: %[[KE0:.*]] = arith.maxsi %{{.*}}, %[[KS]]
+// CHECK: %[[KE:.*]] = arith.minsi %[[KE0]], %[[TK]]
+// CHECK: %[[KLEN:.*]] = arith.subi %[[KE]], %[[KS]]
+// CHECK: %[[KTILES:.*]] = arith.ceildivui %[[KLEN]], %c16
+// CHECK: memref.load %[[CQ]][%[[B]]]
+// CHECK: %[[QLEN:.*]] = arith.subi
+// CHECK: %[[ROWS:.*]] = arith.cmpi slt, %[[Q0]], %[[QLEN]]
+// CHECK: %[[TILES:.*]] = arith.select %[[ROWS]], %[[KTILES]], %c0
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %[[TILES]]
+// CHECK: attn.tile_step {{.*}} at(%[[B]], {{.*}}) cu_seqlens_q(%[[CQ]] : memref<?xi32>) cu_seqlens_k(%[[CK]] : memref<?xi32>) mask(#attn.causal)
+// CHECK: attn.tile_finalize {{.*}} cu_seqlens_q(%[[CQ]] : memref<?xi32>) at(%[[B]],
+func.func @ragged(%q: tensor<1x8x?x64xbf16>, %k: tensor<1x2x?x64xbf16>, %v: tensor<1x2x?x64xbf16>, %cq: tensor<?xi32>, %ck: tensor<?xi32>) -> tensor<1x8x?x64xbf16> {
+  %o = attn.attention %q, %k, %v cu_seqlens_q(%cq : tensor<?xi32>) cu_seqlens_k(%ck : tensor<?xi32>) mask(#attn.causal) : tensor<1x8x?x64xbf16>, tensor<1x2x?x64xbf16>, tensor<1x2x?x64xbf16> -> tensor<1x8x?x64xbf16>
+  return %o : tensor<1x8x?x64xbf16>
+}

@@ -241,6 +241,52 @@ TEST(SpecTest, Errors) {
             "sk=9 does not match the document lengths, which sum to 8");
 }
 
+TEST(SpecTest, Ragged) {
+  AttentionSpec seeded = parseOk("b=5 sq=70 sk=90 ragged=1");
+  EXPECT_TRUE(seeded.ragged);
+  EXPECT_TRUE(seeded.raggedLengths.empty());
+  EXPECT_EQ(seeded.b, 5);
+  // A list gives b, sq and sk (its maxima; with pages sk rounds up to a
+  // page), unless sq and sk are given.
+  AttentionSpec listed = parseOk("ragged=40:40,1:90,0:10");
+  EXPECT_TRUE(listed.ragged);
+  ASSERT_EQ(listed.raggedLengths.size(), 3u);
+  EXPECT_EQ(listed.raggedLengths[1].first, 1);
+  EXPECT_EQ(listed.raggedLengths[1].second, 90);
+  EXPECT_EQ(listed.b, 3);
+  EXPECT_EQ(listed.sq, 40);
+  EXPECT_EQ(listed.sk, 90);
+  EXPECT_EQ(parseOk("paged=16 ragged=3:20,1:33").sk, 48);
+  EXPECT_EQ(parseOk("sq=64 sk=128 ragged=3:20,1:33").sq, 64);
+  EXPECT_FALSE(parseOk("sq=4 ragged=0").ragged);
+}
+
+TEST(SpecTest, RaggedErrors) {
+  const char *form = "0, 1 or Q:K,Q:K,... (each sequence's query and key "
+                     "lengths, integers in [0, 2147483647])";
+  EXPECT_EQ(parseError("ragged=2"),
+            std::string("invalid value '2' for key 'ragged': expected ") + form);
+  EXPECT_EQ(parseError("ragged=3:-1"),
+            std::string("invalid value '3:-1' for key 'ragged': expected ") + form);
+  EXPECT_EQ(parseError("ragged=3:4,5"),
+            std::string("invalid value '3:4,5' for key 'ragged': expected ") + form);
+  EXPECT_EQ(parseError("b=2 ragged=3:4,5:6,1:1"),
+            "b=2 does not match the 3 sequences of ragged=");
+  EXPECT_EQ(parseError("sq=2 ragged=3:4"),
+            "sq=2 is shorter than the longest query length of ragged=, 3");
+  EXPECT_EQ(parseError("sk=3 ragged=3:4"),
+            "sk=3 is shorter than the longest key length of ragged=, 4");
+  EXPECT_EQ(parseError("sq=8 mask=blocksparse:4,4,0.5 ragged=1"),
+            "ragged= does not take a document or block-sparse mask");
+  EXPECT_EQ(parseError("mask=document:4,4 ragged=1"),
+            "ragged= does not take a document or block-sparse mask");
+  EXPECT_EQ(parseError("sq=1 decode=1 ragged=1"),
+            "ragged= runs on the prefill kernel: decode=1 does not take it");
+  EXPECT_EQ(parseError("b=65535 sq=2147483647 ragged=1"),
+            "ragged= packs up to b * sq = 140735340806145 query and b * sk = "
+            "140735340806145 key rows, more than the int32 offsets hold");
+}
+
 TEST(SpecTest, MaskErrorsNameTheValue) {
   const char *bad[] = {
       "mask=diagonal",
@@ -327,6 +373,9 @@ TEST(SpecTest, RoundTrip) {
       "b=3 hq=8 hkv=2 sq=1 sk=512 mask=causal kv_lens=1 paged=16",
       "b=3 hq=8 hkv=2 sq=1 sk=512 mask=causal kv_lens=1 kv_dtype=fp8",
       "b=3 hq=8 hkv=2 sq=1 sk=512 mask=causal kv_lens=1 paged=16 kv_dtype=fp8",
+      "b=5 hq=4 hkv=2 sq=70 sk=90 mask=causal ragged=1",
+      "hq=4 mask=causal ragged=40:40,1:90,0:10",
+      "hq=4 mask=none paged=16 ragged=3:20,1:33",
   };
   for (const char *text : texts) {
     AttentionSpec a = parseOk(text);

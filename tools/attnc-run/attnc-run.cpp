@@ -251,6 +251,9 @@ int main(int argc, char **argv) {
   if (!inputs.empty() && spec.kvFp8)
     return badInput("--inputs does not take an fp8 cache (kv_dtype=fp8): the "
                     "run quantises generated keys and values");
+  if (!inputs.empty() && spec.ragged)
+    return badInput("--inputs does not take a ragged batch (cu_seqlens_q): "
+                    "the run packs generated sequences of its own lengths");
   if (!inputs.empty() && spec.pageSize > 0)
     return badInput("--inputs does not take a paged cache (paged=" +
                     std::to_string(spec.pageSize) +

@@ -190,3 +190,19 @@ func.func @fp8_without_scales(%q: memref<1x4x?x16xf32>, %k: memref<1x2x?x16xf8E4
   attn.tile_step %q, %k, %k state(%m, %m, %acc) at(%i, %i, %i, %i) {block_k = 4 : i64, block_q = 8 : i64, scale = 1.0 : f32} : memref<1x4x?x16xf32>, memref<1x2x?x16xf8E4M3FN>, memref<1x2x?x16xf8E4M3FN>, memref<8xf32>, memref<8x16xf32>
   return
 }
+
+// -----
+
+func.func @ragged_keys_without_queries(%q: memref<1x4x?x16xf32>, %k: memref<1x2x?x16xf32>, %c: memref<?xi32>, %m: memref<8xf32>, %acc: memref<8x16xf32>, %i: index) {
+  // expected-error @+1 {{expected cu_seqlens_q with cu_seqlens_k}}
+  attn.tile_step %q, %k, %k state(%m, %m, %acc) at(%i, %i, %i, %i) cu_seqlens_k(%c : memref<?xi32>) {block_k = 4 : i64, block_q = 8 : i64, scale = 1.0 : f32} : memref<1x4x?x16xf32>, memref<1x2x?x16xf32>, memref<1x2x?x16xf32>, memref<8xf32>, memref<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @ragged_without_keys(%q: memref<1x4x?x16xf32>, %k: memref<1x2x?x16xf32>, %c: memref<?xi32>, %m: memref<8xf32>, %acc: memref<8x16xf32>, %i: index) {
+  // expected-error @+1 {{expected one of cu_seqlens_k and kv_lens with cu_seqlens_q}}
+  attn.tile_step %q, %k, %k state(%m, %m, %acc) at(%i, %i, %i, %i) cu_seqlens_q(%c : memref<?xi32>) {block_k = 4 : i64, block_q = 8 : i64, scale = 1.0 : f32} : memref<1x4x?x16xf32>, memref<1x2x?x16xf32>, memref<1x2x?x16xf32>, memref<8xf32>, memref<8x16xf32>
+  return
+}

@@ -1059,3 +1059,199 @@ func.func @gpu_kernel_wgmma_bool(%q: tensor<2x8x16x64xf16>) -> tensor<2x8x16x64x
   %o = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = yes>} : tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16> -> tensor<2x8x16x64xf16>
   return %o : tensor<2x8x16x64xf16>
 }
+
+// -----
+
+// A ragged batch (cu_seqlens_q, cu_seqlens_k): ragged k without q.
+!rq = tensor<1x8x?x64xbf16>
+!rq2 = tensor<2x8x?x64xbf16>
+!rk = tensor<1x2x?x64xbf16>
+!rk2 = tensor<2x2x?x64xbf16>
+!rkc = tensor<3x2x?x64xbf16>
+func.func @ragged_k_without_q(%q: !rq, %q2: !rq2, %k: !rk, %k2: !rk2, %kc: !rkc, %c: tensor<4xi32>, %c1: tensor<1xi32>, %c5: tensor<5xi32>, %c2: tensor<2x2xi32>, %c64: tensor<4xi64>, %l: tensor<3xi32>, %l2: tensor<2xi32>, %bm: tensor<1x1x1x1xi8>) -> !rq {
+  // expected-error @+1 {{expected cu_seqlens_q with cu_seqlens_k (a ragged batch packs its queries too)}}
+  %o = attn.attention %q, %k, %k cu_seqlens_k(%c : tensor<4xi32>) : !rq, !rk, !rk -> !rq
+  return %o : !rq
+}
+
+// -----
+
+// A ragged batch (cu_seqlens_q, cu_seqlens_k): ragged rank.
+!rq = tensor<1x8x?x64xbf16>
+!rq2 = tensor<2x8x?x64xbf16>
+!rk = tensor<1x2x?x64xbf16>
+!rk2 = tensor<2x2x?x64xbf16>
+!rkc = tensor<3x2x?x64xbf16>
+func.func @ragged_rank(%q: !rq, %q2: !rq2, %k: !rk, %k2: !rk2, %kc: !rkc, %c: tensor<4xi32>, %c1: tensor<1xi32>, %c5: tensor<5xi32>, %c2: tensor<2x2xi32>, %c64: tensor<4xi64>, %l: tensor<3xi32>, %l2: tensor<2xi32>, %bm: tensor<1x1x1x1xi8>) -> !rq {
+  // expected-error @+1 {{expected cu_seqlens_q to have rank 1 ([N + 1]), got rank 2}}
+  %o = attn.attention %q, %k, %k cu_seqlens_q(%c2 : tensor<2x2xi32>) cu_seqlens_k(%c : tensor<4xi32>) : !rq, !rk, !rk -> !rq
+  return %o : !rq
+}
+
+// -----
+
+// A ragged batch (cu_seqlens_q, cu_seqlens_k): ragged type.
+!rq = tensor<1x8x?x64xbf16>
+!rq2 = tensor<2x8x?x64xbf16>
+!rk = tensor<1x2x?x64xbf16>
+!rk2 = tensor<2x2x?x64xbf16>
+!rkc = tensor<3x2x?x64xbf16>
+func.func @ragged_type(%q: !rq, %q2: !rq2, %k: !rk, %k2: !rk2, %kc: !rkc, %c: tensor<4xi32>, %c1: tensor<1xi32>, %c5: tensor<5xi32>, %c2: tensor<2x2xi32>, %c64: tensor<4xi64>, %l: tensor<3xi32>, %l2: tensor<2xi32>, %bm: tensor<1x1x1x1xi8>) -> !rq {
+  // expected-error @+1 {{expected cu_seqlens_q element type 'i32', got 'i64'}}
+  %o = attn.attention %q, %k, %k cu_seqlens_q(%c64 : tensor<4xi64>) cu_seqlens_k(%c : tensor<4xi32>) : !rq, !rk, !rk -> !rq
+  return %o : !rq
+}
+
+// -----
+
+// A ragged batch (cu_seqlens_q, cu_seqlens_k): ragged one offset.
+!rq = tensor<1x8x?x64xbf16>
+!rq2 = tensor<2x8x?x64xbf16>
+!rk = tensor<1x2x?x64xbf16>
+!rk2 = tensor<2x2x?x64xbf16>
+!rkc = tensor<3x2x?x64xbf16>
+func.func @ragged_one_offset(%q: !rq, %q2: !rq2, %k: !rk, %k2: !rk2, %kc: !rkc, %c: tensor<4xi32>, %c1: tensor<1xi32>, %c5: tensor<5xi32>, %c2: tensor<2x2xi32>, %c64: tensor<4xi64>, %l: tensor<3xi32>, %l2: tensor<2xi32>, %bm: tensor<1x1x1x1xi8>) -> !rq {
+  // expected-error @+1 {{expected cu_seqlens_q to hold at least 2 offsets (one sequence), got 1}}
+  %o = attn.attention %q, %k, %k cu_seqlens_q(%c1 : tensor<1xi32>) cu_seqlens_k(%c1 : tensor<1xi32>) : !rq, !rk, !rk -> !rq
+  return %o : !rq
+}
+
+// -----
+
+// A ragged batch (cu_seqlens_q, cu_seqlens_k): ragged batch.
+!rq = tensor<1x8x?x64xbf16>
+!rq2 = tensor<2x8x?x64xbf16>
+!rk = tensor<1x2x?x64xbf16>
+!rk2 = tensor<2x2x?x64xbf16>
+!rkc = tensor<3x2x?x64xbf16>
+func.func @ragged_batch(%q: !rq, %q2: !rq2, %k: !rk, %k2: !rk2, %kc: !rkc, %c: tensor<4xi32>, %c1: tensor<1xi32>, %c5: tensor<5xi32>, %c2: tensor<2x2xi32>, %c64: tensor<4xi64>, %l: tensor<3xi32>, %l2: tensor<2xi32>, %bm: tensor<1x1x1x1xi8>) -> !rq2 {
+  // expected-error @+1 {{expected query batch 1 with cu_seqlens_q (the sequences are packed along Sq), got 2}}
+  %o = attn.attention %q2, %k2, %k2 cu_seqlens_q(%c : tensor<4xi32>) cu_seqlens_k(%c : tensor<4xi32>) : !rq2, !rk2, !rk2 -> !rq2
+  return %o : !rq2
+}
+
+// -----
+
+// A ragged batch (cu_seqlens_q, cu_seqlens_k): ragged both keys.
+!rq = tensor<1x8x?x64xbf16>
+!rq2 = tensor<2x8x?x64xbf16>
+!rk = tensor<1x2x?x64xbf16>
+!rk2 = tensor<2x2x?x64xbf16>
+!rkc = tensor<3x2x?x64xbf16>
+func.func @ragged_both_keys(%q: !rq, %q2: !rq2, %k: !rk, %k2: !rk2, %kc: !rkc, %c: tensor<4xi32>, %c1: tensor<1xi32>, %c5: tensor<5xi32>, %c2: tensor<2x2xi32>, %c64: tensor<4xi64>, %l: tensor<3xi32>, %l2: tensor<2xi32>, %bm: tensor<1x1x1x1xi8>) -> !rq {
+  // expected-error @+1 {{expected either cu_seqlens_k (packed keys) or kv_lens (a cache), not both}}
+  %o = attn.attention %q, %kc, %kc kv_lens(%l : tensor<3xi32>) cu_seqlens_q(%c : tensor<4xi32>) cu_seqlens_k(%c : tensor<4xi32>) : !rq, !rkc, !rkc -> !rq
+  return %o : !rq
+}
+
+// -----
+
+// A ragged batch (cu_seqlens_q, cu_seqlens_k): ragged no keys.
+!rq = tensor<1x8x?x64xbf16>
+!rq2 = tensor<2x8x?x64xbf16>
+!rk = tensor<1x2x?x64xbf16>
+!rk2 = tensor<2x2x?x64xbf16>
+!rkc = tensor<3x2x?x64xbf16>
+func.func @ragged_no_keys(%q: !rq, %q2: !rq2, %k: !rk, %k2: !rk2, %kc: !rkc, %c: tensor<4xi32>, %c1: tensor<1xi32>, %c5: tensor<5xi32>, %c2: tensor<2x2xi32>, %c64: tensor<4xi64>, %l: tensor<3xi32>, %l2: tensor<2xi32>, %bm: tensor<1x1x1x1xi8>) -> !rq {
+  // expected-error @+1 {{expected cu_seqlens_k (packed keys) or kv_lens (a cache) with cu_seqlens_q: where each sequence's keys are}}
+  %o = attn.attention %q, %k, %k cu_seqlens_q(%c : tensor<4xi32>) : !rq, !rk, !rk -> !rq
+  return %o : !rq
+}
+
+// -----
+
+// A ragged batch (cu_seqlens_q, cu_seqlens_k): ragged k length.
+!rq = tensor<1x8x?x64xbf16>
+!rq2 = tensor<2x8x?x64xbf16>
+!rk = tensor<1x2x?x64xbf16>
+!rk2 = tensor<2x2x?x64xbf16>
+!rkc = tensor<3x2x?x64xbf16>
+func.func @ragged_k_length(%q: !rq, %q2: !rq2, %k: !rk, %k2: !rk2, %kc: !rkc, %c: tensor<4xi32>, %c1: tensor<1xi32>, %c5: tensor<5xi32>, %c2: tensor<2x2xi32>, %c64: tensor<4xi64>, %l: tensor<3xi32>, %l2: tensor<2xi32>, %bm: tensor<1x1x1x1xi8>) -> !rq {
+  // expected-error @+1 {{expected cu_seqlens_k length 5 to match cu_seqlens_q length 4}}
+  %o = attn.attention %q, %k, %k cu_seqlens_q(%c : tensor<4xi32>) cu_seqlens_k(%c5 : tensor<5xi32>) : !rq, !rk, !rk -> !rq
+  return %o : !rq
+}
+
+// -----
+
+// A ragged batch (cu_seqlens_q, cu_seqlens_k): ragged k type.
+!rq = tensor<1x8x?x64xbf16>
+!rq2 = tensor<2x8x?x64xbf16>
+!rk = tensor<1x2x?x64xbf16>
+!rk2 = tensor<2x2x?x64xbf16>
+!rkc = tensor<3x2x?x64xbf16>
+func.func @ragged_k_type(%q: !rq, %q2: !rq2, %k: !rk, %k2: !rk2, %kc: !rkc, %c: tensor<4xi32>, %c1: tensor<1xi32>, %c5: tensor<5xi32>, %c2: tensor<2x2xi32>, %c64: tensor<4xi64>, %l: tensor<3xi32>, %l2: tensor<2xi32>, %bm: tensor<1x1x1x1xi8>) -> !rq {
+  // expected-error @+1 {{expected cu_seqlens_k element type 'i32', got 'i64'}}
+  %o = attn.attention %q, %k, %k cu_seqlens_q(%c : tensor<4xi32>) cu_seqlens_k(%c64 : tensor<4xi64>) : !rq, !rk, !rk -> !rq
+  return %o : !rq
+}
+
+// -----
+
+// A ragged batch (cu_seqlens_q, cu_seqlens_k): ragged document.
+!rq = tensor<1x8x?x64xbf16>
+!rq2 = tensor<2x8x?x64xbf16>
+!rk = tensor<1x2x?x64xbf16>
+!rk2 = tensor<2x2x?x64xbf16>
+!rkc = tensor<3x2x?x64xbf16>
+func.func @ragged_document(%q: !rq, %q2: !rq2, %k: !rk, %k2: !rk2, %kc: !rkc, %c: tensor<4xi32>, %c1: tensor<1xi32>, %c5: tensor<5xi32>, %c2: tensor<2x2xi32>, %c64: tensor<4xi64>, %l: tensor<3xi32>, %l2: tensor<2xi32>, %bm: tensor<1x1x1x1xi8>) -> !rq {
+  // expected-error @+1 {{expected no document mask with cu_seqlens_q (the sequences of a ragged batch are already apart)}}
+  %o = attn.attention %q, %k, %k cu_seqlens(%c : tensor<4xi32>) cu_seqlens_q(%c : tensor<4xi32>) cu_seqlens_k(%c : tensor<4xi32>) mask(#attn.document<cu_seqlens>) : !rq, !rk, !rk -> !rq
+  return %o : !rq
+}
+
+// -----
+
+// A ragged batch (cu_seqlens_q, cu_seqlens_k): ragged block sparse.
+!rq = tensor<1x8x?x64xbf16>
+!rq2 = tensor<2x8x?x64xbf16>
+!rk = tensor<1x2x?x64xbf16>
+!rk2 = tensor<2x2x?x64xbf16>
+!rkc = tensor<3x2x?x64xbf16>
+func.func @ragged_block_sparse(%q: !rq, %q2: !rq2, %k: !rk, %k2: !rk2, %kc: !rkc, %c: tensor<4xi32>, %c1: tensor<1xi32>, %c5: tensor<5xi32>, %c2: tensor<2x2xi32>, %c64: tensor<4xi64>, %l: tensor<3xi32>, %l2: tensor<2xi32>, %bm: tensor<1x1x1x1xi8>) -> !rq {
+  // expected-error @+1 {{block-sparse masks in a ragged batch (cu_seqlens_q) are not yet supported}}
+  %o = attn.attention %q, %k, %k block_mask(%bm : tensor<1x1x1x1xi8>) cu_seqlens_q(%c : tensor<4xi32>) cu_seqlens_k(%c : tensor<4xi32>) mask(#attn.block_sparse<block_q = 64, block_k = 64>) : !rq, !rk, !rk -> !rq
+  return %o : !rq
+}
+
+// -----
+
+// A ragged batch (cu_seqlens_q, cu_seqlens_k): ragged cache batch.
+!rq = tensor<1x8x?x64xbf16>
+!rq2 = tensor<2x8x?x64xbf16>
+!rk = tensor<1x2x?x64xbf16>
+!rk2 = tensor<2x2x?x64xbf16>
+!rkc = tensor<3x2x?x64xbf16>
+func.func @ragged_cache_batch(%q: !rq, %q2: !rq2, %k: !rk, %k2: !rk2, %kc: !rkc, %c: tensor<4xi32>, %c1: tensor<1xi32>, %c5: tensor<5xi32>, %c2: tensor<2x2xi32>, %c64: tensor<4xi64>, %l: tensor<3xi32>, %l2: tensor<2xi32>, %bm: tensor<1x1x1x1xi8>) -> !rq {
+  // expected-error @+1 {{expected key batch 2 to match sequence count 3}}
+  %o = attn.attention %q, %k2, %k2 kv_lens(%l : tensor<3xi32>) cu_seqlens_q(%c : tensor<4xi32>) : !rq, !rk2, !rk2 -> !rq
+  return %o : !rq
+}
+
+// -----
+
+// A ragged batch (cu_seqlens_q, cu_seqlens_k): ragged kv lens length.
+!rq = tensor<1x8x?x64xbf16>
+!rq2 = tensor<2x8x?x64xbf16>
+!rk = tensor<1x2x?x64xbf16>
+!rk2 = tensor<2x2x?x64xbf16>
+!rkc = tensor<3x2x?x64xbf16>
+func.func @ragged_kv_lens_length(%q: !rq, %q2: !rq2, %k: !rk, %k2: !rk2, %kc: !rkc, %c: tensor<4xi32>, %c1: tensor<1xi32>, %c5: tensor<5xi32>, %c2: tensor<2x2xi32>, %c64: tensor<4xi64>, %l: tensor<3xi32>, %l2: tensor<2xi32>, %bm: tensor<1x1x1x1xi8>) -> !rq {
+  // expected-error @+1 {{expected kv_lens length 2 to match sequence count 3}}
+  %o = attn.attention %q, %kc, %kc kv_lens(%l2 : tensor<2xi32>) cu_seqlens_q(%c : tensor<4xi32>) : !rq, !rkc, !rkc -> !rq
+  return %o : !rq
+}
+
+// -----
+
+// A ragged batch (cu_seqlens_q, cu_seqlens_k): ragged packed key batch.
+!rq = tensor<1x8x?x64xbf16>
+!rq2 = tensor<2x8x?x64xbf16>
+!rk = tensor<1x2x?x64xbf16>
+!rk2 = tensor<2x2x?x64xbf16>
+!rkc = tensor<3x2x?x64xbf16>
+func.func @ragged_packed_key_batch(%q: !rq, %q2: !rq2, %k: !rk, %k2: !rk2, %kc: !rkc, %c: tensor<4xi32>, %c1: tensor<1xi32>, %c5: tensor<5xi32>, %c2: tensor<2x2xi32>, %c64: tensor<4xi64>, %l: tensor<3xi32>, %l2: tensor<2xi32>, %bm: tensor<1x1x1x1xi8>) -> !rq {
+  // expected-error @+1 {{expected key batch 2 to match the packed keys' batch 1}}
+  %o = attn.attention %q, %k2, %k2 cu_seqlens_q(%c : tensor<4xi32>) cu_seqlens_k(%c : tensor<4xi32>) : !rq, !rk2, !rk2 -> !rq
+  return %o : !rq
+}

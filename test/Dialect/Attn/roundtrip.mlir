@@ -120,6 +120,22 @@ func.func @fp8_kv(%q: tensor<2x8x?x64xbf16>, %k: tensor<2x2x?x64xf8E4M3FN>, %v: 
   return %o : tensor<2x8x?x64xbf16>
 }
 
+// A ragged batch: 3 sequences packed along Sq, keys packed along Sk.
+// CHECK-LABEL: func @ragged
+// CHECK: cu_seqlens_q(%{{.*}} : tensor<4xi32>) cu_seqlens_k(%{{.*}} : tensor<4xi32>) mask(#attn.causal) : tensor<1x8x?x64xbf16>, tensor<1x2x?x64xbf16>, tensor<1x2x?x64xbf16> -> tensor<1x8x?x64xbf16>, tensor<1x8x?xf32>
+func.func @ragged(%q: tensor<1x8x?x64xbf16>, %k: tensor<1x2x?x64xbf16>, %cq: tensor<4xi32>, %ck: tensor<4xi32>) -> (tensor<1x8x?x64xbf16>, tensor<1x8x?xf32>) {
+  %o, %lse = attn.attention %q, %k, %k cu_seqlens_q(%cq : tensor<4xi32>) cu_seqlens_k(%ck : tensor<4xi32>) mask(#attn.causal) : tensor<1x8x?x64xbf16>, tensor<1x2x?x64xbf16>, tensor<1x2x?x64xbf16> -> tensor<1x8x?x64xbf16>, tensor<1x8x?xf32>
+  return %o, %lse : tensor<1x8x?x64xbf16>, tensor<1x8x?xf32>
+}
+
+// A ragged batch whose keys are in a paged cache of its 3 sequences.
+// CHECK-LABEL: func @ragged_paged
+// CHECK: kv_lens(%{{.*}} : tensor<3xi32>) page_table(%{{.*}} : tensor<3x?xi32>) cu_seqlens_q(%{{.*}} : tensor<4xi32>) mask(#attn.causal)
+func.func @ragged_paged(%q: tensor<1x8x?x64xbf16>, %k: tensor<?x16x2x64xbf16>, %l: tensor<3xi32>, %t: tensor<3x?xi32>, %cq: tensor<4xi32>) -> tensor<1x8x?x64xbf16> {
+  %o = attn.attention %q, %k, %k kv_lens(%l : tensor<3xi32>) page_table(%t : tensor<3x?xi32>) cu_seqlens_q(%cq : tensor<4xi32>) mask(#attn.causal) : tensor<1x8x?x64xbf16>, tensor<?x16x2x64xbf16>, tensor<?x16x2x64xbf16> -> tensor<1x8x?x64xbf16>
+  return %o : tensor<1x8x?x64xbf16>
+}
+
 // CHECK-LABEL: func @alibi_operand
 // CHECK: alibi_slopes(%{{.*}} : tensor<8xf32>) mask(#attn.causal) :
 func.func @alibi_operand(%q: !q, %k: !kv, %v: !kv, %s: tensor<8xf32>) -> !q {
