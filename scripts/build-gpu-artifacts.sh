@@ -40,6 +40,15 @@ done
 if [ "$skipped" -gt 0 ]; then
   echo "build-gpu: $skipped fp8 entries left out for $TARGET"
 fi
+# The dense causal benchmark kernel also as the sm_80-class kernel (run
+# through PTX JIT on Hopper): the kernel family of ragged batches, for
+# bench/ragged_bench.py.
+if [ "$TARGET" = sm_90a ]; then
+  "$BUILD_DIR/bin/attnc" compile \
+    --spec "b=1 hq=32 hkv=8 sq=128 d=128 dtype=bf16 mask=causal" --target=sm_80 \
+    -o "$OUT/artifacts/bench_dense_gqa4_d128_causal_sm80.attnc" 2>/dev/null
+  n=$((n + 1))
+fi
 # Custom regions (checked by bench/custom_check.py against Python twins).
 for f in bench/custom/*.mlir; do
   "$BUILD_DIR/bin/attnc" compile "$f" --target="$TARGET" \

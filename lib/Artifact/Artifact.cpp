@@ -543,8 +543,26 @@ bool attnc::parseKernelManifest(const Artifact &artifact,
       !r.flag("split_kv", m.splitKv) || !r.flag("tensor_maps", m.tensorMaps) ||
       !r.flag("reads_kv_lens", m.readsKvLens) ||
       !r.flag("reads_kv_scales", m.readsKvScales) ||
+      !r.flag("reads_cu_seqlens_q", m.readsCuSeqlensQ) ||
+      !r.flag("reads_cu_seqlens_k", m.readsCuSeqlensK) ||
       !r.integer("page_size", m.pageSize, 0, 65536))
     return false;
+  if (m.readsCuSeqlensK && !m.readsCuSeqlensQ) {
+    error = "manifest key 'reads_cu_seqlens_k': packed keys need "
+            "reads_cu_seqlens_q = 1";
+    return false;
+  }
+  if (m.readsCuSeqlensQ && m.readsCuSeqlensK == m.readsKvLens) {
+    error = "manifest key 'reads_cu_seqlens_q': a ragged batch reads its "
+            "keys packed (reads_cu_seqlens_k = 1) or from a cache "
+            "(reads_kv_lens = 1), exactly one";
+    return false;
+  }
+  if (m.readsCuSeqlensQ && (m.splitKv || m.gqaPack != 1 || m.tensorMaps)) {
+    error = "manifest key 'reads_cu_seqlens_q': a ragged batch runs on the "
+            "prefill kernel (split_kv = 0, gqa_pack = 1, tensor_maps = 0)";
+    return false;
+  }
   if (m.pageSize > 0 && !m.readsKvLens) {
     error = "manifest key 'page_size': a paged cache (page_size " +
             std::to_string(m.pageSize) + ") needs reads_kv_lens = 1";

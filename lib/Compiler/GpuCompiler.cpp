@@ -247,6 +247,8 @@ bool attnc::compileForGpu(attn::AttentionOp op, const AttentionSpec &spec,
       {"tensor_maps", flag(config.getWgmma())},
       {"reads_kv_lens", flag(static_cast<bool>(op.getKvLens()))},
       {"reads_kv_scales", flag(static_cast<bool>(op.getKvScales()))},
+      {"reads_cu_seqlens_q", flag(static_cast<bool>(op.getCuSeqlensQ()))},
+      {"reads_cu_seqlens_k", flag(static_cast<bool>(op.getCuSeqlensK()))},
       {"page_size", std::to_string(op.getPageTable() ? op.getPageSize() : 0)}};
   if (m.kind == MaskKind::BlockSparse) {
     mf.push_back({"mask_block_q", std::to_string(m.blockQ)});

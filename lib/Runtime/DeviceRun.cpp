@@ -272,21 +272,55 @@ bool attnc::runOnDevice(attnrt_artifact *artifact, const AttentionProblem &p,
             " (the artifact's), got " + std::to_string(p.pageSize);
     return false;
   }
+  bool readsCuSeqlensQ = manifestFlag(artifact, "reads_cu_seqlens_q");
+  bool readsCuSeqlensK = manifestFlag(artifact, "reads_cu_seqlens_k");
+  if (readsCuSeqlensQ != p.ragged() ||
+      readsCuSeqlensK != (p.ragged() && p.raggedKeys)) {
+    error = "expected a ragged problem (packed keys) exactly when the "
+            "artifact reads cu_seqlens_q (cu_seqlens_k)";
+    return false;
+  }
   // Where each page row comes from (pageRowSources).
   std::vector<int64_t> sources;
   if (pageSize > 0 && !pageRowSources(p, sources, error))
     return false;
+  // A ragged batch: q and o as packed [tokens, H, D] tensors, lse [1, H,
+  // tokens], packed keys likewise with a tail of unread (NaN) rows.
+  const int64_t kTail = 3;
+  std::vector<int32_t> cuQ, cuK;
+  int64_t qRows = p.sq, kRows = p.sk, maxQ = 0;
+  if (readsCuSeqlensQ) {
+    cuQ = packedOffsets(p.b, [&](int64_t bi) { return p.queriesOf(bi); });
+    qRows = cuQ.back();
+    for (int64_t bi = 0; bi < p.b; ++bi)
+      maxQ = std::max(maxQ, p.queriesOf(bi));
+    if (qRows == 0) {
+      error = "expected a ragged batch with at least one query row";
+      return false;
+    }
+  }
+  if (readsCuSeqlensK) {
+    cuK = packedOffsets(p.b, [&](int64_t bi) { return p.keysOf(bi); });
+    kRows = cuK.back() + kTail;
+  }
   // K and V as the kernel reads them (kernelKvRows: pages, unread rows NaN),
   // as element bits or fp8 codes.
   auto rowsOf = [&](const std::vector<double> &values,
                     const std::vector<uint8_t> &codes, int64_t width) {
     if (readsKvScales) {
       std::vector<uint8_t> rows =
-          kernelKvRows<uint8_t>(p, sources, codes, width, 0x7F);
+          readsCuSeqlensK
+              ? packRows<uint8_t>(codes, p.b, p.hkv, p.sk, width, cuK, true,
+                                  kTail, 0x7F)
+              : kernelKvRows<uint8_t>(p, sources, codes, width, 0x7F);
       return std::vector<unsigned char>(rows.begin(), rows.end());
     }
     return toDeviceElements(
-        kernelKvRows(p, sources, values, width, std::nan("")), dtype);
+        readsCuSeqlensK ? packRows(values, p.b, p.hkv, p.sk, width, cuK, true,
+                                   kTail, std::nan(""))
+                        : kernelKvRows(p, sources, values, width,
+                                       std::nan("")),
+        dtype);
   };
   const Driver *d = getDriver(error);
   if (!d)
@@ -295,12 +329,17 @@ bool attnc::runOnDevice(attnrt_artifact *artifact, const AttentionProblem &p,
   // Device buffers; o and lse poisoned with 0xFF bytes (NaN) so that an
   // element the kernel never writes shows up as a mismatch.
   size_t elt = dtype == ElementType::F32 ? 4 : 2;
-  size_t oElems = static_cast<size_t>(p.b * p.hq * p.sq * p.dv);
-  size_t lseElems = static_cast<size_t>(p.b * p.hq * p.sq);
+  int64_t qBatch = readsCuSeqlensQ ? 1 : p.b;
+  size_t oElems = static_cast<size_t>(qBatch * p.hq * qRows * p.dv);
+  size_t lseElems = static_cast<size_t>(qBatch * p.hq * qRows);
   DeviceBuffer q, k, v, o, lse, seqIds, cuSeqlens, blockMask, slopes, kvLens,
-      pageTable, kvScales;
+      pageTable, kvScales, cuSeqlensQ, cuSeqlensK;
   {
-    std::vector<unsigned char> bytes = toDeviceElements(p.q, dtype);
+    std::vector<unsigned char> bytes = toDeviceElements(
+        readsCuSeqlensQ
+            ? packRows(p.q, p.b, p.hq, p.sq, p.d, cuQ, true, 0, 0.0)
+            : p.q,
+        dtype);
     if (!q.allocate(*d, bytes.size(), bytes.data(), error))
       return false;
     bytes = rowsOf(p.k, p.kCodes, p.d);
@@ -337,6 +376,12 @@ bool attnc::runOnDevice(attnrt_artifact *artifact, const AttentionProblem &p,
   if (readsKvScales &&
       !kvScales.allocate(*d, p.kvScales.size() * 4, p.kvScales.data(), error))
     return false;
+  if (readsCuSeqlensQ &&
+      !cuSeqlensQ.allocate(*d, cuQ.size() * 4, cuQ.data(), error))
+    return false;
+  if (readsCuSeqlensK &&
+      !cuSeqlensK.allocate(*d, cuK.size() * 4, cuK.data(), error))
+    return false;
 
   // The launch.
   attnrt_attention_args args;
@@ -347,8 +392,8 @@ bool attnc::runOnDevice(attnrt_artifact *artifact, const AttentionProblem &p,
   args.batch = p.b;
   args.num_q_heads = p.hq;
   args.num_kv_heads = p.hkv;
-  args.seq_q = p.sq;
-  args.seq_k = p.sk;
+  args.seq_q = qRows;
+  args.seq_k = kRows;
   args.head_dim = p.d;
   args.value_head_dim = p.dv;
   args.q = q.get();
@@ -362,8 +407,19 @@ bool attnc::runOnDevice(attnrt_artifact *artifact, const AttentionProblem &p,
     strides[2] = dim;
     strides[3] = 1;
   };
-  dense(p.hq, p.sq, p.d, args.q_strides);
-  if (pageSize > 0) {
+  // Packed [tokens, H, D]: strides {tokens * H * D, D, H * D, 1}.
+  auto packed = [](int64_t h, int64_t s, int64_t dim, int64_t *strides) {
+    strides[0] = h * s * dim;
+    strides[1] = dim;
+    strides[2] = h * dim;
+    strides[3] = 1;
+  };
+  auto queryLayout = readsCuSeqlensQ ? +packed : +dense;
+  queryLayout(p.hq, qRows, p.d, args.q_strides);
+  if (readsCuSeqlensK) {
+    packed(p.hkv, kRows, p.d, args.k_strides);
+    packed(p.hkv, kRows, p.dv, args.v_strides);
+  } else if (pageSize > 0) {
     // Pages [num_pages, page_size, hkv, .]: strides {page, head, row, 1}.
     auto pages = [&](int64_t dim, int64_t *strides) {
       strides[0] = pageSize * p.hkv * dim;
@@ -382,7 +438,10 @@ bool attnc::runOnDevice(attnrt_artifact *artifact, const AttentionProblem &p,
   }
   args.kv_lens = static_cast<const int32_t *>(kvLens.get());
   args.kv_scales = static_cast<const float *>(kvScales.get());
-  dense(p.hq, p.sq, p.dv, args.o_strides);
+  queryLayout(p.hq, qRows, p.dv, args.o_strides);
+  args.cu_seqlens_q = static_cast<const int32_t *>(cuSeqlensQ.get());
+  args.cu_seqlens_k = static_cast<const int32_t *>(cuSeqlensK.get());
+  args.max_seqlen_q = maxQ;
   args.seq_ids = static_cast<const int32_t *>(seqIds.get());
   args.cu_seqlens = static_cast<const int32_t *>(cuSeqlens.get());
   args.num_cu_seqlens = static_cast<int64_t>(p.cuSeqlens.size());
@@ -431,6 +490,14 @@ bool attnc::runOnDevice(attnrt_artifact *artifact, const AttentionProblem &p,
       return false;
     }
     lseOut.assign(f.begin(), f.end());
+  }
+  // A ragged batch's rows back in the padded layout (the rows past a
+  // sequence's end as the reference has them: 0, LSE -inf).
+  if (readsCuSeqlensQ) {
+    out = unpackRows(out, p.b, p.hq, p.sq, p.dv, cuQ, qRows, true, 0.0);
+    if (readsLse)
+      lseOut = unpackRows(lseOut, p.b, p.hq, p.sq, 1, cuQ, qRows, false,
+                          -std::numeric_limits<double>::infinity());
   }
   if (options.timedRuns <= 0)
     return true;

@@ -321,6 +321,21 @@ struct Checker {
     return true;
   }
 
+  /// The ragged-batch fields: the offsets present exactly when the artifact
+  /// reads them, max_seqlen_q within [0, seq_q] (0 without a ragged batch).
+  bool ragged() {
+    if (!operand("cu_seqlens_q", a.cu_seqlens_q, m.readsCuSeqlensQ, "read",
+                 "the query offsets of a ragged batch", 4) ||
+        !operand("cu_seqlens_k", a.cu_seqlens_k, m.readsCuSeqlensK, "read",
+                 "the key offsets of a ragged batch", 4))
+      return false;
+    if (!m.readsCuSeqlensQ)
+      return inRange("max_seqlen_q", a.max_seqlen_q, 0, 0,
+                     " (the artifact does not take a ragged batch)");
+    return inRange("max_seqlen_q", a.max_seqlen_q, 0, a.seq_q,
+                   " (0: seq_q; the longest sequence's query rows)");
+  }
+
   /// An optional operand: present exactly when the artifact reads it, and
   /// `align`-byte aligned.
   /// `verb` is "read" or "write".
@@ -369,24 +384,28 @@ struct Checker {
         !tensor("o", a.o))
       return false;
     int64_t hq = a.num_q_heads, hkv = a.num_kv_heads;
-    if (!cache())
+    if (!cache() || !ragged())
       return false;
-    // K and V: [B, Hkv, Sk] or, paged, [num_pages, Hkv, page_size].
+    // K and V: [B, Hkv, Sk] or, paged, [num_pages, Hkv, page_size]; a
+    // ragged batch's packed rows are batch entry 0.
     const bool paged = m.pageSize > 0;
     const int64_t kvBytes = m.readsKvScales ? 1 : 2;
-    int64_t kvB = paged ? a.num_pages : a.batch,
+    int64_t qB = m.readsCuSeqlensQ ? 1 : a.batch;
+    int64_t kvB = paged                ? a.num_pages
+                  : m.readsCuSeqlensK ? 1
+                                      : a.batch,
             kvS = paged ? m.pageSize : a.seq_k;
     const char *kShape = paged ? "pages [num_pages, page_size, Hkv, D]"
                                : "[B, Hkv, Sk, D]",
                *vShape = paged ? "pages [num_pages, page_size, Hkv, Dv]"
                                : "[B, Hkv, Sk, Dv]";
-    if (!strides("q_strides", a.q_strides, a.batch, hq, a.seq_q, a.head_dim,
+    if (!strides("q_strides", a.q_strides, qB, hq, a.seq_q, a.head_dim,
                  "[B, Hq, Sq, D]", false) ||
         !strides("k_strides", a.k_strides, kvB, hkv, kvS, a.head_dim, kShape,
                  false, kvBytes) ||
         !strides("v_strides", a.v_strides, kvB, hkv, kvS, a.value_head_dim,
                  vShape, false, kvBytes) ||
-        !strides("o_strides", a.o_strides, a.batch, hq, a.seq_q,
+        !strides("o_strides", a.o_strides, qB, hq, a.seq_q,
                  a.value_head_dim, "[B, Hq, Sq, Dv]", true))
       return false;
     if (!operand("lse", a.lse, m.readsLse, "write", "the log-sum-exp", 4) ||
@@ -609,7 +628,10 @@ static attnrt_status currentKernels(attnrt_artifact &artifact, const Driver *&d,
 /// Query tiles per (group, batch entry) and key tiles of a launch.
 static int64_t queryTiles(const KernelManifest &m,
                           const attnrt_attention_args &a) {
-  return (a.seq_q * m.gqaPack + m.blockQ - 1) / m.blockQ;
+  // A ragged batch: tiles of its longest sequence.
+  int64_t rows =
+      m.readsCuSeqlensQ && a.max_seqlen_q > 0 ? a.max_seqlen_q : a.seq_q;
+  return (rows * m.gqaPack + m.blockQ - 1) / m.blockQ;
 }
 
 /// The split count of a validated launch: 1 without split_kv, the caller's
@@ -847,6 +869,8 @@ extern "C" attnrt_status attnrt_launch(attnrt_artifact *artifact,
   scalars[abi::MaxPages] = m.pageSize > 0 ? a.max_pages : 0;
   scalars[abi::NumPages] = m.pageSize > 0 ? a.num_pages : 0;
   pointers[abi::KvScales] = ptr(a.kv_scales);
+  pointers[abi::CuSeqlensQ] = ptr(a.cu_seqlens_q);
+  pointers[abi::CuSeqlensK] = ptr(a.cu_seqlens_k);
   // Tensor maps (CUtensorMap, 128 bytes, 64-byte aligned), zero unless the
   // kernel reads its tiles by TMA.
   alignas(64) unsigned char maps[abi::NumParams][128] = {};

@@ -103,6 +103,13 @@ static std::string decodeRemark(const KernelProblem &p, GpuKernelAttr config) {
          ", by the mma.sync kernel's row copies (the wgmma kernel does not "
          "read caches yet)";
   }
+  if (p.ragged)
+    s += std::string("; ragged batch: each sequence's query rows") +
+         (p.raggedKeys ? " and keys" : "") +
+         " found from its offsets (cu_seqlens_q" +
+         (p.raggedKeys ? ", cu_seqlens_k" : "") +
+         ") by the mma.sync prefill kernel (the wgmma and decode kernels do "
+         "not take ragged batches yet)";
   return s;
 }
 

@@ -181,8 +181,10 @@ LogicalResult KernelBuilder::build() {
   };
   // seqK: the keys of this block's sequence (kv_lens, set below once the
   // batch entry is known); seqKAll: the key dimension of the operands.
-  Value seqQ = indexOf(arg(abi::SeqQ)), seqKAll = indexOf(arg(abi::SeqK));
-  Value seqK = seqKAll;
+  // seqQ: the query rows of this block's sequence (a ragged batch's own,
+  // set below); seqQAll: the query dimension of the operands.
+  Value seqQAll = indexOf(arg(abi::SeqQ)), seqKAll = indexOf(arg(abi::SeqK));
+  Value seqQ = seqQAll, seqK = seqKAll;
   // Element strides of the [B, H, S] dimensions of q, k, v, o.
   auto stridesOf = [&](unsigned first) {
     return std::array<Value, 3>{indexOf(arg(first)), indexOf(arg(first + 1)),
@@ -229,6 +231,31 @@ LogicalResult KernelBuilder::build() {
         b, i32, gep(arg(abi::KvLens), batch, i32), /*align=*/4));
     seqK = a.min(a.max(len, idx(0)), seqKAll);
   }
+  // A ragged batch: block row `batch` is a sequence, whose query rows (and
+  // with packed keys, keys) start at its offset in batch entry 0 of the
+  // operands and number its own length.
+  const bool raggedQ = static_cast<bool>(step.getCuSeqlensQ()),
+             raggedK = static_cast<bool>(step.getCuSeqlensK());
+  Value qStart = idx(0), kStart = idx(0);
+  auto offsetLoader = [&](unsigned param) {
+    return [&, param](ImplicitLocOpBuilder &lb, Value i) -> Value {
+      return LLVM::LoadOp::create(lb, i32, gep(arg(param), i, i32), 4)
+          .getResult();
+    };
+  };
+  if (raggedQ) {
+    SequenceSpan span =
+        raggedSpan(b, offsetLoader(abi::CuSeqlensQ), batch, seqQAll);
+    qStart = span.start;
+    seqQ = span.len;
+  }
+  if (raggedK) {
+    SequenceSpan span =
+        raggedSpan(b, offsetLoader(abi::CuSeqlensK), batch, seqKAll);
+    kStart = span.start;
+    seqK = span.len;
+  }
+  Value qBatch = raggedQ ? idx(0) : batch, kBatch = raggedK ? idx(0) : batch;
   Value kvHead;
   if (pack == 1) {
     kvHead = arith::DivUIOp::create(b, head, idx(heads / kvHeads));
@@ -249,6 +276,16 @@ LogicalResult KernelBuilder::build() {
         /*align=*/4);
   }
   Value q0 = arith::MulIOp::create(b, tile, idx(bq));
+  // A ragged batch's blocks past their sequence's end do nothing: the rest
+  // of the kernel sits in this scf.if (a condition uniform over the block).
+  std::optional<OpBuilder::InsertionGuard> raggedGuard;
+  if (raggedQ) {
+    Value rowsLeft =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ult, q0, seqQ);
+    auto ifRows = scf::IfOp::create(b, rowsLeft, /*withElseRegion=*/false);
+    raggedGuard.emplace(b);
+    b.setInsertionPointToStart(&ifRows.getThenRegion().front());
+  }
   // A lane holds two rows of each of the warp's mt 16-row m-tiles: slot
   // 2 m + h is row warp * 16 mt + 16 m + g + 8 h.
   const int64_t mt = config.getMTiles(), slots = 2 * mt;
@@ -267,18 +304,26 @@ LogicalResult KernelBuilder::build() {
       kInRegisters ? arith::MulIOp::create(b, t, idx(4)).getResult() : t2;
   const int64_t qHighCol = kInRegisters ? 2 : 8;
 
-  // Element offsets of this (batch, head) in each tensor.
-  auto baseOf = [&](const std::array<Value, 3> &stride, Value h) {
-    Value batchOffset = arith::MulIOp::create(b, batch, stride[0]);
+  // Element offsets of this (batch, head) in each tensor: of the query
+  // side (q, o), or with `keys` of k and v; in a ragged batch, of the
+  // sequence's first row in batch entry 0.
+  auto baseOf = [&](const std::array<Value, 3> &stride, Value h,
+                    bool keys = false) {
+    Value batchOffset =
+        arith::MulIOp::create(b, keys ? kBatch : qBatch, stride[0]);
     Value headOffset = arith::MulIOp::create(b, h, stride[1]);
-    return a.add(batchOffset, headOffset);
+    Value base = a.add(batchOffset, headOffset);
+    if (keys ? raggedK : raggedQ)
+      base = a.add(base, arith::MulIOp::create(b, keys ? kStart : qStart,
+                                               stride[2]));
+    return base;
   };
   // Pointers to this (batch, head)'s first element of each tensor; in a
   // paged cache, to the head's first element of page 0.
   const int64_t pageSize = problem.pageSize;
   auto kvBaseOf = [&](const std::array<Value, 3> &stride) {
     return pageSize ? arith::MulIOp::create(b, kvHead, stride[1]).getResult()
-                    : baseOf(stride, kvHead);
+                    : baseOf(stride, kvHead, /*keys=*/true);
   };
   // K and V elements: 16-bit, or one-byte fp8 codes.
   Type kvElt = fp8 ? b.getI8Type() : i16;
@@ -408,7 +453,8 @@ LogicalResult KernelBuilder::build() {
   SmallVector<Value> operandMemrefs = {step.getQuery(), step.getKey(),
                                        step.getValue()};
   for (Value m : {step.getSeqIds(), step.getCuSeqlens(), step.getBlockMask(),
-                  step.getAlibiSlopes(), step.getKvLens(), step.getPageTable()})
+                  step.getAlibiSlopes(), step.getKvLens(), step.getPageTable(),
+                  step.getCuSeqlensQ(), step.getCuSeqlensK()})
     if (m)
       operandMemrefs.push_back(m);
   auto dimOf = [&](Value memref, int64_t dim) -> Value {
@@ -416,13 +462,16 @@ LogicalResult KernelBuilder::build() {
     if (dim >= 0 && dim < type.getRank() && !type.isDynamicDim(dim))
       return idx(type.getDimSize(dim));
     if (memref == step.getQuery())
-      return dim == 0 ? batchSize : seqQ;
+      return dim == 0 ? (raggedQ ? idx(1) : batchSize) : seqQAll;
+    // Ragged offsets [N + 1], N sequences in the grid's batch rows.
+    if (memref == step.getCuSeqlensQ() || memref == step.getCuSeqlensK())
+      return a.add(batchSize, idx(1));
     // Pages [num_pages, page_size, Hkv, D] (the page size is static).
     if (pageSize && (memref == step.getKey() || memref == step.getValue()))
       return indexOf(arg(abi::NumPages));
     if (memref == step.getKey() || memref == step.getValue() ||
         memref == step.getSeqIds())
-      return dim == 0 ? batchSize : seqKAll;
+      return dim == 0 ? (raggedK ? idx(1) : batchSize) : seqKAll;
     if (memref == step.getKvLens())
       return batchSize;
     if (memref == step.getPageTable())
@@ -453,6 +502,8 @@ LogicalResult KernelBuilder::build() {
                      : memref == step.getBlockMask() ? abi::BlockMask
                      : memref == step.getKvLens()    ? abi::KvLens
                      : memref == step.getPageTable() ? abi::PageTable
+                     : memref == step.getCuSeqlensQ() ? abi::CuSeqlensQ
+                     : memref == step.getCuSeqlensK() ? abi::CuSeqlensK
                                                      : abi::AlibiSlopes;
     unsigned align = std::max(1u, elt.getIntOrFloatBitWidth() / 8);
     return LLVM::LoadOp::create(lb, elt, gep(arg(param), linear, elt), align)
@@ -1303,12 +1354,13 @@ LogicalResult KernelBuilder::build() {
                                               position, seqQ));
   out.laneInQuad = t;
   // The LSE index of slot sl's row in [B, Hq, Sq].
+  // In a ragged batch: [1, Hq, Tq], the sequence's rows from its offset.
   auto lseRow = [&](int64_t sl) {
     Value h = pack == 1 ? head : a.add(head, headInGroup[sl]);
     return a.add(arith::MulIOp::create(
-                     b, a.add(arith::MulIOp::create(b, batch, idx(heads)), h),
-                     seqQ),
-                 positions[sl]);
+                     b, a.add(arith::MulIOp::create(b, qBatch, idx(heads)), h),
+                     seqQAll),
+                 a.add(qStart, positions[sl]));
   };
   auto storeLseAt = [&](Value base, Value index, Value value) {
     LLVM::StoreOp::create(b, value, gep(base, index, f32), 4);
@@ -1385,6 +1437,7 @@ LogicalResult KernelBuilder::build() {
   }
   mergeGuard.reset();
   consumerGuard.reset();
+  raggedGuard.reset();
   gpu::ReturnOp::create(b);
   return failure(rematFailed);
 }

@@ -132,6 +132,15 @@ public:
              << ") on target " << chip()
              << ": the wgmma kernel reads contiguous K and V by TMA; the "
                 "mma.sync kernel reads per-sequence lengths and pages";
+    // A ragged batch: the mma.sync prefill kernel finds each sequence's rows
+    // from the offsets; TMA boxes would cross into the next sequence.
+    if (p.ragged && (config.getWgmma() || config.getSplitKv() ||
+                     config.getGqaPack() != 1 || config.getKeyWarps() != 1))
+      return p.emitError("expected wgmma = false, split_kv = false, "
+                         "gqa_pack = 1 and key_warps = 1 with a ragged batch "
+                         "(cu_seqlens_q) on target ")
+             << chip()
+             << ": the mma.sync prefill kernel reads the sequences' offsets";
     if (config.getWgmma() && (config.getStages() < 2 || config.getStages() > 4))
       return p.emitError("expected stages in [2, 4] with wgmma on target ")
              << chip() << " (the TMA ring), got " << config.getStages();
@@ -190,7 +199,8 @@ protected:
   /// Rows are counted for a query length of 1 unless it is static; above
   /// 64, the prefill kernel.
   std::optional<GpuKernelAttr> decodeConfig(const KernelProblem &p) const {
-    if (!p.decode)
+    // A ragged batch takes the prefill kernel (the remark says so).
+    if (!p.decode || p.ragged)
       return std::nullopt;
     // The head dims the GPU conformance sweep has run the decode kernel at;
     // others take the prefill kernel until they have been run.
@@ -236,7 +246,7 @@ public:
     // KV caches (kv_lens, pages, fp8): the mma.sync prefill kernel, whose
     // row copies zero-fill past a sequence's length and follow the page
     // table (the remark names the family).
-    if (p.kvLens || p.kvFp8)
+    if (p.kvLens || p.kvFp8 || p.ragged)
       return Sm80Target::chooseConfig(p);
     // From the H200 sweeps of bench/RESULTS.md (2026-11-30): D <= 64: three
     // consumer warpgroups (192 rows) on 128-key tiles; D <= 128: two on

@@ -48,6 +48,8 @@ KernelProblem KernelProblem::of(AttentionOp op) {
   p.kvLens = static_cast<bool>(op.getKvLens());
   p.pageSize = op.getPageTable() ? op.getPageSize() : 0;
   p.kvFp8 = static_cast<bool>(op.getKvScales());
+  p.ragged = static_cast<bool>(op.getCuSeqlensQ());
+  p.raggedKeys = static_cast<bool>(op.getCuSeqlensK());
   p.packBlocker = packBlockerOf(op.getAlibiSlopes() || op.getAlibi(),
                                 static_cast<bool>(op.getBlockMask()),
                                 op.hasMaskFn() || op.hasScoreFn());
@@ -71,6 +73,8 @@ KernelProblem KernelProblem::of(TileStepOp step) {
   setMaskKind(p, step.getMaskSpec().kind);
   p.kvLens = static_cast<bool>(step.getKvLens());
   p.kvFp8 = static_cast<bool>(step.getKvScales());
+  p.ragged = static_cast<bool>(step.getCuSeqlensQ());
+  p.raggedKeys = static_cast<bool>(step.getCuSeqlensK());
   p.packBlocker = packBlockerOf(step.getAlibiSlopes() || step.getAlibi(),
                                 static_cast<bool>(step.getBlockMask()),
                                 step.hasMaskFn() || step.hasScoreFn());

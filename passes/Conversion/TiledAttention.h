@@ -45,6 +45,9 @@ struct KernelProblem {
   int64_t pageSize = 0;
   /// Keys and values are fp8 e4m3 (kv_scales).
   bool kvFp8 = false;
+  /// A ragged batch: queries packed by cu_seqlens_q, and keys by
+  /// cu_seqlens_k when raggedKeys.
+  bool ragged = false, raggedKeys = false;
   /// Why the query heads of a KV group cannot share the rows of a tile
   /// (gqa_pack): a feature that differs per head, or "" when they can.
   std::string packBlocker;

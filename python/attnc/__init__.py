@@ -4,11 +4,13 @@
     out = attnc.attention(q, k, v, mask="causal")    # compiled and cached on first use
     kernel = attnc.Kernel("causal.attnc")            # or an artifact from `attnc compile`
     out, lse = kernel(q, k, v)                       # q [B, Hq, Sq, D], k/v [B, Hkv, Sk, D]
+    out, lse = ragged(q, k, v, cu_seqlens_q=cu_q, cu_seqlens_k=cu_k)  # q [Tq, Hq, D] packed
 
 The launch goes on PyTorch's current stream and allocates only the outputs.
 libattnrt.so is looked up next to the artifact, in $ATTNRT_LIB, or by name.
 """
 import ctypes
+import numbers
 import os
 
 __all__ = ["Kernel", "AttncError", "validate_arguments"]
@@ -43,6 +45,8 @@ class _Args(ctypes.Structure):
         ("kv_lens", ctypes.c_void_p), ("page_table", ctypes.c_void_p),
         ("max_pages", ctypes.c_int64), ("num_pages", ctypes.c_int64),
         ("kv_scales", ctypes.c_void_p),
+        ("cu_seqlens_q", ctypes.c_void_p), ("cu_seqlens_k", ctypes.c_void_p),
+        ("max_seqlen_q", ctypes.c_int64),
     ]
 
 
@@ -90,7 +94,8 @@ class Kernel:
             "spec", "target", "dtype", "num_q_heads", "num_kv_heads", "head_dim",
             "value_head_dim", "reads_lse", "reads_cu_seqlens", "reads_seq_ids",
             "reads_block_mask", "reads_alibi_slopes", "mask_block_q", "mask_block_k",
-            "split_kv", "gqa_pack", "reads_kv_lens", "page_size", "reads_kv_scales")}
+            "split_kv", "gqa_pack", "reads_kv_lens", "page_size", "reads_kv_scales",
+            "reads_cu_seqlens_q", "reads_cu_seqlens_k")}
         # Split-KV scratch per (device, bytes), reused across calls.
         self._scratch = {}
 
@@ -126,7 +131,8 @@ class Kernel:
 
     def __call__(self, q, k, v, *, out=None, lse=None, seq_ids=None, cu_seqlens=None,
                  block_mask=None, alibi_slopes=None, kv_lens=None, page_table=None,
-                 kv_scales=None, stream=None, num_splits=0):
+                 kv_scales=None, stream=None, num_splits=0, cu_seqlens_q=None,
+                 cu_seqlens_k=None, max_seqlen_q=0):
         """Runs the kernel; returns (out, lse) (lse is None without one).
 
         KV caches: kv_lens (int32 [B]) gives each sequence's key count for an
@@ -135,6 +141,16 @@ class Kernel:
         maps key j of sequence b to row j % page_size of page
         page_table[b, j // page_size]. An fp8 artifact (kv_dtype=fp8) takes k
         and v as torch.float8_e4m3fn codes and kv_scales (float32 [2, Hkv]).
+
+        Ragged batches (an artifact compiled with ragged=1): q is the packed
+        query rows [Tq, Hq, D] of N sequences, sequence n owning rows
+        cu_seqlens_q[n] to cu_seqlens_q[n + 1] (int32 [N + 1]); out is
+        [Tq, Hq, Dv] and lse float32 [Hq, Tq]. The keys are packed the same
+        way, k and v [Tk, Hkv, D] by cu_seqlens_k (int32 [N + 1]), or (an
+        artifact with kv_lens) in a cache of N sequences as above.
+        max_seqlen_q (0 = Tq) sizes the grid: at least the longest sequence's
+        query rows, which the caller knows (reading them here would
+        synchronise).
 
         Every argument is checked first (validate_arguments); a failure is an
         AttncError naming the argument. The launch runs under q's device.
@@ -145,20 +161,44 @@ class Kernel:
         validate_arguments(self.manifest, q, k, v, out=out, lse=lse, seq_ids=seq_ids,
                            cu_seqlens=cu_seqlens, block_mask=block_mask,
                            alibi_slopes=alibi_slopes, kv_lens=kv_lens,
-                           page_table=page_table, kv_scales=kv_scales)
+                           page_table=page_table, kv_scales=kv_scales,
+                           cu_seqlens_q=cu_seqlens_q, cu_seqlens_k=cu_seqlens_k,
+                           max_seqlen_q=max_seqlen_q)
+        ragged = self.manifest.get("reads_cu_seqlens_q") == "1"
+        packed_keys = self.manifest.get("reads_cu_seqlens_k") == "1"
         with torch.cuda.device(q.device):
-            if out is None:
-                out = torch.empty(q.shape[:3] + (v.shape[3],), device=q.device, dtype=q.dtype)
-            if lse is None and self.manifest["reads_lse"] == "1":
-                lse = torch.empty(q.shape[:3], device=q.device, dtype=torch.float32)
+            if ragged:
+                # Packed rows [Tq, Hq, D]: out [Tq, Hq, Dv], lse [Hq, Tq].
+                if out is None:
+                    out = torch.empty(q.shape[:2] + (v.shape[-1],), device=q.device,
+                                      dtype=q.dtype)
+                if lse is None and self.manifest["reads_lse"] == "1":
+                    lse = torch.empty((q.shape[1], q.shape[0]), device=q.device,
+                                      dtype=torch.float32)
+            else:
+                if out is None:
+                    out = torch.empty(q.shape[:3] + (v.shape[3],), device=q.device,
+                                      dtype=q.dtype)
+                if lse is None and self.manifest["reads_lse"] == "1":
+                    lse = torch.empty(q.shape[:3], device=q.device, dtype=torch.float32)
             a = _Args()
             a.dtype = _DTYPES[self.manifest["dtype"]]
-            a.batch, a.num_q_heads, a.seq_q, a.head_dim = q.shape
-            a.value_head_dim = v.shape[3]
+            if ragged:
+                # N sequences in one batch entry of Tq rows: strides {batch,
+                # head, row, 1}, the batch stride unused (B = 1).
+                a.batch = cu_seqlens_q.numel() - 1
+                a.seq_q, a.num_q_heads, a.head_dim = q.shape
+                a.value_head_dim = v.shape[-1]
+                for name, t in (("q_strides", q), ("o_strides", out)):
+                    st = t.stride()
+                    getattr(a, name)[:] = [t.numel(), st[1], st[0], st[2]]
+            else:
+                a.batch, a.num_q_heads, a.seq_q, a.head_dim = q.shape
+                a.value_head_dim = v.shape[3]
+                for name, t in (("q_strides", q), ("o_strides", out)):
+                    getattr(a, name)[:] = list(t.stride())
             a.q, a.k, a.v, a.o = q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr()
             a.lse = lse.data_ptr() if lse is not None else None
-            for name, t in (("q_strides", q), ("o_strides", out)):
-                getattr(a, name)[:] = list(t.stride())
             if page_table is not None:
                 # Pages [num_pages, page_size, Hkv, D]: strides {page, head, row, 1}.
                 a.num_kv_heads = k.shape[2]
@@ -168,6 +208,12 @@ class Kernel:
                     st = t.stride()
                     getattr(a, name)[:] = [st[0], st[2], st[1], st[3]]
                 a.page_table = page_table.data_ptr()
+            elif packed_keys:
+                # Packed keys [Tk, Hkv, D] of a ragged batch, like q.
+                a.seq_k, a.num_kv_heads = k.shape[0], k.shape[1]
+                for name, t in (("k_strides", k), ("v_strides", v)):
+                    st = t.stride()
+                    getattr(a, name)[:] = [t.numel(), st[1], st[0], st[2]]
             else:
                 a.num_kv_heads, a.seq_k = k.shape[1], k.shape[2]
                 for name, t in (("k_strides", k), ("v_strides", v)):
@@ -186,6 +232,11 @@ class Kernel:
                 a.block_mask_b, a.block_mask_h = block_mask.shape[0], block_mask.shape[1]
             if alibi_slopes is not None:
                 a.alibi_slopes = alibi_slopes.data_ptr()
+            if cu_seqlens_q is not None:
+                a.cu_seqlens_q = cu_seqlens_q.data_ptr()
+            if cu_seqlens_k is not None:
+                a.cu_seqlens_k = cu_seqlens_k.data_ptr()
+            a.max_seqlen_q = int(max_seqlen_q or 0)
             a.num_splits = int(num_splits)
             if self.manifest.get("split_kv") == "1":
                 size = self.scratch_size(a)
@@ -219,78 +270,23 @@ def _is_contiguous(t):
 
 def validate_arguments(manifest, q, k, v, *, out=None, lse=None, seq_ids=None,
                        cu_seqlens=None, block_mask=None, alibi_slopes=None, kv_lens=None,
-                       page_table=None, kv_scales=None):
+                       page_table=None, kv_scales=None, cu_seqlens_q=None, cu_seqlens_k=None,
+                       max_seqlen_q=0):
     """Checks a call against an artifact's manifest before anything reaches
     the GPU: dtypes (from the tensors: q's must be the artifact's, k, v and
     out q's), shapes of every operand, one CUDA device for all, int32 index
     operands, f32 slopes and LSE, operands present exactly when the artifact
     reads them. Raises AttncError naming the argument. Works on any object
     with torch's tensor attributes (dtype, device, shape, stride()).
+
+    A ragged artifact (reads_cu_seqlens_q) takes q [Tq, Hq, D], out
+    [Tq, Hq, Dv], lse [Hq, Tq] and cu_seqlens_q int32 [N + 1]; its keys are
+    k, v [Tk, Hkv, D] with cu_seqlens_k int32 [N + 1] (reads_cu_seqlens_k),
+    or a cache of N sequences. max_seqlen_q is in [0, Tq] (0 otherwise).
+    The offsets live on the GPU and are not read here.
     """
     def fail(message):
         raise AttncError(message)
-
-    tensors = {"q": q, "k": k, "v": v}
-    for name, t in tensors.items():
-        if t is None:
-            fail(f"expected a tensor for {name}, got None")
-    device = q.device
-    optional = {"out": out, "lse": lse, "seq_ids": seq_ids, "cu_seqlens": cu_seqlens,
-                "block_mask": block_mask, "alibi_slopes": alibi_slopes, "kv_lens": kv_lens,
-                "page_table": page_table, "kv_scales": kv_scales}
-    for name, t in list(tensors.items()) + [(n, t) for n, t in optional.items() if t is not None]:
-        if getattr(t.device, "type", None) != "cuda":
-            fail(f"expected {name} on a CUDA device, got {t.device}")
-        if t.device != device:
-            fail(f"expected {name} on {device} (the device of q), got {t.device}")
-    for name in ("q", "k", "v"):
-        if len(_shape(tensors[name])) != 4:
-            fail(f"expected {name} of rank 4 [B, H, S, D], got shape {_shape(tensors[name])}")
-    want = _TORCH_DTYPE_NAMES[manifest["dtype"]]
-    if str(q.dtype) != want:
-        fail(f"expected q of dtype {want} (the artifact's {manifest['dtype']}), got {q.dtype}")
-    fp8 = manifest.get("reads_kv_scales") == "1"
-    for name, t in (("k", k), ("v", v), ("out", out)):
-        if t is None:
-            continue
-        if fp8 and name != "out":
-            if str(t.dtype) != "torch.float8_e4m3fn":
-                fail(f"expected {name} of dtype torch.float8_e4m3fn (the artifact's fp8 "
-                     f"cache), got {t.dtype}")
-        elif t.dtype != q.dtype:
-            fail(f"expected {name} of dtype {q.dtype} (that of q), got {t.dtype}")
-    b, hq, sq, d = _shape(q)
-    page_size = int(manifest.get("page_size") or 0)
-    if page_size:
-        # Pages [num_pages, page_size, Hkv, D]; Sk = max_pages * page_size.
-        num_pages, hkv = _shape(k)[0], _shape(k)[2]
-        if _shape(k)[1] != page_size:
-            fail(f"expected k pages of the artifact's page_size {page_size} "
-                 f"[num_pages, page_size, Hkv, D], got shape {_shape(k)}")
-        if page_table is None:
-            fail("expected page_table: the artifact reads a paged KV cache")
-        if len(_shape(page_table)) != 2:
-            fail(f"expected page_table of rank 2 [B, max_pages], got shape {_shape(page_table)}")
-        sk = _shape(page_table)[1] * page_size
-    else:
-        hkv, sk = _shape(k)[1], _shape(k)[2]
-    dv = _shape(v)[3]
-    expect = {"num_q_heads": ("q", 1, hq), "num_kv_heads": ("k", 1, hkv),
-              "head_dim": ("q", 3, d), "value_head_dim": ("v", 3, dv)}
-    for key, (name, dim, got) in expect.items():
-        if got != int(manifest[key]):
-            fail(f"expected {name} dimension {dim} to be the artifact's {key} "
-                 f"{manifest[key]}, got {got}")
-    if page_size:
-        if _shape(v) != (num_pages, page_size, hkv, dv):
-            fail(f"expected v of shape {(num_pages, page_size, hkv, dv)} (the pages of k) "
-                 f"[num_pages, page_size, Hkv, Dv], got {_shape(v)}")
-    elif _shape(k) != (b, hkv, sk, d):
-        fail(f"expected k of shape {(b, hkv, sk, d)} [B, Hkv, Sk, D], got {_shape(k)}")
-    elif _shape(v) != (b, hkv, sk, dv):
-        fail(f"expected v of shape {(b, hkv, sk, dv)} [B, Hkv, Sk, Dv], got {_shape(v)}")
-    if out is not None and _shape(out) != (b, hq, sq, dv):
-        fail(f"expected out of shape {(b, hq, sq, dv)} [B, Hq, Sq, Dv], got {_shape(out)}")
 
     def operand(name, t, flag, dtype, shape, what, allocated=False):
         reads = manifest.get(flag) == "1"
@@ -308,9 +304,125 @@ def validate_arguments(manifest, q, k, v, *, out=None, lse=None, seq_ids=None,
         if not _is_contiguous(t):
             fail(f"expected {name} to be contiguous, got strides {tuple(t.stride())}")
 
+    tensors = {"q": q, "k": k, "v": v}
+    for name, t in tensors.items():
+        if t is None:
+            fail(f"expected a tensor for {name}, got None")
+    device = q.device
+    optional = {"out": out, "lse": lse, "seq_ids": seq_ids, "cu_seqlens": cu_seqlens,
+                "block_mask": block_mask, "alibi_slopes": alibi_slopes, "kv_lens": kv_lens,
+                "page_table": page_table, "kv_scales": kv_scales,
+                "cu_seqlens_q": cu_seqlens_q, "cu_seqlens_k": cu_seqlens_k}
+    for name, t in list(tensors.items()) + [(n, t) for n, t in optional.items() if t is not None]:
+        if getattr(t.device, "type", None) != "cuda":
+            fail(f"expected {name} on a CUDA device, got {t.device}")
+        if t.device != device:
+            fail(f"expected {name} on {device} (the device of q), got {t.device}")
+    # A ragged batch: q holds the packed rows [Tq, Hq, D] of N sequences
+    # (cu_seqlens_q), and with packed keys k and v theirs (cu_seqlens_k).
+    ragged = manifest.get("reads_cu_seqlens_q") == "1"
+    packed_keys = manifest.get("reads_cu_seqlens_k") == "1"
+    layouts = {"q": (4, "[B, H, S, D]"), "k": (4, "[B, H, S, D]"), "v": (4, "[B, H, S, D]")}
+    if ragged:
+        layouts["q"] = (3, "[Tq, Hq, D] (the packed query rows of a ragged batch)")
+    if packed_keys:
+        layouts["k"] = (3, "[Tk, Hkv, D] (the packed keys of a ragged batch)")
+        layouts["v"] = (3, "[Tk, Hkv, Dv] (the packed values of a ragged batch)")
+    for name, (rank, layout) in layouts.items():
+        if len(_shape(tensors[name])) != rank:
+            fail(f"expected {name} of rank {rank} {layout}, got shape {_shape(tensors[name])}")
+    want = _TORCH_DTYPE_NAMES[manifest["dtype"]]
+    if str(q.dtype) != want:
+        fail(f"expected q of dtype {want} (the artifact's {manifest['dtype']}), got {q.dtype}")
+    fp8 = manifest.get("reads_kv_scales") == "1"
+    for name, t in (("k", k), ("v", v), ("out", out)):
+        if t is None:
+            continue
+        if fp8 and name != "out":
+            if str(t.dtype) != "torch.float8_e4m3fn":
+                fail(f"expected {name} of dtype torch.float8_e4m3fn (the artifact's fp8 "
+                     f"cache), got {t.dtype}")
+        elif t.dtype != q.dtype:
+            fail(f"expected {name} of dtype {q.dtype} (that of q), got {t.dtype}")
+    # The offsets of a ragged batch: int32 [N + 1], the keys' as many as the
+    # queries'. Their values stay on the GPU (the kernel clamps them).
+    operand("cu_seqlens_q", cu_seqlens_q, "reads_cu_seqlens_q", ("torch.int32",), None,
+            "the query offsets of a ragged batch")
+    operand("cu_seqlens_k", cu_seqlens_k, "reads_cu_seqlens_k", ("torch.int32",), None,
+            "the key offsets of a ragged batch")
+    for name, t in (("cu_seqlens_q", cu_seqlens_q), ("cu_seqlens_k", cu_seqlens_k)):
+        if t is not None and (len(_shape(t)) != 1 or _shape(t)[0] < 2):
+            fail(f"expected {name} of rank 1 [N + 1] with at least 2 entries (the offsets of "
+                 f"N >= 1 sequences), got shape {_shape(t)}")
+    if cu_seqlens_q is not None and cu_seqlens_k is not None and \
+            _shape(cu_seqlens_k) != _shape(cu_seqlens_q):
+        fail(f"expected cu_seqlens_k of shape {_shape(cu_seqlens_q)} (one offset per sequence "
+             f"of cu_seqlens_q, and the end), got {_shape(cu_seqlens_k)}")
+    if ragged:
+        # N sequences in Tq packed rows.
+        sq, hq, d = _shape(q)
+        b = _shape(cu_seqlens_q)[0] - 1
+    else:
+        b, hq, sq, d = _shape(q)
+    if max_seqlen_q is None:
+        max_seqlen_q = 0
+    if isinstance(max_seqlen_q, bool) or not isinstance(max_seqlen_q, numbers.Integral):
+        fail(f"expected max_seqlen_q of type int, got {type(max_seqlen_q).__name__}")
+    if not ragged and max_seqlen_q != 0:
+        fail(f"expected max_seqlen_q 0: the artifact does not take a ragged batch, "
+             f"got {max_seqlen_q}")
+    if ragged and not 0 <= max_seqlen_q <= sq:
+        fail(f"expected max_seqlen_q in [0, {sq}] (0: Tq, the rows of q; otherwise at least "
+             f"the longest sequence's query rows), got {max_seqlen_q}")
+    page_size = int(manifest.get("page_size") or 0)
+    if page_size:
+        # Pages [num_pages, page_size, Hkv, D]; Sk = max_pages * page_size.
+        num_pages, hkv = _shape(k)[0], _shape(k)[2]
+        if _shape(k)[1] != page_size:
+            fail(f"expected k pages of the artifact's page_size {page_size} "
+                 f"[num_pages, page_size, Hkv, D], got shape {_shape(k)}")
+        if page_table is None:
+            fail("expected page_table: the artifact reads a paged KV cache")
+        if len(_shape(page_table)) != 2:
+            fail(f"expected page_table of rank 2 [B, max_pages], got shape {_shape(page_table)}")
+        sk = _shape(page_table)[1] * page_size
+    elif packed_keys:
+        sk, hkv = _shape(k)[0], _shape(k)[1]
+    else:
+        hkv, sk = _shape(k)[1], _shape(k)[2]
+    dv = _shape(v)[-1]
+    expect = {"num_q_heads": ("q", 1, hq), "num_kv_heads": ("k", 2 if page_size else 1, hkv),
+              "head_dim": ("q", 2 if ragged else 3, d),
+              "value_head_dim": ("v", 2 if packed_keys else 3, dv)}
+    for key, (name, dim, got) in expect.items():
+        if got != int(manifest[key]):
+            fail(f"expected {name} dimension {dim} to be the artifact's {key} "
+                 f"{manifest[key]}, got {got}")
+    # The batch of a cache: B, or the N sequences of a ragged batch.
+    batch = "N" if ragged else "B"
+    if page_size:
+        if _shape(v) != (num_pages, page_size, hkv, dv):
+            fail(f"expected v of shape {(num_pages, page_size, hkv, dv)} (the pages of k) "
+                 f"[num_pages, page_size, Hkv, Dv], got {_shape(v)}")
+    elif packed_keys:
+        if _shape(k) != (sk, hkv, d):
+            fail(f"expected k of shape {(sk, hkv, d)} [Tk, Hkv, D], got {_shape(k)}")
+        if _shape(v) != (sk, hkv, dv):
+            fail(f"expected v of shape {(sk, hkv, dv)} (the rows of k) [Tk, Hkv, Dv], "
+                 f"got {_shape(v)}")
+    elif _shape(k) != (b, hkv, sk, d):
+        fail(f"expected k of shape {(b, hkv, sk, d)} [{batch}, Hkv, Sk, D], got {_shape(k)}")
+    elif _shape(v) != (b, hkv, sk, dv):
+        fail(f"expected v of shape {(b, hkv, sk, dv)} [{batch}, Hkv, Sk, Dv], got {_shape(v)}")
+    if ragged:
+        if out is not None and _shape(out) != (sq, hq, dv):
+            fail(f"expected out of shape {(sq, hq, dv)} [Tq, Hq, Dv], got {_shape(out)}")
+    elif out is not None and _shape(out) != (b, hq, sq, dv):
+        fail(f"expected out of shape {(b, hq, sq, dv)} [B, Hq, Sq, Dv], got {_shape(out)}")
+
     # An absent lse is allocated by the call.
-    operand("lse", lse, "reads_lse", ("torch.float32",), (b, hq, sq), "the log-sum-exp",
-            allocated=True)
+    operand("lse", lse, "reads_lse", ("torch.float32",), (hq, sq) if ragged else (b, hq, sq),
+            "the log-sum-exp", allocated=True)
     operand("seq_ids", seq_ids, "reads_seq_ids", ("torch.int32",), (b, sk), "document ids")
     operand("cu_seqlens", cu_seqlens, "reads_cu_seqlens", ("torch.int32",), None,
             "document offsets")

@@ -94,7 +94,7 @@ func.func @paged(%q: tensor<?x4x1x64xbf16>, %k: tensor<?x16x2x64xbf16>, %v: tens
 // the key loop.
 // CHECK-LABEL: func.func @fp8(
 // CHECK: gpu.func @attnc_attention(
-// CHECK-SAME: %{{[a-z0-9_]+}}: i64, %[[SCALES:[a-z0-9_]+]]: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr)
+// CHECK-SAME: %{{[a-z0-9_]+}}: i64, %[[SCALES:[a-z0-9_]+]]: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr)
 // CHECK: %[[HEAD:.*]] = gpu.block_id y
 // CHECK: %[[KVH:.*]] = arith.divui %[[HEAD]], %{{.*}} : index
 // CHECK-NEXT: %[[KVH64:.*]] = arith.index_cast %[[KVH]] : index to i64

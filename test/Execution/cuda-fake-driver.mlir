@@ -61,6 +61,20 @@
 // DECODE: decode=1 on cuda (Fake GPU, sm_90a), seed 9
 // DECODE: PASS
 // DECODE-NEXT: exit 0
+// A ragged batch: q and o packed as [tokens, H, D] (strides {., D, H * D}),
+// the grid sized by the longest sequence (max_seqlen_q 300: 3 tiles of 128),
+// the sequences' offsets passed; keys packed likewise, or in a paged cache.
+// RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_MASK=causal ATTNC_FAKE_CUDA_LOG=1 attnc-run --spec "hq=8 hkv=2 mask=causal ragged=300:300,1:517,0:40,77:200" --device=cuda --seed=10 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=RAGGED
+// RAGGED: fake-libcuda: launch grid (3, 8, 4) block (128, 1, 1), b=4 hq=8 hkv=2 sq=378 sk=1060 d=64 dv=64, lse given, o poisoned
+// RAGGED: fake-libcuda: ragged batch of 4 sequences, 378 query rows, keys packed, q strides (193536, 64, 512)
+// RAGGED: ragged=300:300,1:517,0:40,77:200 on cuda (Fake GPU, sm_90a), seed 10
+// RAGGED: PASS
+// RAGGED-NEXT: exit 0
+// RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_MASK=causal ATTNC_FAKE_CUDA_LOG=1 attnc-run --spec "b=5 hq=8 hkv=2 sq=20 sk=320 mask=causal paged=16 ragged=1" --device=cuda --seed=11 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=RAGGEDPAGED
+// RAGGEDPAGED: fake-libcuda: ragged batch of 5 sequences, {{[0-9]+}} query rows, keys in a cache
+// RAGGEDPAGED: paged=16 ragged=1 on cuda (Fake GPU, sm_90a), seed 11
+// RAGGEDPAGED: PASS
+// RAGGEDPAGED-NEXT: exit 0
 // RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_MASK=causal attnc-run --spec "b=2 hq=8 hkv=2 sq=40 sk=130 mask=causal kv_dtype=fp8" --device=cuda --seed=8 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=FP8DENSE
 // FP8DENSE: kv_dtype=fp8 on cuda (Fake GPU, sm_90a), seed 8
 // FP8DENSE: PASS

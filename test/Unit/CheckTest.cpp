@@ -203,6 +203,8 @@ loadArtifact(std::initializer_list<const char *> reads, int pageSize = 0) {
            {"tensor_maps", "0"},
            {"reads_kv_lens", "0"},
            {"reads_kv_scales", "0"},
+           {"reads_cu_seqlens_q", "0"},
+           {"reads_cu_seqlens_k", "0"},
            {"mask_block_q", "16"},
            {"mask_block_k", "32"}})
     a.set(key, value);

@@ -59,6 +59,8 @@ Artifact kernelArtifact() {
   a.set("reads_kv_lens", "0");
   a.set("page_size", "0");
   a.set("reads_kv_scales", "0");
+  a.set("reads_cu_seqlens_q", "0");
+  a.set("reads_cu_seqlens_k", "0");
   a.set("abi_version", std::to_string(attnc::abi::kVersion));
   a.set("params", attnc::abi::paramList());
   a.set("grid", attnc::abi::kGrid);
@@ -335,6 +337,8 @@ TEST(KernelManifestTest, RequiresEveryKey) {
                             "reads_kv_lens",
                             "page_size",
                             "reads_kv_scales",
+                            "reads_cu_seqlens_q",
+                            "reads_cu_seqlens_k",
                             "abi_version",
                             "params",
                             "grid"};

@@ -296,6 +296,10 @@ static bool checkSpecAgainstManifest(const AttentionSpec &s,
                         (m.readsKvLens ? "1" : "0"));
   if (s.pageSize != m.pageSize)
     return mismatch("paged", str(s.pageSize), "page_size " + str(m.pageSize));
+  if (s.ragged != m.readsCuSeqlensQ)
+    return mismatch("ragged", s.ragged ? "on" : "off",
+                    std::string("reads_cu_seqlens_q ") +
+                        (m.readsCuSeqlensQ ? "1" : "0"));
   return true;
 }
 

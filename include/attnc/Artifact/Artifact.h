@@ -85,6 +85,9 @@ struct KernelManifest {
   int64_t pageSize = 0;
   /// K and V are float8 e4m3fn codes with per-head scales (kv_scales).
   bool readsKvScales = false;
+  /// A ragged batch: the query rows of the sequences are packed and found
+  /// through cu_seqlens_q, their keys through cu_seqlens_k (or a cache).
+  bool readsCuSeqlensQ = false, readsCuSeqlensK = false;
 };
 
 /// Checks the manifest keys of a kernel artifact: format, the required keys,

@@ -18,7 +18,7 @@ namespace attnc::abi {
 
 /// Bumped whenever a parameter is added, removed, reordered or changes kind;
 /// the runtime refuses artifacts of another version.
-inline constexpr int kVersion = 5;
+inline constexpr int kVersion = 6;
 
 /// How a parameter travels to the kernel.
 enum class ParamKind {
@@ -44,7 +44,13 @@ enum class ParamKind {
 /// fp8 cache (manifest `reads_kv_scales`), k and v hold float8 e4m3fn codes
 /// (strides in elements = bytes) and kv_scales [2, Hkv] (f32) their scales:
 /// key element x of KV head h stands for x * kv_scales[h], value element x
-/// for x * kv_scales[Hkv + h].
+/// for x * kv_scales[Hkv + h]. A ragged batch (manifest
+/// `reads_cu_seqlens_q`): `batch` is the number of sequences N, q and o hold
+/// seq_q packed rows in their batch entry 0 (lse [1, Hq, seq_q]), and
+/// sequence n's rows are [cu_seqlens_q[n], cu_seqlens_q[n + 1]) (int32,
+/// clamped into [0, seq_q], an end below its start an empty sequence); with
+/// `reads_cu_seqlens_k` its keys likewise in k and v's batch entry 0 by
+/// cu_seqlens_k (seq_k packed rows), else in a cache of N sequences.
 enum Param : unsigned {
   Q,
   K,
@@ -80,6 +86,8 @@ enum Param : unsigned {
   MaxPages,
   NumPages,
   KvScales,
+  CuSeqlensQ,
+  CuSeqlensK,
   QMap,
   KMap,
   VMap,
@@ -128,6 +136,8 @@ inline constexpr ParamInfo kParams[NumParams] = {
     {"max_pages", ParamKind::I64},
     {"num_pages", ParamKind::I64},
     {"kv_scales", ParamKind::Pointer},
+    {"cu_seqlens_q", ParamKind::Pointer},
+    {"cu_seqlens_k", ParamKind::Pointer},
     {"q_map", ParamKind::TensorMap},
     {"k_map", ParamKind::TensorMap},
     {"v_map", ParamKind::TensorMap},
@@ -152,7 +162,9 @@ inline std::string paramList() {
 /// The launch grid rule (the manifest's `grid`): one block per (query tile,
 /// key split, KV group of packed query heads, batch entry). A tile holds
 /// block_q rows of gqa_pack query heads each (block_q / gqa_pack query
-/// positions); without split_kv, num_splits is 1.
+/// positions); without split_kv, num_splits is 1. In a ragged batch seq_q
+/// here is the longest sequence's query rows (the launch's max_seqlen_q)
+/// and batch the number of sequences.
 inline constexpr const char *kGrid =
     "ceil(seq_q*gqa_pack/block_q)*num_splits,num_q_heads/gqa_pack,batch";
 

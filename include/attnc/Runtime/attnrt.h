@@ -100,6 +100,20 @@ typedef struct attnrt_attention_args {
    * key code x of KV head h stands for x * kv_scales[h], value code x for
    * x * kv_scales[Hkv + h]. NULL for other artifacts. */
   const float *kv_scales;
+  /* A ragged batch (artifacts with reads_cu_seqlens_q = 1): batch is the
+   * number of sequences N; q and o hold seq_q packed rows (a [tokens, H, D]
+   * tensor: B = 1, any batch stride) and sequence n the rows
+   * [cu_seqlens_q[n], cu_seqlens_q[n + 1]) (int32 [N + 1], device memory;
+   * offsets clamped into [0, seq_q], an end below its start is an empty
+   * sequence); lse is [1, Hq, seq_q]. Its keys: with reads_cu_seqlens_k = 1
+   * packed the same way in k and v (seq_k rows) by cu_seqlens_k, otherwise
+   * in a cache of N sequences (kv_lens, page_table). max_seqlen_q sizes the
+   * grid: at least the longest sequence's query rows (rows past it are not
+   * computed), at most seq_q; 0 means seq_q. NULL and 0 for other
+   * artifacts. */
+  const int32_t *cu_seqlens_q;
+  const int32_t *cu_seqlens_k;
+  int64_t max_seqlen_q;
 } attnrt_attention_args;
 
 /* Checks a launch against the manifest (shapes, strides, dtype, alignment,

@@ -266,16 +266,29 @@ CUresult cuLaunchKernel(void *f, unsigned gridX, unsigned gridY,
   const float *kvScales = *(const float **)params[33];
   int64_t kvBytes = kvScales ? 1 : 2;
   int64_t pageSize = pageTable && maxPages > 0 ? sk / maxPages : 0;
-  /* Query heads: q is dense [B, Hq, Sq, D] here (DeviceRun), so q_stride_b
-   * / q_stride_h (parameters 15, 16); the grid's y counts KV groups when
-   * the decode kernel packs a group's heads, and 1 for the combine. */
-  int64_t qStrideB = *(int64_t *)params[15], qStrideH = *(int64_t *)params[16];
-  int64_t hq = qStrideH > 0 ? qStrideB / qStrideH : gridY;
-  int64_t d = (int64_t)allocationSize(q) / (2 * b * hq * sq);
-  int64_t dv = (int64_t)allocationSize(o) / (2 * b * hq * sq);
+  /* A ragged batch (34, 35): cu_seqlens_q, cu_seqlens_k; q and o then hold
+   * sq packed rows in batch entry 0 (and with cu_seqlens_k, k and v sk). */
+  const int32_t *cuQ = *(const int32_t **)params[34];
+  const int32_t *cuK = *(const int32_t **)params[35];
+  int64_t qBatches = cuQ ? 1 : b, kBatches = cuK ? 1 : b;
+  /* Q and O strides of the [B, H, S] view (15-17, 24-26). Query heads: q is
+   * dense [B, Hq, Sq, D] here (DeviceRun), so q_stride_b / q_stride_h; the
+   * grid's y counts KV groups when the decode kernel packs a group's heads,
+   * and 1 for the combine; a ragged batch's grid y is Hq. */
+  int64_t qStride[3], oStride[3];
+  for (int i = 0; i < 3; ++i) {
+    qStride[i] = *(int64_t *)params[15 + i];
+    oStride[i] = *(int64_t *)params[24 + i];
+  }
+  int64_t hq = cuQ               ? gridY
+               : qStride[1] > 0 ? qStride[0] / qStride[1]
+                                : gridY;
+  int64_t d = (int64_t)allocationSize(q) / (2 * qBatches * hq * sq);
+  int64_t dv = (int64_t)allocationSize(o) / (2 * qBatches * hq * sq);
   int64_t hkv = pageTable ? (int64_t)allocationSize(k) /
                                 (kvBytes * numPages * pageSize * d)
-                          : (int64_t)allocationSize(k) / (kvBytes * b * sk * d);
+                          : (int64_t)allocationSize(k) /
+                                (kvBytes * kBatches * sk * d);
   if (d <= 0 || dv <= 0 || hkv <= 0 || hq % hkv != 0)
     return INVALID_VALUE;
   const char *maskName = getenv("ATTNC_FAKE_CUDA_MASK");
@@ -284,7 +297,7 @@ CUresult cuLaunchKernel(void *f, unsigned gridX, unsigned gridY,
   float scale = scaleText ? (float)atof(scaleText) : 1.0f / sqrtf((float)d);
   if (launches++ == 0 && logging()) {
     int poisoned = 1;
-    for (int64_t i = 0; i < b * hq * sq * dv; ++i)
+    for (int64_t i = 0; i < qBatches * hq * sq * dv; ++i)
       poisoned &= o[i] == 0xFFFF;
     fprintf(stderr,
             "fake-libcuda: launch grid (%u, %u, %u) block (%u, %u, %u), "
@@ -302,6 +315,13 @@ CUresult cuLaunchKernel(void *f, unsigned gridX, unsigned gridY,
               (long long)maxPages, (long long)numPages, (long long)kStride[0],
               (long long)kStride[1], (long long)kStride[2],
               kvScales ? "given" : "null");
+    if (cuQ)
+      fprintf(stderr,
+              "fake-libcuda: ragged batch of %lld sequences, %lld query rows, "
+              "keys %s, q strides (%lld, %lld, %lld)\n",
+              (long long)b, (long long)sq, cuK ? "packed" : "in a cache",
+              (long long)qStride[0], (long long)qStride[1],
+              (long long)qStride[2]);
   }
   const char *skip = getenv("ATTNC_FAKE_CUDA_SKIP");
   if (skip && strcmp(skip, "1") == 0)
@@ -312,28 +332,42 @@ CUresult cuLaunchKernel(void *f, unsigned gridX, unsigned gridY,
   for (int64_t bi = 0; bi < b; ++bi)
     for (int64_t h = 0; h < hq; ++h) {
       int64_t kh = h / (hq / hkv);
-      const uint16_t *qh = q + (bi * hq + h) * sq * d;
-      /* This sequence's keys, and the element offset of key j's row. */
+      /* This sequence's query rows [q0, q0 + rows) of batch entry qb, keys
+       * [k0, k0 + len) of kb, and the element offset of key j's row. */
+      int64_t qb = cuQ ? 0 : bi, kb = cuK ? 0 : bi, q0 = 0, rows = sq, k0 = 0;
+#define CLAMP(x, lo, hi) ((x) < (lo) ? (lo) : (x) > (hi) ? (hi) : (x))
+      if (cuQ) {
+        q0 = CLAMP(cuQ[bi], 0, sq);
+        rows = CLAMP(cuQ[bi + 1], q0, sq) - q0;
+      }
       int64_t len = sk;
       if (kvLens)
-        len = kvLens[bi] < 0 ? 0 : kvLens[bi] > sk ? sk : kvLens[bi];
+        len = CLAMP(kvLens[bi], 0, sk);
+      if (cuK) {
+        k0 = CLAMP(cuK[bi], 0, sk);
+        len = CLAMP(cuK[bi + 1], k0, sk) - k0;
+      }
+#undef CLAMP
 #define ROW(stride, j)                                                         \
   (pageTable ? pageTable[bi * maxPages + (j) / pageSize] * (stride)[0] +       \
                    ((j) % pageSize) * (stride)[2] + kh * (stride)[1]           \
-             : bi * (stride)[0] + kh * (stride)[1] + (j) * (stride)[2])
+             : kb * (stride)[0] + kh * (stride)[1] + (k0 + (j)) * (stride)[2])
+#define QROW(stride, i)                                                        \
+  (qb * (stride)[0] + h * (stride)[1] + (q0 + (i)) * (stride)[2])
 #define KV(base, at, scaleRow)                                                 \
   (kvScales                                                                    \
        ? fromE4M3(((const uint8_t *)(base))[at]) * kvScales[(scaleRow) + kh]   \
        : fromBF16((base)[at]))
-      for (int64_t i = 0; i < sq; ++i) {
+      for (int64_t i = 0; i < rows; ++i) {
         float m = -INFINITY, l = 0;
         for (int64_t j = 0; j < len; ++j) {
           p[j] = -INFINITY;
-          if (causal && j > i + len - sq)
+          if (causal && j > i + len - rows)
             continue;
           float s = 0;
           for (int64_t c = 0; c < d; ++c)
-            s += fromBF16(qh[i * d + c]) * KV(k, ROW(kStride, j) + c, 0);
+            s += fromBF16(q[QROW(qStride, i) + c]) *
+                 KV(k, ROW(kStride, j) + c, 0);
           p[j] = s * scale;
           m = p[j] > m ? p[j] : m;
         }
@@ -345,13 +379,14 @@ CUresult cuLaunchKernel(void *f, unsigned gridX, unsigned gridY,
           float acc = 0;
           for (int64_t j = 0; j < len; ++j)
             acc += p[j] * KV(v, ROW(vStride, j) + c, hkv);
-          o[((bi * hq + h) * sq + i) * dv + c] = toBF16(l > 0 ? acc / l : 0);
+          o[QROW(oStride, i) + c] = toBF16(l > 0 ? acc / l : 0);
         }
         if (lse)
-          lse[(bi * hq + h) * sq + i] = l > 0 ? m + logf(l) : -INFINITY;
+          lse[(qb * hq + h) * sq + q0 + i] = l > 0 ? m + logf(l) : -INFINITY;
       }
     }
 #undef ROW
+#undef QROW
 #undef KV
   free(p);
   return OK;

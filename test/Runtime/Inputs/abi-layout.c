@@ -43,6 +43,9 @@ int main(void) {
   FIELD(max_pages);
   FIELD(num_pages);
   FIELD(kv_scales);
+  FIELD(cu_seqlens_q);
+  FIELD(cu_seqlens_k);
+  FIELD(max_seqlen_q);
   printf("sizeof %zu\n", sizeof(attnrt_attention_args));
   return 0;
 }

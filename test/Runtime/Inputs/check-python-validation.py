@@ -145,3 +145,88 @@ run_fp8("fp8 without kv_scales", kv_scales=None)
 run_fp8("kv_scales of the wrong shape", kv_scales=T((2, 8), F32))
 run_fp8("kv_scales as bf16", kv_scales=T((2, 2)))
 run_paged("kv_scales the artifact does not read", kv_scales=T((2, 2), F32))
+
+# Ragged batches are refused by an artifact that does not take one.
+run("cu_seqlens_q the artifact does not read", cu_seqlens_q=T((3,), I32))
+run("cu_seqlens_k the artifact does not read", cu_seqlens_k=T((3,), I32))
+run("max_seqlen_q given to a non-ragged artifact", max_seqlen_q=64)
+
+# A ragged batch of N = 3 sequences with packed keys: q [Tq, Hq, D],
+# k and v [Tk, Hkv, D], cu_seqlens_q/k int32 [N + 1], out [Tq, Hq, Dv],
+# lse [Hq, Tq].
+RAGGED = dict(MANIFEST, reads_block_mask="0", reads_cu_seqlens_q="1", reads_cu_seqlens_k="1")
+
+
+def ragged():
+    return dict(q=T((300, 8, 64)), k=T((360, 2, 64)), v=T((360, 2, 64)),
+                out=T((300, 8, 64)), lse=T((8, 300), F32), cu_seqlens_q=T((4,), I32),
+                cu_seqlens_k=T((4,), I32), max_seqlen_q=128)
+
+
+def run_ragged(name, **changes):
+    check(RAGGED, ragged(), name, changes)
+
+
+run_ragged("ragged valid")
+# q, k and v as views of one packed qkv tensor [T, Hq + 2 Hkv, D].
+run_ragged("ragged qkv views", q=T((300, 8, 64), strides=(768, 64, 1)),
+           k=T((300, 2, 64), strides=(768, 64, 1)), v=T((300, 2, 64), strides=(768, 64, 1)))
+run_ragged("ragged outputs left to the call, max_seqlen_q 0", out=None, lse=None,
+           max_seqlen_q=0)
+run_ragged("ragged q of rank 4", q=T((1, 8, 300, 64)))
+run_ragged("packed k of rank 4", k=T((1, 2, 360, 64)))
+run_ragged("packed v of rank 4", v=T((1, 2, 360, 64)))
+run_ragged("ragged without cu_seqlens_q", cu_seqlens_q=None)
+run_ragged("packed keys without cu_seqlens_k", cu_seqlens_k=None)
+run_ragged("cu_seqlens_q as int64", cu_seqlens_q=T((4,), I64))
+run_ragged("cu_seqlens_k as int64", cu_seqlens_k=T((4,), I64))
+run_ragged("cu_seqlens_q of rank 2", cu_seqlens_q=T((1, 4), I32))
+run_ragged("cu_seqlens_q of one entry", cu_seqlens_q=T((1,), I32), cu_seqlens_k=T((1,), I32))
+run_ragged("cu_seqlens_q strided", cu_seqlens_q=T((4,), I32, strides=(2,)))
+run_ragged("cu_seqlens_q on the CPU", cu_seqlens_q=T((4,), I32, device=Device("cpu")))
+run_ragged("cu_seqlens_k on another GPU", cu_seqlens_k=T((4,), I32, device=Device("cuda", 1)))
+run_ragged("cu_seqlens_k of another length", cu_seqlens_k=T((5,), I32))
+run_ragged("ragged wrong head count", q=T((300, 4, 64)))
+run_ragged("ragged wrong head dim", q=T((300, 8, 128)))
+run_ragged("packed k of another head count", k=T((360, 4, 64)))
+run_ragged("packed k of another head dim", k=T((360, 2, 32)))
+run_ragged("packed v not k's rows", v=T((359, 2, 64)))
+run_ragged("ragged out of the wrong shape", out=T((299, 8, 64)))
+run_ragged("ragged out as [B, Hq, Sq, Dv]", out=T((1, 8, 300, 64)))
+run_ragged("ragged lse as [1, Hq, Tq]", lse=T((1, 8, 300), F32))
+run_ragged("max_seqlen_q past Tq", max_seqlen_q=301)
+run_ragged("max_seqlen_q negative", max_seqlen_q=-1)
+run_ragged("max_seqlen_q as a float", max_seqlen_q=128.0)
+run_ragged("kv_lens given to packed keys", kv_lens=T((3,), I32))
+
+# A ragged batch over a paged cache of its N = 3 sequences: kv_lens [N],
+# page_table [N, max_pages], no cu_seqlens_k.
+RAGGED_PAGED = dict(MANIFEST, reads_block_mask="0", reads_cu_seqlens_q="1", reads_kv_lens="1",
+                    page_size="16")
+
+
+def run_ragged_paged(name, **changes):
+    args = dict(q=T((300, 8, 64)), k=T((9, 16, 2, 64)), v=T((9, 16, 2, 64)),
+                lse=T((8, 300), F32), kv_lens=T((3,), I32), page_table=T((3, 4), I32),
+                cu_seqlens_q=T((4,), I32), max_seqlen_q=128)
+    check(RAGGED_PAGED, args, name, changes)
+
+
+run_ragged_paged("ragged paged valid")
+run_ragged_paged("ragged cache given cu_seqlens_k", cu_seqlens_k=T((4,), I32))
+run_ragged_paged("ragged kv_lens of another batch", kv_lens=T((2,), I32))
+run_ragged_paged("ragged page_table of another batch", page_table=T((2, 4), I32))
+run_ragged_paged("ragged cache given packed keys", k=T((144, 2, 64)), v=T((144, 2, 64)))
+
+# A ragged batch over a contiguous cache [N, Hkv, Sk, D].
+RAGGED_CACHE = dict(MANIFEST, reads_block_mask="0", reads_cu_seqlens_q="1", reads_kv_lens="1")
+
+
+def run_ragged_cache(name, **changes):
+    args = dict(q=T((300, 8, 64)), k=T((3, 2, 120, 64)), v=T((3, 2, 120, 64)),
+                lse=T((8, 300), F32), kv_lens=T((3,), I32), cu_seqlens_q=T((4,), I32))
+    check(RAGGED_CACHE, args, name, changes)
+
+
+run_ragged_cache("ragged cache valid")
+run_ragged_cache("ragged cache of another batch", k=T((2, 2, 120, 64)), v=T((2, 2, 120, 64)))
