@@ -86,6 +86,8 @@ cache_causal_d64_paged16 | b=4 hq=8 hkv=2 sq=129 sk=128 d=64 dtype=bf16 mask=cau
 decode_cache_causal_d128_gqa4_paged16 | b=5 hq=8 hkv=2 sq=1 sk=784 d=128 dtype=bf16 mask=causal decode=1 paged=16
 fp8_causal_d128_bf16 | b=1 hq=8 hkv=2 sq=129 sk=127 d=128 dtype=bf16 mask=causal kv_dtype=fp8
 decode_fp8_causal_d128_gqa4_paged16 | b=4 hq=8 hkv=2 sq=5 sk=1008 d=128 dtype=bf16 mask=causal decode=1 paged=16 kv_dtype=fp8
+ragged_causal_d128_bf16_gqa4 | hq=8 hkv=2 d=128 dtype=bf16 mask=causal ragged=129:127,1:300,0:5,70:0
+ragged_causal_d64_gqa4_paged16 | hq=8 hkv=2 d=64 dtype=bf16 mask=causal paged=16 ragged=129:128,1:33,0:16
 EOS
   cat "$LOGS/sanitizer.txt"
   rm -f "$LOGS"/san.*.log
