@@ -558,9 +558,9 @@ bool attnc::parseKernelManifest(const Artifact &artifact,
             "(reads_kv_lens = 1), exactly one";
     return false;
   }
-  if (m.readsCuSeqlensQ && (m.splitKv || m.gqaPack != 1 || m.tensorMaps)) {
+  if (m.readsCuSeqlensQ && (m.splitKv || m.gqaPack != 1)) {
     error = "manifest key 'reads_cu_seqlens_q': a ragged batch runs on the "
-            "prefill kernel (split_kv = 0, gqa_pack = 1, tensor_maps = 0)";
+            "prefill kernels (split_kv = 0, gqa_pack = 1)";
     return false;
   }
   if (m.pageSize > 0 && !m.readsKvLens) {

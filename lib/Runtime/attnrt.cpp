@@ -746,23 +746,26 @@ static attnrt_status encodeTensorMaps(const Driver &d, const KernelManifest &m,
     const char *name;
     const void *data;
     const int64_t *strides;
-    int64_t heads, length, width, rows;
+    int64_t batch, heads, length, width, rows;
   };
+  // A ragged batch's packed rows are batch entry 0 of their tensors.
+  const int64_t qBatch = m.readsCuSeqlensQ ? 1 : a.batch,
+                kvBatch = m.readsCuSeqlensK ? 1 : a.batch;
   const Tensor tensors[] = {
-      {abi::QMap, "q", a.q, a.q_strides, a.num_q_heads, a.seq_q, a.head_dim,
-       m.blockQ},
-      {abi::KMap, "k", a.k, a.k_strides, a.num_kv_heads, a.seq_k, a.head_dim,
-       m.blockK},
-      {abi::VMap, "v", a.v, a.v_strides, a.num_kv_heads, a.seq_k,
+      {abi::QMap, "q", a.q, a.q_strides, qBatch, a.num_q_heads, a.seq_q,
+       a.head_dim, m.blockQ},
+      {abi::KMap, "k", a.k, a.k_strides, kvBatch, a.num_kv_heads, a.seq_k,
+       a.head_dim, m.blockK},
+      {abi::VMap, "v", a.v, a.v_strides, kvBatch, a.num_kv_heads, a.seq_k,
        a.value_head_dim, m.blockK}};
   for (const Tensor &t : tensors) {
     // An empty tensor is never read; any map will do.
-    if (t.length == 0 || a.batch == 0)
+    if (t.length == 0 || t.batch == 0)
       continue;
     uint64_t dims[4] = {static_cast<uint64_t>(t.width),
                         static_cast<uint64_t>(t.length),
                         static_cast<uint64_t>(t.heads),
-                        static_cast<uint64_t>(a.batch)};
+                        static_cast<uint64_t>(t.batch)};
     // Byte strides of dims S, H, B; validate() made them multiples of 8
     // elements except where the dimension has size 1, whose stride is
     // never applied (any multiple of 16 bytes will do).

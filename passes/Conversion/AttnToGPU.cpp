@@ -107,9 +107,12 @@ static std::string decodeRemark(const KernelProblem &p, GpuKernelAttr config) {
     s += std::string("; ragged batch: each sequence's query rows") +
          (p.raggedKeys ? " and keys" : "") +
          " found from its offsets (cu_seqlens_q" +
-         (p.raggedKeys ? ", cu_seqlens_k" : "") +
-         ") by the mma.sync prefill kernel (the wgmma and decode kernels do "
-         "not take ragged batches yet)";
+         (p.raggedKeys ? ", cu_seqlens_k" : "") + ")" +
+         (config.getWgmma()
+              ? ", TMA boxes at the sequence's rows, V rows past its keys "
+                "zeroed in its last key tile"
+              : " by the prefill kernel's row copies") +
+         " (the decode kernel does not take ragged batches)";
   return s;
 }
 

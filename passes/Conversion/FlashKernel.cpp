@@ -75,6 +75,10 @@ std::string attnc::flashKernelTileStrategy(const TiledAttention &t) {
   return "element-wise mask on every key tile (slow path)";
 }
 
+/// The named barrier of the consumer warpgroups after they zero the V rows
+/// past a ragged sequence's keys (the ping-pong turns use 1 to 3).
+static constexpr int64_t kZeroTailBarrier = 8;
+
 namespace {
 /// Builds the kernel body. A lane holds 2 * m_tiles query rows ("slots"):
 /// rows g and g + 8 of each of its warp's 16-row m-tiles.
@@ -571,18 +575,20 @@ LogicalResult KernelBuilder::build() {
     Value k0 = arith::MulIOp::create(b, kt, idx(bk));
     Value base = arith::MulIOp::create(b, stage, idx(stageBytes));
     tma::arriveExpectTx(b, bar, stageBytes);
-    Value row = toI32(k0);
+    // Packed keys of a ragged batch: rows from the sequence's start in
+    // batch entry 0 (rows past its end are masked, their V rows zeroed).
+    Value row = toI32(a.add(kStart, k0));
     for (int64_t box = 0; box * 64 < d; ++box)
       tma::load(b, mmaE->smemAt(a.add(base, idx(box * swizzled.keyBoxBytes))),
                 arg(abi::KMap), {i32c(64 * box), row, toI32(kvHead),
-                                 toI32(batch)},
+                                 toI32(kBatch)},
                 bar);
     for (int64_t box = 0; box * 64 < dv; ++box)
       tma::load(b,
                 mmaE->smemAt(a.add(
                     base, idx(vOffset + box * swizzled.keyBoxBytes))),
                 arg(abi::VMap), {i32c(64 * box), row, toI32(kvHead),
-                                 toI32(batch)},
+                                 toI32(kBatch)},
                 bar);
   };
   // Two-stage pipeline: tile kt + 1 streams in with cp.async while tile kt
@@ -745,7 +751,9 @@ LogicalResult KernelBuilder::build() {
         tma::load(b,
                   mmaE->smemAt(idx(qOffset + box * swizzled.queryBoxBytes)),
                   arg(abi::QMap),
-                  {i32c(64 * box), toI32(q0), toI32(head), toI32(batch)}, bar);
+                  {i32c(64 * box), toI32(a.add(qStart, q0)), toI32(head),
+                   toI32(qBatch)},
+                  bar);
       tmaLoop->produce(range.lo, range.hi);
     }
     consumerGuard.emplace(b);
@@ -917,6 +925,55 @@ LogicalResult KernelBuilder::build() {
     for (int64_t i = 0; i < pRegs; ++i)
       p.push_back(mmaE->packPair(weights[2 * i], weights[2 * i + 1]));
     return p;
+  };
+  // Packed keys of a ragged batch: a TMA tile that runs past the
+  // sequence's keys holds the next sequence's rows (or whatever follows the
+  // last). Their scores are masked, but P V would still multiply the zero
+  // weights by those V rows (NaN * 0 is NaN): before the P V of such a tile
+  // (only a sequence's last can be), the consumer threads zero its V rows
+  // past the keys, make the writes visible to wgmma's async proxy and meet
+  // at a named barrier. The 128-byte swizzle permutes the 16-byte chunks
+  // within a row, so a row of a box is its 128 contiguous bytes. The
+  // condition is uniform over the consumers.
+  auto zeroVTail = [&](Value kt, Value stageBase) {
+    if (!raggedK || !wgmma)
+      return;
+    Value k0 = arith::MulIOp::create(b, kt, idx(bk));
+    Value keep = a.max(a.min(a.sub(seqK, k0), idx(bk)), idx(0));
+    Value partial =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ult, keep, idx(bk));
+    auto ifPartial = scf::IfOp::create(b, partial, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifPartial.getThenRegion().front());
+    const int64_t boxes = (dv + 63) / 64, perRow = boxes * 8;
+    const int64_t consumers = 32 * config.getWarps();
+    Value chunks = arith::MulIOp::create(b, a.sub(idx(bk), keep), idx(perRow));
+    Type v4 = VectorType::get({4}, i32);
+    Value zeros = LLVM::ZeroOp::create(b, v4);
+    scf::ForOp::create(
+        b, tid, chunks, idx(consumers), ValueRange(),
+        [&](OpBuilder &lb, Location loc, Value chunk, ValueRange) {
+          ImplicitLocOpBuilder ib(loc, lb);
+          IndexArith ia{ib};
+          Value r = ia.add(keep, arith::DivUIOp::create(ib, chunk, idx(perRow)));
+          Value rest = arith::RemUIOp::create(ib, chunk, idx(perRow));
+          Value box = arith::DivUIOp::create(ib, rest, idx(8));
+          Value c = arith::RemUIOp::create(ib, rest, idx(8));
+          Value at = ia.add(
+              ia.add(stageBase, idx(vOffset)),
+              ia.add(arith::MulIOp::create(ib, box, idx(swizzled.keyBoxBytes)),
+                     ia.add(arith::MulIOp::create(ib, r, idx(kSwizzleRowBytes)),
+                            arith::MulIOp::create(ib, c, idx(16)))));
+          LLVM::StoreOp::create(ib, zeros, mmaE->smemAt(at), /*align=*/16);
+          scf::YieldOp::create(ib);
+        });
+    NVVM::FenceProxyOp::create(
+        b, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(b.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+    NVVM::BarrierOp::create(b, /*res=*/Type(), i32c(kZeroTailBarrier),
+                            i32c(consumers), /*reductionOp=*/{},
+                            /*reductionPredicate=*/Value());
   };
   auto issuePV = [&](ArrayRef<Value> p, Value stageBase, ArrayRef<Value> acc) {
     SmallVector<SmallVector<Value, 4>> frags;
@@ -1092,8 +1149,10 @@ LogicalResult KernelBuilder::build() {
     if (keyOffset)
       vLaneBytes = a.add(vLaneBytes,
                          arith::MulIOp::create(b, keyOffset, idx(vPitch * 2)));
-    if (wgmma)
+    if (wgmma) {
+      zeroVTail(kt, stageBase);
       acc = wgmmaE->wait(0, issuePV(packP(s), stageBase, acc));
+    }
     for (int64_t kk = 0; kk < (wgmma ? 0 : subK / 16); ++kk) {
       SmallVector<SmallVector<Value, 4>> pFrag;
       for (int64_t m = 0; m < mt; ++m) {
@@ -1210,9 +1269,11 @@ LogicalResult KernelBuilder::build() {
       yields.append(packP(sm.p));
       scf::YieldOp::create(b, yields);
     }
-    // The last tile's P V.
+    // The last tile's P V (the only tile that can run past a ragged
+    // sequence's keys).
     ValueRange fin = loop.getResults();
     Value last = a.sub(hi, one);
+    zeroVTail(last, tmaLoop->stageBase(last, lo));
     SmallVector<Value> acc = wgmmaE->wait(
         0, issuePV(SmallVector<Value>(fin.take_back(pRegs)),
                    tmaLoop->stageBase(last, lo),

@@ -134,13 +134,12 @@ public:
                 "mma.sync kernel reads per-sequence lengths and pages";
     // A ragged batch: the mma.sync prefill kernel finds each sequence's rows
     // from the offsets; TMA boxes would cross into the next sequence.
-    if (p.ragged && (config.getWgmma() || config.getSplitKv() ||
-                     config.getGqaPack() != 1 || config.getKeyWarps() != 1))
-      return p.emitError("expected wgmma = false, split_kv = false, "
-                         "gqa_pack = 1 and key_warps = 1 with a ragged batch "
-                         "(cu_seqlens_q) on target ")
-             << chip()
-             << ": the mma.sync prefill kernel reads the sequences' offsets";
+    if (p.ragged && (config.getSplitKv() || config.getGqaPack() != 1 ||
+                     config.getKeyWarps() != 1))
+      return p.emitError("expected split_kv = false, gqa_pack = 1 and "
+                         "key_warps = 1 with a ragged batch (cu_seqlens_q) on "
+                         "target ")
+             << chip() << ": ragged batches run on the prefill kernels";
     if (config.getWgmma() && (config.getStages() < 2 || config.getStages() > 4))
       return p.emitError("expected stages in [2, 4] with wgmma on target ")
              << chip() << " (the TMA ring), got " << config.getStages();
@@ -246,7 +245,9 @@ public:
     // KV caches (kv_lens, pages, fp8): the mma.sync prefill kernel, whose
     // row copies zero-fill past a sequence's length and follow the page
     // table (the remark names the family).
-    if (p.kvLens || p.kvFp8 || p.ragged)
+    // A ragged batch with packed keys takes the wgmma kernel (TMA boxes at
+    // each sequence's rows); ragged queries over a cache are a cache case.
+    if (p.kvLens || p.kvFp8)
       return Sm80Target::chooseConfig(p);
     // From the H200 sweeps of bench/RESULTS.md (2026-11-30): D <= 64: three
     // consumer warpgroups (192 rows) on 128-key tiles; D <= 128: two on

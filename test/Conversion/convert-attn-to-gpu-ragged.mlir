@@ -1,12 +1,50 @@
-// RUN: attnc-opt %s --attn-choose-gpu-kernel=chip=sm_90a --attn-tile --attn-skip-masked-tiles --convert-attn-to-gpu --split-input-file 2>/dev/null | FileCheck %s
+// RUN: attnc-opt %s --attn-choose-gpu-kernel=chip=sm_80 --attn-tile --attn-skip-masked-tiles --convert-attn-to-gpu --split-input-file 2>/dev/null | FileCheck %s
+// RUN: attnc-opt %s --attn-choose-gpu-kernel=chip=sm_90a --attn-tile --attn-skip-masked-tiles --convert-attn-to-gpu --split-input-file 2>/dev/null | FileCheck %s --check-prefix=WGMMA
 // RUN: attnc-opt %s --attn-choose-gpu-kernel=chip=sm_90a --attn-tile --attn-skip-masked-tiles --convert-attn-to-gpu --split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
 
-// A ragged batch on the GPU: on sm_90a it takes the mma.sync prefill kernel
-// (TMA boxes would cross into the next sequence), and the remark says so.
-// REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16, cp.async double buffering (the sm_80-class kernel)), {{.*}}; ragged batch: each sequence's query rows and keys found from its offsets (cu_seqlens_q, cu_seqlens_k) by the mma.sync prefill kernel (the wgmma and decode kernels do not take ragged batches yet)
-// REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16, {{.*}}; ragged batch: each sequence's query rows found from its offsets (cu_seqlens_q) by the mma.sync prefill kernel
+// A ragged batch on the GPU. On sm_90a packed keys take the wgmma kernel
+// (TMA boxes at each sequence's rows) and ragged queries over a cache the
+// mma.sync kernel (as every cache does); the remark says which.
+// REMARK: remark: convert-attn-to-gpu: sm_90a kernel (wgmma m64nNk16 {{.*}}; ragged batch: each sequence's query rows and keys found from its offsets (cu_seqlens_q, cu_seqlens_k), TMA boxes at the sequence's rows, V rows past its keys zeroed in its last key tile (the decode kernel does not take ragged batches)
+// REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16, {{.*}}; ragged batch: each sequence's query rows found from its offsets (cu_seqlens_q) by the prefill kernel's row copies
 
-// Block z is a sequence: its query rows start at cu_seqlens_q[z] (clamped
+// The wgmma kernel (sm_90a): Q's TMA box starts at row cu_seqlens_q[z] +
+// q0 of batch entry 0, a key tile's at cu_seqlens_k[z] + k0. Before the
+// P V of a tile that runs past the sequence's keys (keep = clamp(len_k -
+// k0, 0, 128) < 128 rows), the consumer threads (384: three warpgroups)
+// zero its V rows [keep, 128), 8 chunks of 16 bytes a row, fence them for
+// the async proxy and meet at named barrier 8.
+// WGMMA-LABEL: func.func @ragged(
+// WGMMA: gpu.func @attnc_attention(
+// WGMMA-SAME: %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: !llvm.ptr, %[[CUQ:[a-z0-9_]+]]: !llvm.ptr, %[[CUK:[a-z0-9_]+]]: !llvm.ptr,
+// WGMMA: llvm.getelementptr %[[CUQ]]
+// WGMMA: %[[QSTART:.*]] = arith.minsi %{{.*}}, %{{.*}} : index
+// WGMMA: llvm.getelementptr %[[CUK]]
+// WGMMA: %[[KSTART:.*]] = arith.minsi %{{.*}}, %{{.*}} : index
+// WGMMA: %[[PARTIAL:.*]] = arith.cmpi ult, %[[KEEP:.*]], %c128{{.*}} : index
+// WGMMA-NEXT: scf.if %[[PARTIAL]] {
+// WGMMA-NEXT: arith.constant 8 : index
+// WGMMA-NEXT: arith.constant 128 : index
+// WGMMA-NEXT: %[[ROWS:.*]] = arith.subi %c128{{.*}}, %[[KEEP]] : index
+// WGMMA: %[[ZERO:.*]] = llvm.mlir.zero : vector<4xi32>
+// WGMMA: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c384 {
+// WGMMA: llvm.store %[[ZERO]], %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
+// WGMMA: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// WGMMA: nvvm.barrier id = %c8_i32 number_of_threads = %c384_i32
+// WGMMA: nvvm.wgmma.fence.aligned
+// The producer: Q's box at the sequence's start row, batch coordinate 0;
+// the key tiles' at the sequence's first key plus k0.
+// WGMMA: nvvm.mbarrier.arrive.expect_tx
+// WGMMA: %[[QROW:.*]] = arith.addi %[[QSTART]], %{{.*}} : index
+// WGMMA-NEXT: %[[QROW32:.*]] = arith.index_cast %[[QROW]] : index to i32
+// WGMMA-NEXT: %[[HEAD32:.*]] = arith.index_cast %{{.*}} : index to i32
+// WGMMA-NEXT: %[[ZB:.*]] = arith.index_cast %c0{{.*}} : index to i32
+// WGMMA: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%c0_i32, %[[QROW32]], %[[HEAD32]], %[[ZB]]]
+// WGMMA: %[[KROW:.*]] = arith.addi %[[KSTART]], %{{.*}} : index
+// WGMMA-NEXT: %[[KROW32:.*]] = arith.index_cast %[[KROW]] : index to i32
+// WGMMA: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%{{.*}}, %[[KROW32]], %{{.*}}, %{{.*}}]
+
+// The mma.sync kernel (sm_80). Block z is a sequence: its query rows start at cu_seqlens_q[z] (clamped
 // into [0, seq_q]) and number cu_seqlens_q[z + 1] (clamped into [start,
 // seq_q]) minus the start; its keys likewise from cu_seqlens_k and seq_k.
 // A block whose query tile starts at or past its sequence's end does
