@@ -269,6 +269,19 @@ TEST(DeviceRunTest, RejectsAProblemWithoutTheDataTheKernelReads) {
                            report, error));
   EXPECT_EQ(error, "expected kv_lens data of 2 values, got 0");
 
+  // A ragged artifact takes a ragged problem (with packed keys when it reads
+  // cu_seqlens_k), and a ragged problem a ragged artifact.
+  auto ragged = loadArtifact({"reads_cu_seqlens_q", "reads_cu_seqlens_k"});
+  EXPECT_FALSE(runOnDevice(ragged.get(), p, ElementType::BF16, out, lse, {},
+                           report, error));
+  EXPECT_EQ(error, "expected a ragged problem (packed keys) exactly when the "
+                   "artifact reads cu_seqlens_q (cu_seqlens_k)");
+  AttentionProblem r = seeded("b=3 hq=8 hkv=2 sq=40 sk=50 d=64 ragged=1");
+  EXPECT_FALSE(runOnDevice(plain.get(), r, ElementType::BF16, out, lse, {},
+                           report, error));
+  EXPECT_EQ(error, "expected a ragged problem (packed keys) exactly when the "
+                   "artifact reads cu_seqlens_q (cu_seqlens_k)");
+
   // A paged artifact needs a problem with its page size and a whole table.
   auto paged = loadArtifact({"reads_kv_lens"}, 16);
   AttentionProblem c = seeded("b=2 hq=8 hkv=2 sq=1 sk=64 d=64 paged=16");

@@ -884,6 +884,79 @@ TEST_F(ValidateTest, ChecksKvCaches) {
                                     "(page_size 16) needs reads_kv_lens = 1");
 }
 
+TEST_F(ValidateTest, ChecksRaggedBatches) {
+  // Packed keys: 3 sequences in q [300 tokens, 8, 64] and k, v [360, 2, 64]
+  // (strides {any, D, H * D, 1}), batch = the sequence count.
+  Artifact raggedArtifact = kernelArtifact();
+  raggedArtifact.set("reads_cu_seqlens_q", "1");
+  raggedArtifact.set("reads_cu_seqlens_k", "1");
+  attnrt_artifact *ragged = load(raggedArtifact);
+  ASSERT_NE(ragged, nullptr) << attnrt_last_error();
+  auto packed = [](int64_t h, int64_t d, int64_t *st) {
+    st[0] = 0;
+    st[1] = d;
+    st[2] = h * d;
+    st[3] = 1;
+  };
+  attnrt_attention_args r = args;
+  r.batch = 3;
+  r.seq_q = 300;
+  r.seq_k = 360;
+  packed(8, 64, r.q_strides);
+  packed(8, 64, r.o_strides);
+  packed(2, 64, r.k_strides);
+  packed(2, 64, r.v_strides);
+  r.cu_seqlens_q = static_cast<const int32_t *>(fake(0xD0000));
+  r.cu_seqlens_k = static_cast<const int32_t *>(fake(0xE0000));
+  r.max_seqlen_q = 200;
+  EXPECT_EQ(check(r, ragged), "");
+  attnrt_attention_args a = r;
+  a.max_seqlen_q = 0; // 0: seq_q
+  EXPECT_EQ(check(a, ragged), "");
+  a.max_seqlen_q = 301;
+  EXPECT_EQ(check(a, ragged),
+            "expected max_seqlen_q in [0, 300] (0: seq_q; the longest "
+            "sequence's query rows), got 301");
+  a = r;
+  a.cu_seqlens_q = nullptr;
+  EXPECT_EQ(check(a, ragged), "expected a non-null cu_seqlens_q: the artifact "
+                              "reads the query offsets of a ragged batch");
+  a = r;
+  a.cu_seqlens_k = static_cast<const int32_t *>(fake(0xE0002));
+  EXPECT_EQ(check(a, ragged),
+            "expected cu_seqlens_k (0xe0002) to be 4-byte aligned");
+  // Other artifacts take neither the offsets nor max_seqlen_q.
+  a = args;
+  a.cu_seqlens_q = static_cast<const int32_t *>(fake(0xD0000));
+  EXPECT_EQ(check(a), "expected cu_seqlens_q to be NULL: the artifact does "
+                      "not read the query offsets of a ragged batch");
+  a = args;
+  a.max_seqlen_q = 5;
+  EXPECT_EQ(check(a), "expected max_seqlen_q in [0, 0] (the artifact does not "
+                      "take a ragged batch), got 5");
+  attnrt_artifact_destroy(ragged);
+
+  // Malformed ragged manifests.
+  Artifact bad = kernelArtifact();
+  bad.set("reads_cu_seqlens_k", "1");
+  EXPECT_EQ(load(bad), nullptr);
+  EXPECT_STREQ(attnrt_last_error(), "manifest key 'reads_cu_seqlens_k': packed "
+                                    "keys need reads_cu_seqlens_q = 1");
+  bad = kernelArtifact();
+  bad.set("reads_cu_seqlens_q", "1");
+  EXPECT_EQ(load(bad), nullptr);
+  EXPECT_STREQ(attnrt_last_error(),
+               "manifest key 'reads_cu_seqlens_q': a ragged batch reads its "
+               "keys packed (reads_cu_seqlens_k = 1) or from a cache "
+               "(reads_kv_lens = 1), exactly one");
+  bad = raggedArtifact;
+  bad.set("split_kv", "1");
+  EXPECT_EQ(load(bad), nullptr);
+  EXPECT_STREQ(attnrt_last_error(),
+               "manifest key 'reads_cu_seqlens_q': a ragged batch runs on the "
+               "prefill kernels (split_kv = 0, gqa_pack = 1)");
+}
+
 TEST_F(ValidateTest, RequiresEachOperandExactlyWhenRead) {
   attnrt_attention_args a = withOperands();
   a.seq_ids = nullptr;
@@ -1201,6 +1274,13 @@ TEST(RunnerTest, RejectsSpecsThatChangeTheKernel) {
   EXPECT_EQ(runRunner(env, "--artifact=" + path, out), 2);
   EXPECT_NE(out.find("the spec's lse 0 does not match the artifact's "
                      "reads_lse 1"),
+            std::string::npos)
+      << out;
+  a.set("spec", "b=2 hq=8 hkv=2 sq=100 d=64 mask=causal ragged=1");
+  ASSERT_TRUE(writeArtifact(a, path, error)) << error;
+  EXPECT_EQ(runRunner(env, "--artifact=" + path, out), 2);
+  EXPECT_NE(out.find("the spec's ragged on does not match the artifact's "
+                     "reads_cu_seqlens_q 0"),
             std::string::npos)
       << out;
   std::remove(path.c_str());
