@@ -27,11 +27,15 @@ done < "$DIR/conformance.list"
 
 run_job() {
   IFS=$'\t' read -r n name spec <<< "$1"
-  # "spec @splits=N": a forced split count (attnrt-run --splits).
+  # "spec @splits=N": a forced split count (attnrt-run --splits); "spec
+  # @plan=N": a work list for N resident blocks (attnrt-run --plan).
   extra=()
   if [[ "$spec" == *" @splits="* ]]; then
     extra=(--splits="${spec##* @splits=}")
     spec="${spec% @splits=*}"
+  elif [[ "$spec" == *" @plan="* ]]; then
+    extra=(--plan="${spec##* @plan=}")
+    spec="${spec% @plan=*}"
   fi
   # A kernel that hangs (a barrier never completing) fails its job.
   timeout "${JOB_TIMEOUT:-120}" "$RUN" --artifact="$DIR/artifacts/$name.attnc" \
@@ -63,14 +67,16 @@ echo "conformance: $pass passed, $fail failed"
 SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 if [ -x "$SAN" ] && [ -z "${NO_SANITIZER:-}" ]; then
   : > "$LOGS/sanitizer.txt"
-  while IFS='|' read -r name spec; do
-    name=$(echo "$name" | xargs); spec=$(echo "$spec" | xargs)
+  # "name | spec [| attnrt-run options]"
+  while IFS='|' read -r name spec extra; do
+    name=$(echo "$name" | xargs); spec=$(echo "$spec" | xargs); extra=$(echo "$extra" | xargs)
     for tool in memcheck racecheck; do
+      # shellcheck disable=SC2086 # the options split into words
       "$SAN" --tool $tool --error-exitcode 9 "$RUN" --artifact="$DIR/artifacts/$name.attnc" \
-        --spec="$spec" --seed=1 > "$LOGS/san.$name.$tool.log" 2>&1
+        --spec="$spec" --seed=1 $extra > "$LOGS/san.$name.$tool.log" 2>&1
       rc=$?
       summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$LOGS/san.$name.$tool.log" | tail -1)
-      echo "$tool rc=$rc $name ($spec): $summary $(grep -E '^(PASS|FAIL)' "$LOGS/san.$name.$tool.log")" >> "$LOGS/sanitizer.txt"
+      echo "$tool rc=$rc $name ($spec${extra:+ $extra}): $summary $(grep -E '^(PASS|FAIL)' "$LOGS/san.$name.$tool.log")" >> "$LOGS/sanitizer.txt"
     done
   done <<'EOS'
 causal_d128_bf16_gqa4 | b=1 hq=8 hkv=2 sq=129 sk=127 d=128 dtype=bf16 mask=causal
@@ -88,6 +94,8 @@ fp8_causal_d128_bf16 | b=1 hq=8 hkv=2 sq=129 sk=127 d=128 dtype=bf16 mask=causal
 decode_fp8_causal_d128_gqa4_paged16 | b=4 hq=8 hkv=2 sq=5 sk=1008 d=128 dtype=bf16 mask=causal decode=1 paged=16 kv_dtype=fp8
 ragged_causal_d128_bf16_gqa4 | hq=8 hkv=2 d=128 dtype=bf16 mask=causal ragged=129:127,1:300,0:5,70:0
 ragged_causal_d64_gqa4_paged16 | hq=8 hkv=2 d=64 dtype=bf16 mask=causal paged=16 ragged=129:128,1:33,0:16
+decode_causal_d128_bf16_gqa4 | b=3 hq=8 hkv=2 sq=1 sk=3001 d=128 dtype=bf16 mask=causal decode=1 | --plan=0
+decode_cache_causal_d128_gqa4_paged16 | b=5 hq=8 hkv=2 sq=1 sk=3008 d=128 dtype=bf16 mask=causal decode=1 paged=16 | --plan=0
 EOS
   cat "$LOGS/sanitizer.txt"
   rm -f "$LOGS"/san.*.log

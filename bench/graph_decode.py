@@ -65,6 +65,10 @@ def main():
     a.dtype, a.batch, a.num_q_heads, a.num_kv_heads = 0, B, HQ, HKV
     a.seq_q, a.seq_k, a.head_dim, a.value_head_dim = 1, Sk, D, D
     a.q, a.k, a.v, a.o = q[0].data_ptr(), k[0].data_ptr(), v[0].data_ptr(), out[0].data_ptr()
+    # The artifact writes the LSE: the split count query validates the whole launch.
+    lse0 = torch.empty(B, HQ, 1, device=DEV, dtype=torch.float32)
+    if kern.manifest["reads_lse"] == "1":
+        a.lse = lse0.data_ptr()
     for name, t in (("q_strides", q[0]), ("k_strides", k[0]), ("v_strides", v[0]),
                     ("o_strides", out[0])):
         getattr(a, name)[:] = list(t.stride())

@@ -66,9 +66,13 @@ for hq, hkv in [(7, 1), (14, 2)]:
     lines.append(f"causal_gqa{hq // hkv}_hq{hq} | {spec(b=1, sq=128, sk=128, **base)} | {'; '.join(runs)}")
 
 # Decode kernels (decode=1: gqa_pack, split_kv). A run spec may end in
-# "@splits=N" (attnrt-run --splits=N); otherwise the runtime chooses.
+# "@splits=N" (attnrt-run --splits=N) or "@plan=N" (an attnrt_plan work list
+# for N resident blocks, 0: the device's; attnrt-run --plan=N); otherwise
+# the runtime chooses the splits.
 decode_sizes = ["b=3 sq=1 sk=777", "b=1 sq=1 sk=8191", "b=2 sq=1 sk=3001 @splits=7",
-                "b=1 sq=1 sk=1", "b=1 sq=5 sk=1000 @splits=3", "b=1 sq=129 sk=127"]
+                "b=1 sq=1 sk=1", "b=1 sq=5 sk=1000 @splits=3", "b=1 sq=129 sk=127",
+                "b=3 sq=1 sk=777 @plan=0", "b=1 sq=1 sk=8191 @plan=0",
+                "b=1 sq=5 sk=1000 @plan=7"]
 def decode_runs(base):
     runs = []
     for sizes_text in decode_sizes:
@@ -91,7 +95,8 @@ for name, extra in [("f16_causal", dict(dtype="f16", mask="causal")),
                  f"{'; '.join(decode_runs(base))}")
 base = dict(hq=8, hkv=2, d=128, dtype="bf16")
 runs = [spec(b=2, mask="document:1,500,37,462:causal", **base) + " decode=1 @splits=5",
-        spec(b=1, mask="document:64,64,64,1,300:causal", **base) + " decode=1"]
+        spec(b=1, mask="document:64,64,64,1,300:causal", **base) + " decode=1",
+        spec(b=2, mask="document:1,500,37,462:causal", **base) + " decode=1 @plan=0"]
 lines.append(f"decode_document_causal_d128_gqa4 | "
              f"{spec(b=1, mask='document:100,28:causal', **base)} decode=1 | {'; '.join(runs)}")
 
@@ -131,7 +136,8 @@ for (mname, m), d, (hq, hkv), page in itertools.product(
     base = dict(hq=hq, hkv=hkv, d=d, dtype="bf16", mask=m)
     sizes_text = [f"b=5 sq=1 sk={round_up(777, page)}", f"b=1 sq=1 sk={round_up(8191, page)} @splits=7",
                   f"b=4 sq=5 sk={round_up(1000, page)} @splits=3", f"b=2 sq=1 sk={page}",
-                  f"b=4 sq=1 sk={round_up(3001, page)}"]
+                  f"b=4 sq=1 sk={round_up(3001, page)}", f"b=5 sq=1 sk={round_up(3001, page)} @plan=0",
+                  f"b=4 sq=5 sk={round_up(1000, page)} @plan=5"]
     lines.append(f"decode_cache_{mname}_d{d}_gqa{hq // hkv}_paged{page} | "
                  f"{spec(b=1, sq=1, sk=round_up(128, page), **base)} decode=1 paged={page} | "
                  f"{'; '.join(cache_runs(base, sizes_text, f' decode=1 paged={page}'))}")
@@ -144,7 +150,8 @@ for name, page, extra in [("causal_paged1", 1, dict(mask="causal")),
     p = max(page, 1)
     flag = f" paged={page}" if page else " kv_lens=1"
     sizes_text = [f"b=5 sq=1 sk={round_up(777, p)}", f"b=1 sq=1 sk={round_up(8191, p)} @splits=7",
-                  f"b=4 sq=5 sk={round_up(1000, p)} @splits=3"]
+                  f"b=4 sq=5 sk={round_up(1000, p)} @splits=3",
+                  f"b=5 sq=1 sk={round_up(3001, p)} @plan=0"]
     lines.append(f"decode_cache_{name}_d128_gqa4 | {spec(b=1, sq=1, sk=round_up(128, p), **base)}"
                  f" decode=1{flag} | {'; '.join(cache_runs(base, sizes_text, ' decode=1' + flag))}")
 
@@ -170,14 +177,15 @@ for (mname, m), d, (hq, hkv) in itertools.product(
     base = dict(hq=hq, hkv=hkv, d=d, dtype="bf16", mask=m)
     flag = " decode=1 paged=16 kv_dtype=fp8"
     sizes_text = ["b=5 sq=1 sk=784", "b=1 sq=1 sk=8192 @splits=7", "b=4 sq=5 sk=1008 @splits=3",
-                  "b=4 sq=1 sk=3008"]
+                  "b=4 sq=1 sk=3008", "b=5 sq=1 sk=3008 @plan=0"]
     lines.append(f"decode_fp8_{mname}_d{d}_gqa{hq // hkv}_paged16 | "
                  f"{spec(b=1, sq=1, sk=128, **base)}{flag} | {'; '.join(cache_runs(base, sizes_text, flag))}")
 for name, flag, extra in [("causal", " decode=1 kv_dtype=fp8", dict(mask="causal")),
                           ("softcap_alibi_paged16", " decode=1 paged=16 kv_dtype=fp8",
                            dict(mask="causal", softcap=20, alibi=True))]:
     base = dict(hq=8, hkv=2, d=128, dtype="bf16", **extra)
-    sizes_text = ["b=5 sq=1 sk=784", "b=1 sq=1 sk=8192 @splits=7", "b=4 sq=5 sk=1008 @splits=3"]
+    sizes_text = ["b=5 sq=1 sk=784", "b=1 sq=1 sk=8192 @splits=7", "b=4 sq=5 sk=1008 @splits=3",
+                  "b=3 sq=1 sk=3008 @plan=0"]
     lines.append(f"decode_fp8_{name}_d128_gqa4 | {spec(b=1, sq=1, sk=128, **base)}{flag} | "
                  f"{'; '.join(cache_runs(base, sizes_text, flag))}")
 

@@ -54,6 +54,10 @@ struct DeviceRunOptions {
   int64_t timedRuns = 0;
   /// attnrt_attention_args::num_splits (0: the runtime chooses).
   int64_t numSplits = 0;
+  /// >= 0: launch from an attnrt_plan work list of the problem's lengths
+  /// over that many thread blocks (0: attnrt_plan_request_init's, the
+  /// blocks resident at once on the device); -1: no plan.
+  int64_t planCtas = -1;
 };
 
 /// What runOnDevice measured.
@@ -63,8 +67,10 @@ struct DeviceRunReport {
   double medianMs = 0;
   /// 2 * visible pairs * (d + dv), set when timed.
   double flops = 0;
-  /// The key splits of the launch (1 without split_kv).
+  /// The key splits of the launch (1 without split_kv or with a plan).
   int64_t numSplits = 1;
+  /// With a plan: its thread blocks, items and partial records.
+  int64_t planCtas = 0, planItems = 0, planPartials = 0;
 };
 
 /// Runs `artifact`'s kernel on `problem` in the calling thread's current

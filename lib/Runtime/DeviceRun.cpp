@@ -7,6 +7,7 @@
 
 #include "harness/DeviceRun.h"
 #include "attnc/Runtime/CudaDriver.h"
+#include "attnc/Runtime/attnrt_plan.h"
 
 #include <algorithm>
 #include <cmath>
@@ -452,6 +453,40 @@ bool attnc::runOnDevice(attnrt_artifact *artifact, const AttentionProblem &p,
   // Split-KV scratch, poisoned like o: a partial row no split wrote would
   // reach the output as NaN.
   args.num_splits = options.numSplits;
+  // A work list of the problem's lengths, planned here and copied to the
+  // device.
+  DeviceBuffer planBuffer;
+  if (options.planCtas >= 0) {
+    attnrt_plan_request request;
+    if (attnrt_plan_request_init(artifact, &args, &request) != ATTNRT_OK) {
+      error = attnrt_last_error();
+      return false;
+    }
+    if (options.planCtas > 0)
+      request.num_ctas = static_cast<int32_t>(options.planCtas);
+    std::vector<int32_t> seqQ(p.b), seqK(p.b);
+    for (int64_t bi = 0; bi < p.b; ++bi) {
+      seqQ[bi] = static_cast<int32_t>(p.queriesOf(bi));
+      seqK[bi] = static_cast<int32_t>(p.keysOf(bi));
+    }
+    request.seq_q = seqQ.data();
+    request.seq_k = seqK.data();
+    size_t bytes = 0;
+    attnrt_plan_info info{};
+    std::vector<uint64_t> workspace;
+    if (attnrt_plan_workspace_size(&request, &bytes) != ATTNRT_OK ||
+        (workspace.resize((bytes + 7) / 8),
+         attnrt_plan(&request, workspace.data(), bytes, &info)) != ATTNRT_OK) {
+      error = attnrt_last_error();
+      return false;
+    }
+    if (!planBuffer.allocate(*d, bytes, workspace.data(), error))
+      return false;
+    args.plan = planBuffer.get();
+    report.planCtas = request.num_ctas;
+    args.plan_items = report.planItems = info.num_items;
+    args.plan_partials = report.planPartials = info.num_partials;
+  }
   DeviceBuffer scratch;
   if (attnrt_num_splits(artifact, &args, &report.numSplits) != ATTNRT_OK ||
       attnrt_scratch_size(artifact, &args, &args.scratch_bytes) != ATTNRT_OK) {

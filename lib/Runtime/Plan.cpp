@@ -1,9 +1,10 @@
 //===- Plan.cpp - host-side work planning for split-KV kernels ------------===//
 //
 // attnrt_plan: the batch's query tiles, each split over its key tiles when
-// there are too few to fill the GPU, assigned longest-first to the least
-// loaded thread block (LPT: the busiest block carries at most the mean load
-// plus one item).
+// there are too few to fill the GPU, listed longest first: one thread block
+// per item, started in that order as resident slots free up, is LPT
+// scheduling (the busiest block carries at most the mean load plus one
+// item), which the plan simulates for its info.
 //
 //===----------------------------------------------------------------------===//
 
@@ -122,8 +123,75 @@ int32_t splitsOf(int64_t tiles, int64_t chunk, int64_t maxSplits) {
       std::clamp<int64_t>(ceilDiv(tiles, chunk), 1, maxSplits));
 }
 
-size_t itemsOffset(int32_t numCtas) {
-  return ceilDiv((int64_t(numCtas) + 1) * sizeof(int32_t), 8) * 8;
+/// What an item costs beyond its key tiles when choosing splits, in key
+/// tiles: its block's start (reading the item, loading Q), its epilogue and
+/// its share of the combine.
+constexpr int64_t kItemOverhead = 4;
+
+/// The time the longest-first schedule of `units` cut into chunks of
+/// `chunk` key tiles takes on r.num_ctas blocks (each takes the next item
+/// when it is free; an item costs its tiles plus kItemOverhead), and its
+/// item count.
+std::pair<int64_t, int64_t> schedule(const attnrt_plan_request &r,
+                                     const std::vector<Unit> &units,
+                                     int64_t chunk) {
+  std::vector<int64_t> costs;
+  for (const Unit &u : units) {
+    int32_t n = splitsOf(u.keyTiles, chunk, r.max_splits);
+    for (int32_t s = 0; s < n; ++s)
+      costs.push_back(int64_t(u.keyTiles) * (s + 1) / n -
+                      int64_t(u.keyTiles) * s / n + kItemOverhead);
+  }
+  std::sort(costs.begin(), costs.end(), std::greater<int64_t>());
+  std::priority_queue<int64_t, std::vector<int64_t>, std::greater<int64_t>>
+      loads;
+  int64_t finish = 0;
+  for (int64_t cost : costs) {
+    int64_t load =
+        static_cast<int64_t>(loads.size()) < r.num_ctas ? 0 : loads.top();
+    if (static_cast<int64_t>(loads.size()) >= r.num_ctas)
+      loads.pop();
+    loads.push(load + cost);
+    finish = std::max(finish, load + cost);
+  }
+  return {finish, static_cast<int64_t>(costs.size())};
+}
+
+/// The split length (key tiles) of the plan: none (INT64_MAX) when the
+/// query tiles fill several waves of blocks by themselves; otherwise the
+/// candidate whose schedule finishes first (ties: fewer items), among the
+/// longest tile cut into 1, 2, 3, 4, 6, ... pieces and the mean load per
+/// block, so that neither idle blocks nor a ragged last wave is left.
+int64_t chooseChunk(const attnrt_plan_request &r,
+                    const std::vector<Unit> &units) {
+  constexpr int64_t kWavesWithoutSplits = 4;
+  if (static_cast<int64_t>(units.size()) >= kWavesWithoutSplits * r.num_ctas)
+    return INT64_MAX;
+  int64_t keyTiles = 0, longest = 0;
+  for (const Unit &u : units) {
+    keyTiles += u.keyTiles;
+    longest = std::max<int64_t>(longest, u.keyTiles);
+  }
+  std::vector<int64_t> candidates = {ceilDiv(keyTiles, r.num_ctas)};
+  for (int64_t pieces :
+       {1,  2,  3,  4,  5,  6,   8,   10,  12,  16,  20,  24,  32,
+        40, 48, 64, 80, 96, 128, 192, 256, 384, 512, 768, 1024})
+    if (pieces <= r.max_splits)
+      candidates.push_back(ceilDiv(std::max<int64_t>(longest, 1), pieces));
+  int64_t best = INT64_MAX, bestFinish = INT64_MAX, bestItems = INT64_MAX;
+  for (int64_t c : candidates) {
+    c = std::max<int64_t>(c, r.min_split_tiles);
+    auto [finish, items] = schedule(r, units, c);
+    if (finish < bestFinish || (finish == bestFinish && items < bestItems)) {
+      best = c;
+      bestFinish = finish;
+      bestItems = items;
+    }
+    // Enough items to balance any split further would only add combines.
+    if (items > 16 * r.num_ctas)
+      break;
+  }
+  return best;
 }
 
 /// Workspace bytes for `units`: any split length gives at most
@@ -133,7 +201,7 @@ size_t workspaceBytes(const attnrt_plan_request &r,
   int64_t items = 0;
   for (const Unit &u : units)
     items += std::min<int64_t>(r.max_splits, std::max<int32_t>(1, u.keyTiles));
-  return itemsOffset(r.num_ctas) + items * sizeof(attnrt_work_item);
+  return ATTNRT_PLAN_ITEMS_OFFSET + items * sizeof(attnrt_work_item);
 }
 
 /// Item indices by decreasing cost, ties in index order: a counting sort
@@ -192,14 +260,7 @@ extern "C" attnrt_status attnrt_plan(const attnrt_plan_request *request,
     return badRequest("the workspace holds " + std::to_string(workspaceSize) +
                       " bytes, the plan needs " + std::to_string(needed) +
                       " (attnrt_plan_workspace_size)");
-  // Split only when the query tiles alone leave thread blocks idle; then
-  // cut every tile's keys into chunks of about the mean load per block.
-  int64_t keyTiles = 0;
-  for (const Unit &u : units)
-    keyTiles += u.keyTiles;
-  int64_t chunk = INT64_MAX;
-  if (static_cast<int64_t>(units.size()) < r.num_ctas)
-    chunk = std::max<int64_t>(r.min_split_tiles, ceilDiv(keyTiles, r.num_ctas));
+  const int64_t chunk = chooseChunk(r, units);
 
   std::vector<attnrt_work_item> items;
   items.reserve(units.size());
@@ -216,7 +277,8 @@ extern "C" attnrt_status attnrt_plan(const attnrt_plan_request *request,
     }
   }
 
-  // Longest first onto the least loaded block (ties: the lower index).
+  // Longest first (ties: the lower index), and the schedule that order
+  // gives: each item onto the least loaded block.
   auto cost = [](const attnrt_work_item &w) {
     return int64_t(w.k_tile_end - w.k_tile_begin) + 1;
   };
@@ -225,36 +287,27 @@ extern "C" attnrt_status attnrt_plan(const attnrt_plan_request *request,
   std::priority_queue<Load, std::vector<Load>, std::greater<Load>> loads;
   for (int32_t c = 0; c < r.num_ctas; ++c)
     loads.push({0, c});
-  std::vector<int32_t> ctaOf(items.size());
-  std::vector<int32_t> count(r.num_ctas, 0);
   int64_t total = 0, busiest = 0;
   for (int32_t i : order) {
     auto [load, c] = loads.top();
     loads.pop();
-    ctaOf[i] = c;
-    ++count[c];
     load += cost(items[i]);
     total += cost(items[i]);
     busiest = std::max(busiest, load);
     loads.push({load, c});
   }
 
-  // Offsets, then the items grouped by block in the order they were placed.
-  auto *offsets = static_cast<int32_t *>(workspace);
-  offsets[0] = 0;
-  for (int32_t c = 0; c < r.num_ctas; ++c)
-    offsets[c + 1] = offsets[c] + count[c];
-  size_t base = itemsOffset(r.num_ctas);
+  // The count, then the items in launch order.
+  *static_cast<int32_t *>(workspace) = static_cast<int32_t>(items.size());
   auto *out = reinterpret_cast<attnrt_work_item *>(
-      static_cast<char *>(workspace) + base);
-  std::vector<int32_t> next(offsets, offsets + r.num_ctas);
-  for (int32_t i : order)
-    out[next[ctaOf[i]]++] = items[i];
+      static_cast<char *>(workspace) + ATTNRT_PLAN_ITEMS_OFFSET);
+  for (size_t n = 0; n < order.size(); ++n)
+    out[n] = items[order[n]];
 
   info->num_items = static_cast<int32_t>(items.size());
   info->num_partials = partials;
   info->max_num_splits = maxSplits;
-  info->items_offset = base;
+  info->items_offset = ATTNRT_PLAN_ITEMS_OFFSET;
   info->total_cost = total;
   info->max_cta_cost = busiest;
   return ATTNRT_OK;

@@ -13,6 +13,8 @@
 #include "Errors.h"
 #include "SplitKv.h"
 
+#include "attnc/Runtime/attnrt_plan.h"
+
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -336,6 +338,38 @@ struct Checker {
                    " (0: seq_q; the longest sequence's query rows)");
   }
 
+  /// The work-list fields: a plan only for split_kv artifacts, with
+  /// num_splits 0 and its counts in range; all zero without a plan.
+  bool plan() {
+    if (!a.plan) {
+      if (a.plan_items != 0 || a.plan_partials != 0) {
+        error = "expected plan_items and plan_partials 0 without a plan";
+        return false;
+      }
+      return true;
+    }
+    if (!m.splitKv) {
+      error = "expected plan to be NULL: the artifact has no split_kv kernel "
+              "to run a work list";
+      return false;
+    }
+    if (reinterpret_cast<uintptr_t>(a.plan) % 8 != 0) {
+      error =
+          "expected plan (" + pointerText(a.plan) + ") to be 8-byte aligned";
+      return false;
+    }
+    if (a.num_splits != 0) {
+      error = "expected num_splits 0 with a plan (its items carry their "
+              "splits), got " +
+              std::to_string(a.num_splits);
+      return false;
+    }
+    return inRange("plan_items", a.plan_items, 1, INT32_MAX,
+                   " (at least the plan's num_items)") &&
+           inRange("plan_partials", a.plan_partials, 0, INT32_MAX,
+                   " (at least the plan's num_partials)");
+  }
+
   /// An optional operand: present exactly when the artifact reads it, and
   /// `align`-byte aligned.
   /// `verb` is "read" or "write".
@@ -384,7 +418,7 @@ struct Checker {
         !tensor("o", a.o))
       return false;
     int64_t hq = a.num_q_heads, hkv = a.num_kv_heads;
-    if (!cache() || !ragged())
+    if (!cache() || !ragged() || !plan())
       return false;
     // K and V: [B, Hkv, Sk] or, paged, [num_pages, Hkv, page_size]; a
     // ragged batch's packed rows are batch entry 0.
@@ -644,6 +678,8 @@ static attnrt_status resolveSplits(attnrt_artifact &artifact,
                                        nullptr) {
   const KernelManifest &m = artifact.manifest;
   splits = 1;
+  if (a.plan)
+    return ATTNRT_OK;
   if (!m.splitKv || a.num_splits >= 1) {
     splits = std::max<int64_t>(1, a.num_splits);
     return ATTNRT_OK;
@@ -671,6 +707,15 @@ static attnrt_status scratchBytes(const KernelManifest &m,
                                   const attnrt_attention_args &a,
                                   int64_t splits, size_t &bytes) {
   bytes = 0;
+  if (a.plan) {
+    // validate() bounded plan_partials by 2^31; a record is at most 2^42
+    // bytes for any head dim the manifest allows.
+    bytes =
+        static_cast<size_t>(a.plan_partials) *
+        static_cast<size_t>(abi::planRecordFloats(m.blockQ, a.value_head_dim)) *
+        4;
+    return ATTNRT_OK;
+  }
   if (splits <= 1)
     return ATTNRT_OK;
   int64_t n = splits;
@@ -697,6 +742,49 @@ extern "C" attnrt_status attnrt_num_splits(const attnrt_artifact *artifact,
                        *splits, "attnrt_num_splits");
 }
 
+extern "C" attnrt_status
+attnrt_plan_request_init(const attnrt_artifact *artifact,
+                         const attnrt_attention_args *args,
+                         attnrt_plan_request *request) {
+  if (!artifact || !args || !request)
+    return fail(ATTNRT_ERROR_INVALID_ARGUMENT,
+                "attnrt_plan_request_init: expected an artifact, args and a "
+                "request");
+  const KernelManifest &m = artifact->manifest;
+  if (!m.splitKv)
+    return fail(ATTNRT_ERROR_INVALID_ARGUMENT,
+                "attnrt_plan_request_init: the artifact has no split_kv "
+                "kernel to run a work list");
+  if (args->batch < 1 || args->batch > INT32_MAX || args->num_q_heads < 1 ||
+      args->num_q_heads % m.gqaPack != 0)
+    return fail(ATTNRT_ERROR_INVALID_ARGUMENT,
+                "attnrt_plan_request_init: expected batch >= 1 and "
+                "num_q_heads a multiple of gqa_pack " +
+                    std::to_string(m.gqaPack) + ", got " +
+                    std::to_string(args->batch) + " and " +
+                    std::to_string(args->num_q_heads));
+  attnrt_artifact::Loaded kernels{};
+  const Driver *d = nullptr;
+  if (attnrt_status s = currentKernels(*const_cast<attnrt_artifact *>(artifact),
+                                       d, kernels, "attnrt_plan_request_init"))
+    return s;
+  if (kernels.slots <= 0 || kernels.slots > INT32_MAX)
+    return fail(ATTNRT_ERROR_CUDA,
+                "attnrt_plan_request_init: cannot read the current device's "
+                "SM count: set num_ctas yourself");
+  *request = attnrt_plan_request{};
+  request->batch = static_cast<int32_t>(args->batch);
+  request->num_kv_heads = static_cast<int32_t>(args->num_q_heads / m.gqaPack);
+  request->group_size = static_cast<int32_t>(m.gqaPack);
+  request->block_q = static_cast<int32_t>(m.blockQ);
+  request->block_k = static_cast<int32_t>(m.blockK);
+  request->causal = 0;
+  request->num_ctas = static_cast<int32_t>(kernels.slots);
+  request->max_splits = static_cast<int32_t>(rt::kMaxAutoSplits);
+  request->min_split_tiles = 1;
+  return ATTNRT_OK;
+}
+
 extern "C" attnrt_status attnrt_scratch_size(const attnrt_artifact *artifact,
                                              const attnrt_attention_args *args,
                                              size_t *bytes) {
@@ -721,10 +809,11 @@ static attnrt_status checkScratch(const KernelManifest &m,
     return fail(ATTNRT_ERROR_INVALID_ARGUMENT,
                 "expected 16-byte aligned scratch of at least " +
                     std::to_string(needed) + " bytes for " +
-                    std::to_string(splits) +
-                    " key splits (attnrt_scratch_size), got " +
-                    pointerText(a.scratch) + " with " +
-                    std::to_string(a.scratch_bytes) + " bytes");
+                    (a.plan ? std::to_string(a.plan_partials) +
+                                  " partial records of a plan"
+                            : std::to_string(splits) + " key splits") +
+                    " (attnrt_scratch_size), got " + pointerText(a.scratch) +
+                    " with " + std::to_string(a.scratch_bytes) + " bytes");
   return ATTNRT_OK;
 }
 
@@ -809,8 +898,9 @@ extern "C" attnrt_status attnrt_launch(attnrt_artifact *artifact,
     return s;
   const KernelManifest &m = artifact->manifest;
   const attnrt_attention_args &a = *args;
-  // A caller-chosen split count is checked before the driver is touched.
-  if (a.num_splits > 0)
+  // A caller-chosen split count or a plan is checked before the driver is
+  // touched.
+  if (a.num_splits > 0 || a.plan)
     if (attnrt_status s = checkScratch(m, a, a.num_splits))
       return s;
   const Driver *d = nullptr;
@@ -823,17 +913,22 @@ extern "C" attnrt_status attnrt_launch(attnrt_artifact *artifact,
   if (attnrt_status s =
           resolveSplits(*artifact, a, splits, "attnrt_launch", &kernels))
     return s;
-  if (a.num_splits <= 0) // a caller's count was checked above
+  if (a.num_splits <= 0 && !a.plan) // checked above
     if (attnrt_status s = checkScratch(m, a, splits))
       return s;
   // With more than one split the scratch check above bounded B * Hq * Sq.
-  int64_t combineBlocks =
-      splits > 1 ? (a.batch * a.num_q_heads * a.seq_q +
-                    abi::kCombineRowsPerBlock - 1) /
-                       abi::kCombineRowsPerBlock
-                 : 0;
-  int64_t gridX = queryTiles(m, a) * splits;
-  if (gridX > INT32_MAX || (splits > 1 && combineBlocks > INT32_MAX))
+  // A plan: a block per item, and a combine block per item when the plan
+  // may have split an item.
+  int64_t combineBlocks = a.plan ? (a.plan_partials > 0 ? a.plan_items : 0)
+                          : splits > 1 ? (a.batch * a.num_q_heads * a.seq_q +
+                                          abi::kCombineRowsPerBlock - 1) /
+                                             abi::kCombineRowsPerBlock
+                                       : 0;
+  int64_t gridX = a.plan ? a.plan_items : queryTiles(m, a) * splits;
+  const unsigned gridY =
+      a.plan ? 1 : static_cast<unsigned>(a.num_q_heads / m.gqaPack);
+  const unsigned gridZ = a.plan ? 1 : static_cast<unsigned>(a.batch);
+  if (gridX > INT32_MAX || combineBlocks > INT32_MAX)
     return fail(ATTNRT_ERROR_INVALID_ARGUMENT,
                 "expected at most 2^31 - 1 thread blocks along the grid's x, "
                 "got " +
@@ -866,7 +961,9 @@ extern "C" attnrt_status attnrt_launch(attnrt_artifact *artifact,
     for (unsigned dim = 0; dim < 3; ++dim)
       scalars[abi::QStrideB + 3 * t + dim] = strides[t][dim];
   scalars[abi::NumSplits] = splits;
-  pointers[abi::Scratch] = splits > 1 ? ptr(a.scratch) : 0;
+  pointers[abi::Scratch] =
+      splits > 1 || (a.plan && a.plan_partials > 0) ? ptr(a.scratch) : 0;
+  pointers[abi::Plan] = ptr(a.plan);
   pointers[abi::KvLens] = ptr(a.kv_lens);
   pointers[abi::PageTable] = ptr(a.page_table);
   scalars[abi::MaxPages] = m.pageSize > 0 ? a.max_pages : 0;
@@ -888,16 +985,14 @@ extern "C" attnrt_status attnrt_launch(attnrt_artifact *artifact,
                     ? static_cast<void *>(maps[i])
                     : static_cast<void *>(&scalars[i]);
 
-  r = d->cuLaunchKernel(function, static_cast<unsigned>(gridX),
-                        static_cast<unsigned>(a.num_q_heads / m.gqaPack),
-                        static_cast<unsigned>(a.batch),
+  r = d->cuLaunchKernel(function, static_cast<unsigned>(gridX), gridY, gridZ,
                         static_cast<unsigned>(m.threads), 1, 1,
                         static_cast<unsigned>(m.dynamicSharedMemory),
                         static_cast<CUstream>(stream), params, nullptr);
   if (r != CUDA_SUCCESS)
     return fail(ATTNRT_ERROR_CUDA, "launching kernel '" + m.kernel + "': " +
                                        d->describe("cuLaunchKernel", r));
-  if (splits > 1) {
+  if (combineBlocks > 0) {
     // The combine kernel, stream-ordered after the splits.
     r = d->cuLaunchKernel(kernels.combine,
                           static_cast<unsigned>(combineBlocks), 1, 1,

@@ -15,6 +15,7 @@
 
 #include "passes/Conversion/MmaSync.h"
 #include "passes/Conversion/Wgmma.h"
+#include "passes/Conversion/WorkList.h"
 
 #include "attnc/Artifact/KernelAbi.h"
 #include "dialects/Attn/AttnDialect.h"
@@ -105,8 +106,11 @@ private:
   PaddedSmemLayout layout;
   int64_t kPitch = 0, vPitch = 0, stageBytes = 0, vOffset = 0;
   int64_t qPitch = 0, qOffset = 0;
-  /// The mma.sync instructions and the tile copies.
-  std::optional<MmaSyncEmitter> mmaE;
+  /// The mma.sync instructions and the tile copies. mmaV does O += P V: the
+  /// same as mmaE, except that with fp8 values and bf16 queries it is f16
+  /// (every e4m3 value is an f16, converted in one instruction, and P is
+  /// rounded to f16, finer than bf16 over [0, 1]).
+  std::optional<MmaSyncEmitter> mmaE, mmaV;
   std::optional<CpAsyncTileCopier> copier;
   /// With wgmma: the warpgroup MMAs and the swizzled layout.
   std::optional<WgmmaEmitter> wgmmaE;
@@ -161,6 +165,11 @@ LogicalResult KernelBuilder::build() {
   qPitch = layout.qPitch;
   qOffset = layout.qOffset;
   mmaE.emplace(b, eltType, smem);
+  mmaV.emplace(b,
+               problem.kvFp8 && eltType.isBF16() && !config.getWgmma()
+                   ? Type(b.getF16Type())
+                   : eltType,
+               smem);
   copier.emplace(b, *mmaE, config.getThreads());
   const bool wgmma = config.getWgmma();
   if (wgmma) {
@@ -223,13 +232,63 @@ LogicalResult KernelBuilder::build() {
     tile = a.sub(a.sub(gpu::GridDimOp::create(b, gpu::Dimension::x), idx(1)),
                  tile);
   Value numSplits, split;
+  Value head = gpu::BlockIdOp::create(b, gpu::Dimension::y);
+  Value batch = gpu::BlockIdOp::create(b, gpu::Dimension::z);
+  // Split KV: the block's work unit from its index, or, with a work list
+  // (plan), item blockIdx.x of the list (WorkList.h); blocks past the
+  // list's items (a grid sized for a bound) do nothing: the rest of the
+  // kernel sits in an scf.if. `planned` is uniform.
+  Value planned, partialSlot;
+  std::optional<OpBuilder::InsertionGuard> workGuard;
   if (config.getSplitKv()) {
     numSplits = indexOf(arg(abi::NumSplits));
     split = arith::RemUIOp::create(b, tile, numSplits);
     tile = arith::DivUIOp::create(b, tile, numSplits);
+    Value plan = arg(abi::Plan);
+    Value block = gpu::BlockIdOp::create(b, gpu::Dimension::x);
+    planned = hasWorkList(b, plan);
+    Type index = b.getIndexType(), i1 = b.getI1Type();
+    // Whether this block has an item: always without a plan.
+    auto hasItem = scf::IfOp::create(b, TypeRange{i1}, planned,
+                                     /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&hasItem.getThenRegion().front());
+      scf::YieldOp::create(
+          b, ValueRange{arith::CmpIOp::create(b, arith::CmpIPredicate::ult,
+                                              block, workListSize(b, plan))});
+      b.setInsertionPointToStart(&hasItem.getElseRegion().front());
+      scf::YieldOp::create(b,
+                           ValueRange{arith::ConstantIntOp::create(b, 1, 1)});
+    }
+    auto ifItem = scf::IfOp::create(b, hasItem.getResult(0),
+                                    /*withElseRegion=*/false);
+    workGuard.emplace(b);
+    b.setInsertionPointToStart(&ifItem.getThenRegion().front());
+    auto fields = scf::IfOp::create(b, SmallVector<Type>(6, index), planned,
+                                    /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&fields.getThenRegion().front());
+      WorkItem item = loadWorkItem(b, plan, block);
+      // Clamped into the launch, so that a stale plan never reads or
+      // writes outside q, k, v and o.
+      Value lastBatch = a.sub(indexOf(arg(abi::Batch)), idx(1));
+      scf::YieldOp::create(
+          b, ValueRange{a.min(a.max(item.sequence, idx(0)), lastBatch),
+                        a.min(a.max(item.head, idx(0)), idx(heads / pack - 1)),
+                        item.qTile, item.split, item.numSplits, item.partial});
+      b.setInsertionPointToStart(&fields.getElseRegion().front());
+      scf::YieldOp::create(
+          b, ValueRange{batch, head, tile, split, numSplits, idx(0)});
+    }
+    batch = fields.getResult(0);
+    head = fields.getResult(1);
+    tile = fields.getResult(2);
+    split = fields.getResult(3);
+    numSplits = fields.getResult(4);
+    partialSlot = fields.getResult(5);
   }
-  Value head = gpu::BlockIdOp::create(b, gpu::Dimension::y);
-  Value batch = gpu::BlockIdOp::create(b, gpu::Dimension::z);
   if (problem.kvLens) {
     Value len = indexOf(LLVM::LoadOp::create(
         b, i32, gep(arg(abi::KvLens), batch, i32), /*align=*/4));
@@ -541,14 +600,19 @@ LogicalResult KernelBuilder::build() {
   }
   if (rematFailed)
     return failure();
-  // Split KV: this block takes its share of [lo, hi) (whole key tiles);
-  // [fullLo, fullHi) still classifies the tiles it visits.
+  // Split KV: split s of n takes key tiles [lo + c s / n, lo + c (s + 1)
+  // / n) of the c tiles in [lo, hi), as attnrt_plan counts them (with a
+  // plan, the split of the tiles this block's mask shows, whatever the
+  // plan assumed); [fullLo, fullHi) still classifies the tiles it visits.
   if (config.getSplitKv()) {
     Value count = a.max(a.sub(range.hi, range.lo), idx(0));
-    Value chunk = arith::CeilDivUIOp::create(b, count, numSplits);
-    Value lo = a.min(
-        a.add(range.lo, arith::MulIOp::create(b, split, chunk)), range.hi);
-    range.hi = a.min(a.add(lo, chunk), range.hi);
+    auto boundary = [&](Value s) {
+      Value cut = arith::DivUIOp::create(b, arith::MulIOp::create(b, count, s),
+                                         a.max(numSplits, idx(1)));
+      return a.add(range.lo, a.min(cut, count));
+    };
+    Value lo = boundary(split);
+    range.hi = boundary(a.add(split, idx(1)));
     range.lo = lo;
   }
   Value negInf = f32c(-INFINITY), zero = f32c(0.0), log2e = f32c(M_LOG2E);
@@ -989,8 +1053,8 @@ LogicalResult KernelBuilder::build() {
   // bytes) into the padded tile at byte `dst` (row pitch `pitch`
   // elements): a thread takes 16 codes at a time, one 16-byte load and two
   // 16-byte stores.
-  auto convertFp8Rows = [&](Value src, int64_t width, int64_t pitch,
-                            int64_t dst) {
+  auto convertFp8Rows = [&](MmaSyncEmitter &to, Value src, int64_t width,
+                            int64_t pitch, int64_t dst) {
     const int64_t perRow = width / 16, chunks = bk * perRow,
                   threads = config.getThreads();
     Type v4 = VectorType::get({4}, i32);
@@ -1012,7 +1076,7 @@ LogicalResult KernelBuilder::build() {
       SmallVector<Value> out;
       for (int64_t w = 0; w < 4; ++w) {
         auto [lo, hi] =
-            mmaE->convertFp8x4(LLVM::ExtractElementOp::create(b, words, i32c(w)));
+            to.convertFp8x4(LLVM::ExtractElementOp::create(b, words, i32c(w)));
         out.push_back(lo);
         out.push_back(hi);
       }
@@ -1157,8 +1221,9 @@ LogicalResult KernelBuilder::build() {
       SmallVector<SmallVector<Value, 4>> pFrag;
       for (int64_t m = 0; m < mt; ++m) {
         const Value *p = s.begin() + m * sPerTile + 8 * kk;
-        pFrag.push_back({mmaE->packPair(p[0], p[1]), mmaE->packPair(p[2], p[3]),
-                         mmaE->packPair(p[4], p[5]), mmaE->packPair(p[6], p[7])});
+        pFrag.push_back({mmaV->packPair(p[0], p[1]), mmaV->packPair(p[2], p[3]),
+                         mmaV->packPair(p[4], p[5]),
+                         mmaV->packPair(p[6], p[7])});
       }
       for (int64_t j = 0; j < vTiles; j += 2) {
         SmallVector<Value, 4> frag = mmaE->ldmatrix(
@@ -1167,7 +1232,7 @@ LogicalResult KernelBuilder::build() {
           for (int64_t h = 0; h < 2; ++h) {
             auto at = acc.begin() + m * accPerTile + 4 * (j + h);
             SmallVector<Value, 4> cfrag(at, at + 4);
-            cfrag = mmaE->mma(pFrag[m], {frag[2 * h], frag[2 * h + 1]}, cfrag);
+            cfrag = mmaV->mma(pFrag[m], {frag[2 * h], frag[2 * h + 1]}, cfrag);
             std::copy(cfrag.begin(), cfrag.end(), at);
           }
       }
@@ -1305,9 +1370,9 @@ LogicalResult KernelBuilder::build() {
       Value codes = a.add(idx(layout.fp8Offset), stageBase);
       kCodes = codes;
       if (!kInRegisters)
-        convertFp8Rows(codes, d, kPitch, 0);
-      convertFp8Rows(a.add(codes, idx(bk * layout.fp8KPitch)), dv, vPitch,
-                     vOffset);
+        convertFp8Rows(*mmaE, codes, d, kPitch, 0);
+      convertFp8Rows(*mmaV, a.add(codes, idx(bk * layout.fp8KPitch)), dv,
+                     vPitch, vOffset);
       gpu::BarrierOp::create(b);
       return body(kt, idx(0), it);
     };
@@ -1472,26 +1537,41 @@ LogicalResult KernelBuilder::build() {
     b.setInsertionPointToStart(&ifSingle.getThenRegion().front());
     storeToO();
     b.setInsertionPointToStart(&ifSingle.getElseRegion().front());
-    // Partial row R = (split * B + batch) * Hq * Sq + LSE row, f32.
+    // Partial row R = (split * B + batch) * Hq * Sq + LSE row, f32; with
+    // a work list, row r of the tile in record `partialSlot`
+    // (abi::planRecordFloats).
     Value scratch = arg(abi::Scratch);
     Value rowsPerSplit = arith::MulIOp::create(
         b, arith::MulIOp::create(b, batchSize, idx(heads)), seqQ);
     Value splitBase = arith::MulIOp::create(b, split, rowsPerSplit);
     Value lseBase = arith::MulIOp::create(
         b, arith::MulIOp::create(b, numSplits, rowsPerSplit), idx(dv));
-    OutputRows partial = out;
-    partial.rowBase = [&](int64_t sl) {
-      return a.add(arith::MulIOp::create(b, a.add(splitBase, lseRow(sl)),
-                                         idx(dv)),
-                   t2);
+    Value record = arith::MulIOp::create(b, partialSlot,
+                                         idx(abi::planRecordFloats(bq, dv)));
+    auto tileRow = [&](int64_t sl) { return a.sub(rows[sl], q0); };
+    auto partialRow = [&](int64_t sl) {
+      return arith::SelectOp::create(
+                 b, planned,
+                 a.add(record, arith::MulIOp::create(b, tileRow(sl), idx(dv))),
+                 arith::MulIOp::create(b, a.add(splitBase, lseRow(sl)),
+                                       idx(dv)))
+          .getResult();
     };
+    auto partialLse = [&](int64_t sl) {
+      return arith::SelectOp::create(
+                 b, planned, a.add(record, a.add(idx(bq * dv), tileRow(sl))),
+                 a.add(lseBase, a.add(splitBase, lseRow(sl))))
+          .getResult();
+    };
+    OutputRows partial = out;
+    partial.rowBase = [&](int64_t sl) { return a.add(partialRow(sl), t2); };
     partial.storePair = [&](Value rowOff, int64_t j, Value x, Value y) {
       Value at = a.add(rowOff, idx(8 * j));
       LLVM::StoreOp::create(b, x, gep(scratch, at, f32), 8);
       LLVM::StoreOp::create(b, y, gep(scratch, a.add(at, idx(1)), f32), 4);
     };
     partial.storeLse = [&](int64_t sl, Value value) {
-      storeLseAt(scratch, a.add(lseBase, a.add(splitBase, lseRow(sl))), value);
+      storeLseAt(scratch, partialLse(sl), value);
     };
     storeOutputRows(b, *mmaE, accOut, partial, mFinal, lFinal, accFinal);
     b.setInsertionPointAfter(ifSingle);
@@ -1499,6 +1579,7 @@ LogicalResult KernelBuilder::build() {
   mergeGuard.reset();
   consumerGuard.reset();
   raggedGuard.reset();
+  workGuard.reset();
   gpu::ReturnOp::create(b);
   return failure(rematFailed);
 }
@@ -1558,6 +1639,7 @@ attnc::buildFlashKernel(ModuleOp module, const TiledAttention &t) {
         b.getDenseI32ArrayAttr({32 * abi::kCombineRowsPerBlock, 1, 1}));
     b.setInsertionPointToStart(&combine.getBody().front());
     buildSplitKvCombine(b, combine, KernelProblem::of(t.step),
+                        config.getBlockQ(), config.getGqaPack(),
                         static_cast<bool>(TileFinalizeOp(t.finalize).getLse()));
   }
   return gpuModule;

@@ -61,11 +61,12 @@ buildFlashKernel(mlir::ModuleOp module, const TiledAttention &t);
 
 /// Builds the body of the split-KV combine kernel (KernelAbi.h
 /// kCombineKernel; `func` takes the ABI table's parameters) of an attention
-/// with `p`'s heads, value head dim and element type; `writesLse` when the
-/// attention returns its LSE.
+/// with `p`'s heads, value head dim and element type, whose split kernel
+/// has tiles of `blockQ` packed rows of `pack` query heads (gqa_pack);
+/// `writesLse` when the attention returns its LSE.
 void buildSplitKvCombine(mlir::ImplicitLocOpBuilder &b,
                          mlir::gpu::GPUFuncOp func, const KernelProblem &p,
-                         bool writesLse);
+                         int64_t blockQ, int64_t pack, bool writesLse);
 
 } // namespace attnc
 

@@ -5,12 +5,14 @@
 // merges them: M = max_i l_i, w_i = exp(l_i - M), O = sum_i w_i o_i / sum_i
 // w_i, LSE = M + log(sum_i w_i). A split with no key has l_i = -inf and
 // weight 0; a row no split saw (every l_i = -inf) gets O = 0, LSE = -inf.
+// With a work list (plan) it merges the items that the plan split.
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Conversion/FlashKernel.h"
 
 #include "passes/Conversion/MmaSync.h"
+#include "passes/Conversion/WorkList.h"
 
 #include "attnc/Artifact/KernelAbi.h"
 #include "passes/Codegen/IndexArith.h"
@@ -20,6 +22,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinTypes.h"
 
 #include <cmath>
 
@@ -27,7 +30,8 @@ using namespace mlir;
 using namespace attnc;
 
 void attnc::buildSplitKvCombine(ImplicitLocOpBuilder &b, gpu::GPUFuncOp func,
-                                const KernelProblem &p, bool writesLse) {
+                                const KernelProblem &p, int64_t blockQ,
+                                int64_t pack, bool writesLse) {
   IndexArith a{b};
   Type i64 = b.getI64Type(), f32 = b.getF32Type();
   Type ptr = LLVM::LLVMPointerType::get(b.getContext());
@@ -51,11 +55,211 @@ void attnc::buildSplitKvCombine(ImplicitLocOpBuilder &b, gpu::GPUFuncOp func,
   Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
   Value warp = arith::DivUIOp::create(b, tid, idx(32));
   Value lane = arith::RemUIOp::create(b, tid, idx(32));
-  Value row = a.add(arith::MulIOp::create(
-                        b, gpu::BlockIdOp::create(b, gpu::Dimension::x),
-                        idx(abi::kCombineRowsPerBlock)),
-                    warp);
   Value seqQ = indexOf(arg(abi::SeqQ));
+  Value scratch = arg(abi::Scratch);
+  Value negInf = f32c(-INFINITY);
+
+  // Merges `splits` partial rows into O[batch, head, position, :] and LSE
+  // row `lseRow`: partial s has its LSE at scratch[lseAt(s)] and its
+  // outputs at scratch[outAt(s) + column].
+  auto mergeRow = [&](Value splits, function_ref<Value(Value)> lseAt,
+                      function_ref<Value(Value)> outAt, Value batch, Value head,
+                      Value position, Value lseRow) {
+    auto partialLse = [&](Value s) {
+      return LLVM::LoadOp::create(b, f32, at(scratch, lseAt(s), f32), 4)
+          .getResult();
+    };
+    Value last = a.sub(splits, idx(1));
+    // Pass 1: the largest partial LSE, the lanes reading 32 splits at a
+    // time, then a butterfly over the warp (0 when every split is empty,
+    // so that the weights below are exp(-inf) = 0 and never NaN).
+    auto maxLoop =
+        scf::ForOp::create(b, idx(0), splits, idx(32), ValueRange{negInf});
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(maxLoop.getBody());
+      Value s = a.add(maxLoop.getInductionVar(), lane);
+      Value l = arith::SelectOp::create(
+          b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, s, splits),
+          partialLse(a.min(s, last)), negInf);
+      scf::YieldOp::create(b, ValueRange{arith::MaximumFOp::create(
+                                  b, maxLoop.getRegionIterArgs()[0], l)});
+    }
+    Value m = maxLoop.getResult(0);
+    for (int64_t offset = 16; offset >= 1; offset /= 2) {
+      Value other = gpu::ShuffleOp::create(b, m, static_cast<int32_t>(offset),
+                                           32, gpu::ShuffleMode::XOR)
+                        .getShuffleResult();
+      m = arith::MaximumFOp::create(b, m, other);
+    }
+    Value allEmpty =
+        arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, m, negInf);
+    Value mRef = arith::SelectOp::create(b, allEmpty, f32c(0.0), m);
+
+    // Pass 2: the weighted sum of the partial outputs, kMergeUnroll splits
+    // an iteration so that their loads are in flight together (every lane
+    // reads each split's LSE: one broadcast load). Lane j holds column
+    // pairs j + 32 i (clamped reads past Dv / 2, never stored).
+    constexpr int64_t kMergeUnroll = 16;
+    Type pairType = VectorType::get({2}, f32);
+    SmallVector<Value> pairIndex;
+    for (int64_t i = 0; i < perLane; ++i)
+      pairIndex.push_back(a.min(a.add(lane, idx(32 * i)), idx(pairs - 1)));
+    SmallVector<Value> inits(1 + 2 * perLane, f32c(0.0));
+    auto sumLoop =
+        scf::ForOp::create(b, idx(0), splits, idx(kMergeUnroll), inits);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(sumLoop.getBody());
+      SmallVector<Value> acc(sumLoop.getRegionIterArgs());
+      // Every load of the iteration first, then the arithmetic.
+      SmallVector<Value> inside, lses;
+      SmallVector<SmallVector<Value>> values;
+      for (int64_t u = 0; u < kMergeUnroll; ++u) {
+        Value s = a.add(sumLoop.getInductionVar(), idx(u));
+        inside.push_back(
+            arith::CmpIOp::create(b, arith::CmpIPredicate::ult, s, splits));
+        s = a.min(s, last);
+        lses.push_back(partialLse(s));
+        Value rowBase = outAt(s);
+        // A lane's column pair as one 8-byte load (rows and records start
+        // at even offsets of the 16-byte aligned scratch).
+        values.emplace_back();
+        for (int64_t i = 0; i < perLane; ++i) {
+          Value col = arith::MulIOp::create(b, pairIndex[i], idx(2));
+          Value pair = LLVM::LoadOp::create(
+              b, pairType, at(scratch, a.add(rowBase, col), f32), 8);
+          for (int64_t h = 0; h < 2; ++h)
+            values.back().push_back(LLVM::ExtractElementOp::create(
+                b, pair, arith::ConstantIntOp::create(b, h, 32)));
+        }
+      }
+      for (int64_t u = 0; u < kMergeUnroll; ++u) {
+        Value w = math::Exp2Op::create(
+            b, arith::MulFOp::create(b, arith::SubFOp::create(b, lses[u], mRef),
+                                     f32c(M_LOG2E)));
+        w = arith::SelectOp::create(b, inside[u], w, f32c(0.0));
+        acc[0] = arith::AddFOp::create(b, acc[0], w);
+        for (size_t c = 0; c < values[u].size(); ++c)
+          acc[1 + c] = arith::AddFOp::create(
+              b, acc[1 + c], arith::MulFOp::create(b, w, values[u][c]));
+      }
+      scf::YieldOp::create(b, acc);
+    }
+    Value total = sumLoop.getResult(0);
+    Value noWeight =
+        arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, total, f32c(0.0));
+    Value inv = arith::SelectOp::create(
+        b, noWeight, f32c(0.0), arith::DivFOp::create(b, f32c(1.0), total));
+
+    // O[batch, head, position, :] in the element type, through its strides.
+    Value oRow = a.add(
+        arith::MulIOp::create(b, batch, indexOf(arg(abi::OStrideB))),
+        a.add(arith::MulIOp::create(b, head, indexOf(arg(abi::OStrideH))),
+              arith::MulIOp::create(b, position, indexOf(arg(abi::OStrideS)))));
+    MmaSyncEmitter emitter(b, p.elementType, Value());
+    for (int64_t i = 0; i < perLane; ++i) {
+      Value x = arith::MulFOp::create(b, sumLoop.getResult(1 + 2 * i), inv);
+      Value y = arith::MulFOp::create(b, sumLoop.getResult(2 + 2 * i), inv);
+      Value pair = emitter.packPair(x, y);
+      auto store = [&] {
+        Value col = arith::MulIOp::create(b, pairIndex[i], idx(2));
+        LLVM::StoreOp::create(
+            b, pair, at(arg(abi::O), a.add(oRow, col), b.getI16Type()), 4);
+      };
+      if (32 * (i + 1) <= pairs) {
+        store();
+        continue;
+      }
+      Value stored = arith::CmpIOp::create(
+          b, arith::CmpIPredicate::ult, a.add(lane, idx(32 * i)), idx(pairs));
+      auto ifStored = scf::IfOp::create(b, stored, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&ifStored.getThenRegion().front());
+      store();
+    }
+    if (writesLse) {
+      Value first =
+          arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, idx(0));
+      auto ifFirst = scf::IfOp::create(b, first, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&ifFirst.getThenRegion().front());
+      Value lse = arith::AddFOp::create(
+          b, mRef,
+          arith::MulFOp::create(
+              b,
+              math::Log2Op::create(
+                  b, arith::SelectOp::create(b, noWeight, f32c(1.0), total)),
+              f32c(M_LN2)));
+      lse = arith::SelectOp::create(b, noWeight, negInf, lse);
+      LLVM::StoreOp::create(b, lse, at(arg(abi::Lse), lseRow, f32), 4);
+    }
+  };
+
+  Value plan = arg(abi::Plan);
+  auto ifPlan = scf::IfOp::create(b, hasWorkList(b, plan),
+                                  /*withElseRegion=*/true);
+  // With a work list: block i merges the splits of item i when it is a
+  // split 0 of several, whose partials are records partial, partial + 1,
+  // ... (attnrt_plan numbers a tile's splits consecutively). Its warps take
+  // the tile's rows in turn; a row is packed row r of the tile (query
+  // position r / gqa_pack of head head * gqa_pack + r mod gqa_pack).
+  b.setInsertionPointToStart(&ifPlan.getThenRegion().front());
+  {
+    Value i = gpu::BlockIdOp::create(b, gpu::Dimension::x);
+    Value items = workListSize(b, plan);
+    auto ifItem = scf::IfOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, i, items),
+        /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifItem.getThenRegion().front());
+    WorkItem item = loadWorkItem(b, plan, i);
+    Value merges = arith::AndIOp::create(
+        b,
+        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, item.split, idx(0)),
+        arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, item.numSplits,
+                              idx(1)));
+    auto ifMerges = scf::IfOp::create(b, merges, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(&ifMerges.getThenRegion().front());
+    Value batch = a.min(a.max(item.sequence, idx(0)),
+                        a.sub(indexOf(arg(abi::Batch)), idx(1)));
+    Value group = a.min(a.max(item.head, idx(0)), idx(heads / pack - 1));
+    const int64_t record = abi::planRecordFloats(blockQ, dv);
+    auto rowLoop = scf::ForOp::create(b, warp, idx(blockQ),
+                                      idx(abi::kCombineRowsPerBlock));
+    b.setInsertionPointToStart(rowLoop.getBody());
+    Value r = rowLoop.getInductionVar();
+    Value packed = a.add(arith::MulIOp::create(b, item.qTile, idx(blockQ)), r);
+    Value position = arith::DivUIOp::create(b, packed, idx(pack));
+    Value head = a.add(arith::MulIOp::create(b, group, idx(pack)),
+                       arith::RemUIOp::create(b, packed, idx(pack)));
+    auto ifInside = scf::IfOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, position, seqQ),
+        /*withElseRegion=*/false);
+    b.setInsertionPointToStart(&ifInside.getThenRegion().front());
+    auto recordOf = [&](Value s) {
+      return arith::MulIOp::create(b, a.add(item.partial, s), idx(record))
+          .getResult();
+    };
+    mergeRow(
+        item.numSplits,
+        [&](Value s) { return a.add(recordOf(s), a.add(idx(blockQ * dv), r)); },
+        [&](Value s) {
+          return a.add(recordOf(s), arith::MulIOp::create(b, r, idx(dv)));
+        },
+        batch, head, position,
+        a.add(arith::MulIOp::create(
+                  b, a.add(arith::MulIOp::create(b, batch, idx(heads)), head),
+                  seqQ),
+              position));
+  }
+
+  // Without: one warp per output row, partials [num_splits, B, Hq, Sq].
+  b.setInsertionPointToStart(&ifPlan.getElseRegion().front());
+  Value row = a.add(
+      arith::MulIOp::create(b, gpu::BlockIdOp::create(b, gpu::Dimension::x),
+                            idx(abi::kCombineRowsPerBlock)),
+      warp);
   Value numSplits = indexOf(arg(abi::NumSplits));
   Value rows = arith::MulIOp::create(
       b, arith::MulIOp::create(b, indexOf(arg(abi::Batch)), idx(heads)), seqQ);
@@ -68,109 +272,19 @@ void attnc::buildSplitKvCombine(ImplicitLocOpBuilder &b, gpu::GPUFuncOp func,
   Value bh = arith::DivUIOp::create(b, row, seqQ);
   Value head = arith::RemUIOp::create(b, bh, idx(heads));
   Value batch = arith::DivUIOp::create(b, bh, idx(heads));
-  Value scratch = arg(abi::Scratch);
   Value lseBase = arith::MulIOp::create(
       b, arith::MulIOp::create(b, numSplits, rows), idx(dv));
-  auto partialLse = [&](Value s) {
-    Value i = a.add(lseBase, a.add(arith::MulIOp::create(b, s, rows), row));
-    return LLVM::LoadOp::create(b, f32, at(scratch, i, f32), 4).getResult();
-  };
-
-  // Pass 1: the largest partial LSE (0 when every split is empty, so that
-  // the weights below are exp(-inf) = 0 and never NaN).
-  Value negInf = f32c(-INFINITY);
-  auto maxLoop = scf::ForOp::create(b, idx(0), numSplits, idx(1),
-                                    ValueRange{negInf});
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(maxLoop.getBody());
-    Value l = partialLse(maxLoop.getInductionVar());
-    scf::YieldOp::create(b, ValueRange{arith::MaximumFOp::create(
-                                b, maxLoop.getRegionIterArgs()[0], l)});
-  }
-  Value m = maxLoop.getResult(0);
-  Value allEmpty =
-      arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, m, negInf);
-  Value mRef = arith::SelectOp::create(b, allEmpty, f32c(0.0), m);
-
-  // Pass 2: the weighted sum of the partial outputs. Lane j holds column
-  // pairs j + 32 i (clamped reads past Dv / 2, never stored).
-  SmallVector<Value> pairIndex;
-  for (int64_t i = 0; i < perLane; ++i)
-    pairIndex.push_back(a.min(a.add(lane, idx(32 * i)), idx(pairs - 1)));
-  SmallVector<Value> inits(1 + 2 * perLane, f32c(0.0));
-  auto sumLoop = scf::ForOp::create(b, idx(0), numSplits, idx(1), inits);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(sumLoop.getBody());
-    Value s = sumLoop.getInductionVar();
-    ValueRange it = sumLoop.getRegionIterArgs();
-    Value w = math::Exp2Op::create(
-        b, arith::MulFOp::create(
-               b, arith::SubFOp::create(b, partialLse(s), mRef),
-               f32c(M_LOG2E)));
-    SmallVector<Value> next{arith::AddFOp::create(b, it[0], w)};
-    Value rowBase = arith::MulIOp::create(
-        b, a.add(arith::MulIOp::create(b, s, rows), row), idx(dv));
-    for (int64_t i = 0; i < perLane; ++i)
-      for (int64_t h = 0; h < 2; ++h) {
-        Value col = a.add(arith::MulIOp::create(b, pairIndex[i], idx(2)),
-                          idx(h));
-        Value x = LLVM::LoadOp::create(
-            b, f32, at(scratch, a.add(rowBase, col), f32), 4);
-        next.push_back(arith::AddFOp::create(
-            b, it[1 + 2 * i + h], arith::MulFOp::create(b, w, x)));
-      }
-    scf::YieldOp::create(b, next);
-  }
-  Value total = sumLoop.getResult(0);
-  Value noWeight =
-      arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, total, f32c(0.0));
-  Value inv = arith::SelectOp::create(
-      b, noWeight, f32c(0.0), arith::DivFOp::create(b, f32c(1.0), total));
-
-  // O[batch, head, position, :] in the element type, through its strides.
-  Value oRow = a.add(
-      arith::MulIOp::create(b, batch, indexOf(arg(abi::OStrideB))),
-      a.add(arith::MulIOp::create(b, head, indexOf(arg(abi::OStrideH))),
-            arith::MulIOp::create(b, position, indexOf(arg(abi::OStrideS)))));
-  MmaSyncEmitter emitter(b, p.elementType, Value());
-  for (int64_t i = 0; i < perLane; ++i) {
-    Value x = arith::MulFOp::create(b, sumLoop.getResult(1 + 2 * i), inv);
-    Value y = arith::MulFOp::create(b, sumLoop.getResult(2 + 2 * i), inv);
-    Value pair = emitter.packPair(x, y);
-    auto store = [&] {
-      Value col = arith::MulIOp::create(b, pairIndex[i], idx(2));
-      LLVM::StoreOp::create(b, pair, at(arg(abi::O), a.add(oRow, col),
-                                        b.getI16Type()),
-                            4);
-    };
-    if (32 * (i + 1) <= pairs) {
-      store();
-      continue;
-    }
-    Value stored = arith::CmpIOp::create(b, arith::CmpIPredicate::ult,
-                                         a.add(lane, idx(32 * i)), idx(pairs));
-    auto ifStored = scf::IfOp::create(b, stored, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&ifStored.getThenRegion().front());
-    store();
-  }
-  if (writesLse) {
-    Value first = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane,
-                                        idx(0));
-    auto ifFirst = scf::IfOp::create(b, first, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&ifFirst.getThenRegion().front());
-    Value lse = arith::AddFOp::create(
-        b, mRef,
-        arith::MulFOp::create(
-            b, math::Log2Op::create(b, arith::SelectOp::create(
-                                           b, noWeight, f32c(1.0), total)),
-            f32c(M_LN2)));
-    lse = arith::SelectOp::create(b, noWeight, negInf, lse);
-    LLVM::StoreOp::create(b, lse, at(arg(abi::Lse), row, f32), 4);
-  }
-  b.setInsertionPointAfter(ifRow);
+  mergeRow(
+      numSplits,
+      [&](Value s) {
+        return a.add(lseBase, a.add(arith::MulIOp::create(b, s, rows), row));
+      },
+      [&](Value s) {
+        return arith::MulIOp::create(
+                   b, a.add(arith::MulIOp::create(b, s, rows), row), idx(dv))
+            .getResult();
+      },
+      batch, head, position, row);
+  b.setInsertionPointAfter(ifPlan);
   gpu::ReturnOp::create(b);
 }

@@ -13,7 +13,7 @@ import ctypes
 import numbers
 import os
 
-__all__ = ["Kernel", "AttncError", "validate_arguments"]
+__all__ = ["Kernel", "WorkList", "AttncError", "validate_arguments"]
 
 _DTYPES = {"bf16": 0, "f16": 1, "f32": 2}
 # The torch dtype of each artifact dtype, by name (no torch import needed).
@@ -47,7 +47,34 @@ class _Args(ctypes.Structure):
         ("kv_scales", ctypes.c_void_p),
         ("cu_seqlens_q", ctypes.c_void_p), ("cu_seqlens_k", ctypes.c_void_p),
         ("max_seqlen_q", ctypes.c_int64),
+        ("plan", ctypes.c_void_p), ("plan_items", ctypes.c_int64),
+        ("plan_partials", ctypes.c_int64),
     ]
+
+
+class _PlanRequest(ctypes.Structure):
+    """attnrt_plan_request (include/attnc/Runtime/attnrt_plan.h)."""
+    _fields_ = [
+        ("batch", ctypes.c_int32), ("num_kv_heads", ctypes.c_int32),
+        ("group_size", ctypes.c_int32),
+        ("seq_q", ctypes.c_void_p), ("seq_k", ctypes.c_void_p),
+        ("block_q", ctypes.c_int32), ("block_k", ctypes.c_int32),
+        ("causal", ctypes.c_int32), ("num_ctas", ctypes.c_int32),
+        ("max_splits", ctypes.c_int32), ("min_split_tiles", ctypes.c_int32),
+    ]
+
+
+class _PlanInfo(ctypes.Structure):
+    """attnrt_plan_info."""
+    _fields_ = [
+        ("num_items", ctypes.c_int32), ("num_partials", ctypes.c_int32),
+        ("max_num_splits", ctypes.c_int32), ("items_offset", ctypes.c_size_t),
+        ("total_cost", ctypes.c_int64), ("max_cta_cost", ctypes.c_int64),
+    ]
+
+
+_WORK_ITEM_BYTES = 32  # sizeof(attnrt_work_item)
+_PLAN_ITEMS_OFFSET = 8  # ATTNRT_PLAN_ITEMS_OFFSET
 
 
 def _load_library(hint_dir):
@@ -78,7 +105,74 @@ def _load_library(hint_dir):
     lib.attnrt_num_splits.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Args),
                                       ctypes.POINTER(ctypes.c_int64)]
     lib.attnrt_artifact_destroy.argtypes = [ctypes.c_void_p]
+    lib.attnrt_plan_request_init.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Args),
+                                             ctypes.POINTER(_PlanRequest)]
+    lib.attnrt_plan_workspace_size.argtypes = [ctypes.POINTER(_PlanRequest),
+                                               ctypes.POINTER(ctypes.c_size_t)]
+    lib.attnrt_plan.argtypes = [ctypes.POINTER(_PlanRequest), ctypes.c_void_p,
+                                ctypes.c_size_t, ctypes.POINTER(_PlanInfo)]
     return lib
+
+
+class WorkList:
+    """An attnrt_plan work list of a split_kv (decode) kernel on one device:
+    made by Kernel.plan, passed as kernel(..., plan=work_list). update()
+    plans new lengths into the same device buffer (no device allocation: a
+    CUDA graph that captured a call replays with the new plan, as long as it
+    has at most `max_items` items, the bound the launches use)."""
+
+    def __init__(self, kernel, request, device, seq_q, seq_k, max_items=None):
+        import torch
+        self._kernel = kernel
+        self._request = request
+        self._host = None
+        info = self._plan_on_host(seq_q, seq_k)
+        self.max_items = max(info.num_items, int(max_items or 0), 1)
+        self.buffer = torch.zeros(_PLAN_ITEMS_OFFSET + self.max_items * _WORK_ITEM_BYTES,
+                                  dtype=torch.uint8, device=device)
+        self._copy(info)
+
+    def _plan_on_host(self, seq_q, seq_k):
+        import torch
+        seq_q = [int(x) for x in seq_q]
+        seq_k = [int(x) for x in seq_k]
+        if len(seq_q) != self._request.batch or len(seq_k) != self._request.batch:
+            raise AttncError(f"expected {self._request.batch} query and key lengths, got "
+                             f"{len(seq_q)} and {len(seq_k)}")
+        lens_q = (ctypes.c_int32 * len(seq_q))(*seq_q)
+        lens_k = (ctypes.c_int32 * len(seq_k))(*seq_k)
+        self._request.seq_q = ctypes.cast(lens_q, ctypes.c_void_p)
+        self._request.seq_k = ctypes.cast(lens_k, ctypes.c_void_p)
+        lib = self._kernel._lib
+        size = ctypes.c_size_t()
+        if lib.attnrt_plan_workspace_size(ctypes.byref(self._request), ctypes.byref(size)) != 0:
+            raise AttncError(lib.attnrt_last_error().decode())
+        if self._host is None or self._host.numel() < size.value:
+            self._host = torch.zeros(size.value, dtype=torch.uint8, pin_memory=True)
+        elif hasattr(self, "buffer"):
+            # The pinned buffer may still feed an earlier copy: wait for it.
+            torch.cuda.current_stream(self.buffer.device).synchronize()
+        info = _PlanInfo()
+        if lib.attnrt_plan(ctypes.byref(self._request), ctypes.c_void_p(self._host.data_ptr()),
+                           self._host.numel(), ctypes.byref(info)) != 0:
+            raise AttncError(lib.attnrt_last_error().decode())
+        return info
+
+    def _copy(self, info):
+        used = _PLAN_ITEMS_OFFSET + info.num_items * _WORK_ITEM_BYTES
+        self.buffer[:used].copy_(self._host[:used], non_blocking=True)
+        self.num_items, self.num_partials = info.num_items, info.num_partials
+
+    def update(self, seq_q, seq_k):
+        """Plans sequences of seq_q query and seq_k key lengths (host ints,
+        one each per sequence) and copies the list to the device, ordered on
+        the current stream before later calls."""
+        info = self._plan_on_host(seq_q, seq_k)
+        if info.num_items > self.max_items:
+            raise AttncError(f"the plan has {info.num_items} items, more than this work "
+                             f"list's max_items {self.max_items}")
+        self._copy(info)
+        return self
 
 
 class Kernel:
@@ -95,7 +189,7 @@ class Kernel:
             "value_head_dim", "reads_lse", "reads_cu_seqlens", "reads_seq_ids",
             "reads_block_mask", "reads_alibi_slopes", "mask_block_q", "mask_block_k",
             "split_kv", "gqa_pack", "reads_kv_lens", "page_size", "reads_kv_scales",
-            "reads_cu_seqlens_q", "reads_cu_seqlens_k")}
+            "reads_cu_seqlens_q", "reads_cu_seqlens_k", "block_q", "block_k")}
         # Split-KV scratch per (device, bytes), reused across calls.
         self._scratch = {}
 
@@ -120,6 +214,30 @@ class Kernel:
             raise AttncError(self._lib.attnrt_last_error().decode())
         return size.value
 
+    def plan(self, seq_q, seq_k, *, num_q_heads=None, device=None, num_ctas=0,
+             max_items=None):
+        """An attnrt_plan work list (WorkList) for a batch of len(seq_q)
+        sequences of seq_q query and seq_k key lengths (host ints) on `device`
+        (default: the current CUDA device). num_ctas: the thread blocks
+        resident at once that the plan balances over (0: the device's for this
+        kernel); max_items: the most items later update() calls may need
+        (default: this plan's own count). Needs a split_kv artifact."""
+        import torch
+        if self.manifest.get("split_kv") != "1":
+            raise AttncError("plan: the artifact has no split_kv kernel to run a work list")
+        device = torch.device(device if device is not None else "cuda")
+        a = _Args()
+        a.batch = len(seq_q)
+        a.num_q_heads = int(num_q_heads or self.manifest["num_q_heads"])
+        request = _PlanRequest()
+        with torch.cuda.device(device):
+            if self._lib.attnrt_plan_request_init(self._handle, ctypes.byref(a),
+                                                  ctypes.byref(request)) != 0:
+                raise AttncError(self._lib.attnrt_last_error().decode())
+            if num_ctas:
+                request.num_ctas = int(num_ctas)
+            return WorkList(self, request, device, seq_q, seq_k, max_items)
+
     def _get(self, key):
         v = self._lib.attnrt_artifact_get(self._handle, key.encode())
         return v.decode() if v is not None else None
@@ -132,7 +250,7 @@ class Kernel:
     def __call__(self, q, k, v, *, out=None, lse=None, seq_ids=None, cu_seqlens=None,
                  block_mask=None, alibi_slopes=None, kv_lens=None, page_table=None,
                  kv_scales=None, stream=None, num_splits=0, cu_seqlens_q=None,
-                 cu_seqlens_k=None, max_seqlen_q=0):
+                 cu_seqlens_k=None, max_seqlen_q=0, plan=None):
         """Runs the kernel; returns (out, lse) (lse is None without one).
 
         KV caches: kv_lens (int32 [B]) gives each sequence's key count for an
@@ -156,6 +274,8 @@ class Kernel:
         AttncError naming the argument. The launch runs under q's device.
         num_splits: key splits of a split_kv (decode) artifact, 0 = the
         runtime's choice; the scratch it needs is allocated here and kept.
+        plan: a WorkList of this kernel (Kernel.plan) instead: one thread
+        block per item, its grid and scratch sized for max_items.
         """
         import torch
         validate_arguments(self.manifest, q, k, v, out=out, lse=lse, seq_ids=seq_ids,
@@ -238,6 +358,14 @@ class Kernel:
                 a.cu_seqlens_k = cu_seqlens_k.data_ptr()
             a.max_seqlen_q = int(max_seqlen_q or 0)
             a.num_splits = int(num_splits)
+            if plan is not None:
+                if not isinstance(plan, WorkList) or plan._kernel is not self:
+                    raise AttncError("plan: expected a WorkList made by this kernel's plan()")
+                if plan.buffer.device != q.device:
+                    raise AttncError(f"plan: the work list is on {plan.buffer.device}, "
+                                     f"q on {q.device}")
+                a.plan = plan.buffer.data_ptr()
+                a.plan_items = a.plan_partials = plan.max_items
             if self.manifest.get("split_kv") == "1":
                 size = self.scratch_size(a)
                 if size:

@@ -27,7 +27,7 @@ from . import AttncError, Kernel
 
 __version__ = "0.2"
 # Bumped with the kernel ABI (include/attnc/Artifact/KernelAbi.h).
-ABI_VERSION = 6
+ABI_VERSION = 7
 
 _SPEC_DTYPES = {"torch.bfloat16": "bf16", "torch.float16": "f16"}
 _MASKS = ("none", "causal", "window", "prefix")

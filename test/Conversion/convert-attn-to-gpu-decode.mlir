@@ -3,31 +3,65 @@
 
 // A decode attention (attn.decode): the grid's x is (query tile, split) with
 // the split count a kernel parameter, y the KV head whose 4 query heads share
-// the tile's rows, and a combine kernel merges the splits.
+// the tile's rows, and a combine kernel merges the splits. With a work list
+// (the `plan` parameter not null), block i runs item i of the list instead
+// (blocks past its items do nothing), and its partial rows go to the item's
+// record.
 // CHECK-LABEL: gpu.module @attnc_kernels
 // CHECK: gpu.func @attnc_attention(
 // CHECK-SAME: %[[NSPLITS:[a-z0-9_]+]]: i64, %[[SCRATCH:[a-z0-9_]+]]: !llvm.ptr,
+// CHECK-SAME: %[[PLAN:[a-z0-9_]+]]: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr)
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
 // CHECK: %[[BX:.*]] = gpu.block_id x
+// CHECK: %[[KVH:.*]] = gpu.block_id y
+// CHECK: %[[BATCH:.*]] = gpu.block_id z
 // CHECK: %[[NS:.*]] = arith.index_cast %[[NSPLITS]] : i64 to index
 // CHECK: %[[SPLIT:.*]] = arith.remui %[[BX]], %[[NS]]
 // CHECK: %[[TILE:.*]] = arith.divui %[[BX]], %[[NS]]
-// CHECK: %[[KVH:.*]] = gpu.block_id y
-// CHECK: %[[HEAD:.*]] = arith.muli %[[KVH]], %c4
+// CHECK: %[[BLOCK:.*]] = gpu.block_id x
+// CHECK: %[[ADDR:.*]] = llvm.ptrtoint %[[PLAN]]
+// CHECK: %[[PLANNED:.*]] = arith.cmpi ne, %[[ADDR]], %c0_i64
+// CHECK: %[[HAS:.*]] = scf.if %[[PLANNED]] -> (i1) {
+// CHECK: %[[COUNT:.*]] = llvm.load
+// CHECK: %[[N:.*]] = arith.index_cast %[[COUNT]]
+// CHECK: arith.cmpi ult, %[[BLOCK]], %[[N]]
+// CHECK: scf.if %[[HAS]] {
+// CHECK: %[[F:.*]]:6 = scf.if %[[PLANNED]] -> (index, index, index, index, index, index) {
+// CHECK: arith.muli %[[BLOCK]], %c8
+// CHECK-COUNT-6: llvm.load
+// CHECK: } else {
+// CHECK: scf.yield %[[BATCH]], %[[KVH]], %[[TILE]], %[[SPLIT]], %[[NS]], %{{.*}}
+// CHECK: %[[HEAD:.*]] = arith.muli %[[F]]#1, %c4
 // Packed rows: position row / 4, head offset row mod 4.
 // CHECK: arith.remui %{{.*}}, %c4
 // CHECK: arith.divui %{{.*}}, %c4
-// The split's share of the key tiles.
-// CHECK: arith.ceildivui %{{.*}}, %[[NS]]
-// CHECK: arith.muli %[[SPLIT]], %{{.*}}
-// One split writes O itself; more write partial rows to the scratch.
-// CHECK: arith.cmpi eq, %[[NS]], %c1
+// Split s of n: key tiles [lo + c s / n, lo + c (s + 1) / n).
+// CHECK: %[[CUT:.*]] = arith.muli %{{.*}}, %[[F]]#3
+// CHECK: arith.divui %[[CUT]],
+// One split writes O itself; more write partial rows to the scratch, at the
+// item's record with a plan.
+// CHECK: arith.cmpi eq, %[[F]]#4, %c1
+// CHECK: arith.muli %[[F]]#5, %c2064
+// CHECK: arith.select %[[PLANNED]]
 // CHECK: llvm.getelementptr %[[SCRATCH]]
+// The combine: with a plan, block i merges item i's splits over the tile's
+// 16 rows (4 warps in turn); without, a warp per output row. The largest
+// LSE is read 32 splits at a time and reduced over the warp; the weighted
+// sum takes 16 splits an iteration, their loads first.
 // CHECK: gpu.func @attnc_combine(
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
-// CHECK: scf.for
+// CHECK: scf.if %{{.*}} {
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c16 step %c4 {
+// CHECK: scf.for %{{.*}} step %c32
 // CHECK: arith.maximumf
-// CHECK: scf.for
+// CHECK: gpu.shuffle  xor %{{.*}}, %c16_i32
+// CHECK: scf.for %{{.*}} step %c16
+// CHECK-COUNT-16: llvm.load
+// CHECK-COUNT-16: math.exp2
+// CHECK: } else {
+// CHECK: scf.for %{{.*}} step %c32
+// CHECK: gpu.shuffle  xor
+// CHECK: scf.for %{{.*}} step %c16
 // CHECK: math.exp2
 // REMARK: remark: convert-attn-to-gpu: sm_90a kernel {{.*}} block_q = 16, block_k = 64, 4 warps x 1 m-tiles; {{.*}}; the 4 query heads of a KV head share each tile's rows (gqa_pack), so K and V are read once per group; 4 warps share the rows and each takes 16 of the 64 keys of a tile (key_warps), merged in shared memory; key range split over thread blocks at run time (split_kv), partial results merged by the combine kernel
 func.func @decode(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x2x?x128xbf16>, %v: tensor<?x2x?x128xbf16>) -> tensor<?x8x?x128xbf16> {

@@ -88,13 +88,15 @@ func.func @paged(%q: tensor<?x4x1x64xbf16>, %k: tensor<?x16x2x64xbf16>, %v: tens
 
 // An fp8 cache: the block loads its KV head's two scales (kv_scales [2,
 // Hkv]); the codes stream into staging stages, and each tile's values are
-// converted (16 codes a thread: a 16-byte shared load, e4m3 pairs to f16 to
-// bf16, two 16-byte stores) into the 16-bit tile the MMAs read; the key
+// converted (16 codes a thread: a 16-byte shared load, e4m3 pairs straight
+// to f16, two 16-byte stores) into the 16-bit tile the MMAs read. With bf16
+// queries O += P V is then an f16 MMA (P rounded to f16), while the keys,
+// converted in registers, go through f32 to bf16 for the bf16 Q K^T. The key
 // scale multiplies the score scale, the value scale the accumulators after
 // the key loop.
 // CHECK-LABEL: func.func @fp8(
 // CHECK: gpu.func @attnc_attention(
-// CHECK-SAME: %{{[a-z0-9_]+}}: i64, %[[SCALES:[a-z0-9_]+]]: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr)
+// CHECK-SAME: %{{[a-z0-9_]+}}: i64, %[[SCALES:[a-z0-9_]+]]: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr)
 // CHECK: %[[HEAD:.*]] = gpu.block_id y
 // CHECK: %[[KVH:.*]] = arith.divui %[[HEAD]], %{{.*}} : index
 // CHECK-NEXT: %[[KVH64:.*]] = arith.index_cast %[[KVH]] : index to i64
@@ -111,7 +113,7 @@ func.func @paged(%q: tensor<?x4x1x64xbf16>, %k: tensor<?x16x2x64xbf16>, %v: tens
 // The conversion of a tile.
 // CHECK: %[[WORDS:.*]] = llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
 // CHECK: %[[W0:.*]] = llvm.extractelement %[[WORDS]][%{{.*}} : i32] : vector<4xi32>
-// CHECK-NEXT: llvm.inline_asm asm_dialect = att "{{.*}}cvt.rn.f16x2.e4m3x2 x, l;{{.*}}cvt.rn.bf16x2.f32 $0, a1, a0;{{.*}}", "=r,=r,r" %[[W0]] : (i32) -> !llvm.struct<(i32, i32)>
+// CHECK-NEXT: llvm.inline_asm asm_dialect = att "{\0A.reg .b16 l, h;\0Amov.b32 {l, h}, $2;\0Acvt.rn.f16x2.e4m3x2 $0, l;\0Acvt.rn.f16x2.e4m3x2 $1, h;\0A}", "=r,=r,r" %[[W0]] : (i32) -> !llvm.struct<(i32, i32)>
 // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
 // CHECK: gpu.barrier
 // Q sits in registers here, so K's codes are converted in registers: an
@@ -122,11 +124,14 @@ func.func @paged(%q: tensor<?x4x1x64xbf16>, %k: tensor<?x16x2x64xbf16>, %v: tens
 // CHECK-NEXT: llvm.extractvalue %[[CODES]][1]
 // CHECK-NEXT: llvm.extractvalue %[[CODES]][2]
 // CHECK-NEXT: llvm.extractvalue %[[CODES]][3]
-// CHECK-NEXT: %[[B0:.*]] = llvm.inline_asm {{.*}}cvt.rn.f16x2.e4m3x2{{.*}} %[[C0]] : (i32) -> !llvm.struct<(i32, i32)>
+// CHECK-NEXT: %[[B0:.*]] = llvm.inline_asm {{.*}}cvt.rn.f16x2.e4m3x2 x, l;{{.*}}cvt.rn.bf16x2.f32 $0, a1, a0;{{.*}} %[[C0]] : (i32) -> !llvm.struct<(i32, i32)>
 // CHECK: %[[LO:.*]] = llvm.extractvalue %[[B0]][0]
 // CHECK-NEXT: %[[HI:.*]] = llvm.extractvalue %[[B0]][1]
-// CHECK: nvvm.mma.sync A[{{.*}}] B[%[[LO]], %[[HI]]]
+// CHECK: nvvm.mma.sync A[{{.*}}] B[%[[LO]], %[[HI]]] {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>
 // CHECK: arith.mulf %{{.*}}, %[[KS]] : f32
+// P V: P packed as f16 pairs, an f16 MMA.
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] {{.*}} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // CHECK: arith.mulf %{{.*}}#{{[0-9]+}}, %[[VS]] : f32
 func.func @fp8(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xf8E4M3FN>, %v: tensor<?x2x?x64xf8E4M3FN>, %s: tensor<2x2xf32>) -> tensor<?x4x?x64xbf16> {
   %o = attn.attention %q, %k, %v kv_scales(%s : tensor<2x2xf32>) mask(#attn.causal) : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xf8E4M3FN>, tensor<?x2x?x64xf8E4M3FN> -> tensor<?x4x?x64xbf16>

@@ -61,6 +61,27 @@
 // DECODE: decode=1 on cuda (Fake GPU, sm_90a), seed 9
 // DECODE: PASS
 // DECODE-NEXT: exit 0
+// The same decode kernel run from an attnrt_plan work list of the
+// sequences' lengths (attnrt-run --plan): one block per item (grid x = the
+// item count, y = z = 1), the work list passed to both kernels, partial
+// records in the scratch; 14 unsplit items on 3 blocks launch no combine.
+// A plan with a split count is refused.
+// RUN: attnc compile --spec "b=2 hq=8 hkv=2 sq=1 sk=320 mask=causal decode=1 kv_lens=1" --target=sm_90a -o %t.plan.attnc
+// RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_MASK=causal ATTNC_FAKE_CUDA_LOG=1 attnrt-run --artifact=%t.plan.attnc --seed=12 --plan=0 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=PLAN
+// PLAN: fake-libcuda: launch 0 with a work list of 8 items, grid (8, 1, 1)
+// PLAN: fake-libcuda: launch 1 with a work list of 8 items, grid (8, 1, 1)
+// PLAN: fake-libcuda: 2 launches
+// PLAN: work list: 8 thread blocks, 8 items, 6 partial records
+// PLAN-NEXT: PASS
+// PLAN-NEXT: exit 0
+// RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_MASK=causal ATTNC_FAKE_CUDA_LOG=1 attnrt-run --artifact=%t.plan.attnc --seed=12 --plan=3 --spec "b=7 hq=8 hkv=2 sq=1 sk=320 mask=causal decode=1 kv_lens=1" 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=PLAN3
+// PLAN3: fake-libcuda: launch 0 with a work list of 14 items, grid (14, 1, 1)
+// PLAN3: fake-libcuda: 1 launches
+// PLAN3: work list: 3 thread blocks, 14 items, 0 partial records
+// PLAN3-NEXT: PASS
+// RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda attnrt-run --artifact=%t.plan.attnc --plan=2 --splits=3 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=PLANSPLITS
+// PLANSPLITS: attnrt-run: error: expected num_splits 0 with a plan (its items carry their splits), got 3
+// PLANSPLITS-NEXT: exit 2
 // A ragged batch: q and o packed as [tokens, H, D] (strides {., D, H * D}),
 // the sequences' offsets passed, the grid sized by the longest sequence
 // (max_seqlen_q 300); keys packed likewise (the wgmma kernel: its tensor

@@ -22,7 +22,7 @@
 // committed and waited for (wait_group 1 while P V is in flight, then 0).
 // CHECK: .target sm_90a
 // CHECK: .entry attnc_attention(
-// CHECK: .param .align 64 .b8 attnc_attention_param_36[128]
+// CHECK: .param .align 64 .b8 attnc_attention_param_37[128]
 // CHECK-DAG: setmaxnreg.dec.sync.aligned.u32 24
 // CHECK-DAG: setmaxnreg.inc.sync.aligned.u32
 // CHECK-DAG: mbarrier.init.shared.b64

@@ -11,6 +11,7 @@
 #include "attnc/Artifact/KernelAbi.h"
 #include "attnc/Runtime/attnrt.h"
 #include "attnc/Runtime/attnrt.hpp"
+#include "attnc/Runtime/attnrt_plan.h"
 
 #include <gtest/gtest.h>
 
@@ -1081,6 +1082,67 @@ TEST_F(ValidateTest, ScratchHoldsEverySplitsPartialRows) {
   EXPECT_EQ(attnrt_scratch_size(artifact, &a, &bytes), ATTNRT_OK);
   EXPECT_EQ(bytes, 0u);
   EXPECT_EQ(attnrt_num_splits(split, &a, nullptr),
+            ATTNRT_ERROR_INVALID_ARGUMENT);
+  attnrt_artifact_destroy(split);
+}
+
+TEST_F(ValidateTest, ChecksWorkLists) {
+  attnrt_artifact *split = load(splitArtifact());
+  ASSERT_NE(split, nullptr) << attnrt_last_error();
+  attnrt_attention_args p = args;
+  p.plan = fake(0xF0000);
+  p.plan_items = 300;
+  p.plan_partials = 5;
+  EXPECT_EQ(check(p, split), "");
+  // Scratch: one record of block_q = 16 rows of Dv = 64 outputs and 16
+  // LSEs per partial; the split count is 1 (the items carry theirs).
+  size_t bytes = 0;
+  int64_t splits = 0;
+  EXPECT_EQ(attnrt_scratch_size(split, &p, &bytes), ATTNRT_OK);
+  EXPECT_EQ(bytes, size_t{5} * 16 * (64 + 1) * 4);
+  EXPECT_EQ(attnrt_num_splits(split, &p, &splits), ATTNRT_OK);
+  EXPECT_EQ(splits, 1);
+  EXPECT_EQ(attnrt_launch(split, &p, nullptr), ATTNRT_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(attnrt_last_error(),
+               "expected 16-byte aligned scratch of at least 20800 bytes for "
+               "5 partial records of a plan (attnrt_scratch_size), got (nil) "
+               "with 0 bytes");
+  attnrt_attention_args a = p;
+  a.num_splits = 2;
+  EXPECT_EQ(check(a, split), "expected num_splits 0 with a plan (its items "
+                             "carry their splits), got 2");
+  a = p;
+  a.plan_items = 0;
+  EXPECT_EQ(check(a, split), "expected plan_items in [1, 2147483647] (at "
+                             "least the plan's num_items), got 0");
+  a = p;
+  a.plan_partials = -1;
+  EXPECT_EQ(check(a, split), "expected plan_partials in [0, 2147483647] (at "
+                             "least the plan's num_partials), got -1");
+  a = p;
+  a.plan = fake(0xF0004);
+  EXPECT_EQ(check(a, split), "expected plan (0xf0004) to be 8-byte aligned");
+  a = p;
+  a.plan = nullptr;
+  EXPECT_EQ(check(a, split),
+            "expected plan_items and plan_partials 0 without a plan");
+  // Other artifacts run no work list, and planning for them is refused.
+  EXPECT_EQ(check(p), "expected plan to be NULL: the artifact has no "
+                      "split_kv kernel to run a work list");
+  attnrt_plan_request request;
+  EXPECT_EQ(attnrt_plan_request_init(artifact, &args, &request),
+            ATTNRT_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(attnrt_last_error(),
+               "attnrt_plan_request_init: the artifact has no split_kv kernel "
+               "to run a work list");
+  a = args;
+  a.num_q_heads = 6;
+  EXPECT_EQ(attnrt_plan_request_init(split, &a, &request),
+            ATTNRT_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(attnrt_last_error(),
+               "attnrt_plan_request_init: expected batch >= 1 and num_q_heads "
+               "a multiple of gqa_pack 4, got 2 and 6");
+  EXPECT_EQ(attnrt_plan_request_init(split, &args, nullptr),
             ATTNRT_ERROR_INVALID_ARGUMENT);
   attnrt_artifact_destroy(split);
 }

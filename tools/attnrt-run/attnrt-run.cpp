@@ -42,7 +42,7 @@ static const char *const kUsage =
     "slopes]]\n"
     "                  [--output=o.npy] [--lse=lse.npy] [--time=N] "
     "[--tolerance=X]\n"
-    "                  [--splits=N]\n"
+    "                  [--splits=N] [--plan=CTAS]\n"
     "\n"
     "Runs the artifact's kernel on CUDA device 0 and checks it against a "
     "float64\n"
@@ -52,7 +52,9 @@ static const char *const kUsage =
     "PASS,\n"
     "1 FAIL, 2 bad input or a failure to load or run. --splits sets the key "
     "splits\n"
-    "of a split_kv (decode) artifact; by default the runtime chooses them.\n";
+    "of a split_kv (decode) artifact; by default the runtime chooses them.\n"
+    "--plan runs it from an attnrt_plan work list of the spec's lengths over\n"
+    "CTAS thread blocks (0: the blocks resident at once on the device).\n";
 
 static int badInput(const std::string &message) {
   std::fprintf(stderr, "attnrt-run: error: %s\n", message.c_str());
@@ -69,6 +71,8 @@ struct Options {
   uint64_t seed = 0;
   int64_t time = 0;
   int64_t splits = 0;
+  /// --plan: the work list's thread blocks (0: the device's), -1 without.
+  int64_t plan = -1;
   double tolerance = 1.25;
   bool help = false;
 };
@@ -111,10 +115,9 @@ static bool parseOptions(int argc, char **argv, Options &o,
       key = key.substr(0, eq);
       hasValue = true;
     }
-    static const char *const known[] = {"artifact", "spec",     "seed",
-                                        "inputs",   "output",   "lse",
-                                        "time",     "tolerance",
-                                        "splits"};
+    static const char *const known[] = {"artifact", "spec", "seed", "inputs",
+                                        "output",   "lse",  "time", "tolerance",
+                                        "splits",   "plan"};
     if (std::find_if(std::begin(known), std::end(known), [&](const char *k) {
           return key == k;
         }) == std::end(known)) {
@@ -162,6 +165,15 @@ static bool parseOptions(int argc, char **argv, Options &o,
         return false;
       }
       o.splits = static_cast<int64_t>(n);
+    } else if (key == "plan") {
+      uint64_t n = 0;
+      if (!parseUnsigned(value, n) || n > 1000000) {
+        error = "expected --plan to be a number of thread blocks in [0, "
+                "1000000] (0: the device's), got '" +
+                value + "'";
+        return false;
+      }
+      o.plan = static_cast<int64_t>(n);
     } else if (key == "tolerance") {
       char *end = nullptr;
       o.tolerance = std::strtod(value.c_str(), &end);
@@ -405,6 +417,7 @@ int main(int argc, char **argv) {
   DeviceRunOptions runOptions;
   runOptions.timedRuns = opts.time;
   runOptions.numSplits = opts.splits;
+  runOptions.planCtas = opts.plan;
   DeviceRunReport timing;
   if (!runOnDevice(handle.get(), problem, spec.dtype, out, lseOut, runOptions,
                    timing, error))
@@ -427,7 +440,13 @@ int main(int argc, char **argv) {
     if (!writeNpyF32(opts.lse, {spec.b, spec.hq, spec.sq}, lseOut, error))
       return badInput(error);
   }
-  if (manifest.splitKv)
+  if (manifest.splitKv && opts.plan >= 0)
+    std::printf("  work list: %lld thread blocks, %lld items, %lld partial "
+                "records\n",
+                static_cast<long long>(timing.planCtas),
+                static_cast<long long>(timing.planItems),
+                static_cast<long long>(timing.planPartials));
+  else if (manifest.splitKv)
     std::printf("  key splits: %lld\n", static_cast<long long>(timing.numSplits));
   std::printf("%s", formatTiming(timing).c_str());
   std::printf("%s\n", check.pass ? "PASS" : "FAIL");

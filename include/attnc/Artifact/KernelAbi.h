@@ -18,7 +18,7 @@ namespace attnc::abi {
 
 /// Bumped whenever a parameter is added, removed, reordered or changes kind;
 /// the runtime refuses artifacts of another version.
-inline constexpr int kVersion = 6;
+inline constexpr int kVersion = 7;
 
 /// How a parameter travels to the kernel.
 enum class ParamKind {
@@ -51,6 +51,13 @@ enum class ParamKind {
 /// clamped into [0, seq_q], an end below its start an empty sequence); with
 /// `reads_cu_seqlens_k` its keys likewise in k and v's batch entry 0 by
 /// cu_seqlens_k (seq_k packed rows), else in a cache of N sequences.
+/// A split_kv kernel given a work list (`plan` non-null: a device copy of
+/// an attnrt_plan workspace, attnrt_plan.h) runs item i of the list in
+/// block i (blocks past the list's items do nothing) instead of the work
+/// unit its block index names; an item with num_splits > 1 writes its
+/// partial rows to record `partial` of the scratch (planRecordFloats), and
+/// the combine kernel's block i merges the splits of item i when it is a
+/// split 0.
 enum Param : unsigned {
   Q,
   K,
@@ -88,6 +95,7 @@ enum Param : unsigned {
   KvScales,
   CuSeqlensQ,
   CuSeqlensK,
+  Plan,
   QMap,
   KMap,
   VMap,
@@ -138,6 +146,7 @@ inline constexpr ParamInfo kParams[NumParams] = {
     {"kv_scales", ParamKind::Pointer},
     {"cu_seqlens_q", ParamKind::Pointer},
     {"cu_seqlens_k", ParamKind::Pointer},
+    {"plan", ParamKind::Pointer},
     {"q_map", ParamKind::TensorMap},
     {"k_map", ParamKind::TensorMap},
     {"v_map", ParamKind::TensorMap},
@@ -171,7 +180,9 @@ inline constexpr const char *kGrid =
 /// The combine kernel of a split_kv artifact (same parameters): one warp per
 /// output row, kCombineRowsPerBlock rows per block of 32 *
 /// kCombineRowsPerBlock threads, grid ceil(batch * num_q_heads * seq_q /
-/// kCombineRowsPerBlock).
+/// kCombineRowsPerBlock). With a work list (`plan`): plan_items blocks of
+/// each kernel, one per work item (blocks past the plan's items do
+/// nothing).
 inline constexpr const char *kCombineKernel = "attnc_combine";
 inline constexpr int kCombineRowsPerBlock = 4;
 
@@ -182,6 +193,14 @@ inline constexpr int64_t scratchFloats(int64_t splits, int64_t batch,
                                        int64_t heads, int64_t seqQ,
                                        int64_t valueHeadDim) {
   return splits * batch * heads * seqQ * (valueHeadDim + 1);
+}
+
+/// With a work list, the scratch holds one record per partial slot of the
+/// plan (attnrt_work_item::partial): the tile's block_q packed rows of Dv
+/// normalised partial outputs, then their block_q LSEs (f32).
+inline constexpr int64_t planRecordFloats(int64_t blockQ,
+                                          int64_t valueHeadDim) {
+  return blockQ * (valueHeadDim + 1);
 }
 
 } // namespace attnc::abi

@@ -114,6 +114,17 @@ typedef struct attnrt_attention_args {
   const int32_t *cu_seqlens_q;
   const int32_t *cu_seqlens_k;
   int64_t max_seqlen_q;
+  /* A work list (split_kv artifacts; attnrt_plan.h): plan is a device copy
+   * (8-byte aligned) of an attnrt_plan workspace planned for this artifact
+   * (attnrt_plan_request_init) and this batch; the kernels then run one
+   * thread block per item instead of one per (query tile, split).
+   * plan_items, at least the plan's num_items, sizes their grids (blocks
+   * past the plan's items do nothing), and plan_partials, at least its
+   * num_partials, the scratch: upper bounds let a captured CUDA graph
+   * replay plans of other lengths. num_splits must be 0. NULL and 0
+   * without a plan. */
+  const void *plan;
+  int64_t plan_items, plan_partials;
 } attnrt_attention_args;
 
 /* Checks a launch against the manifest (shapes, strides, dtype, alignment,
@@ -125,13 +136,15 @@ attnrt_status attnrt_validate(const attnrt_artifact *artifact,
  * splits the key range (split_kv artifacts), then num_splits * batch *
  * num_q_heads * seq_q * (value_head_dim + 1) * 4. With num_splits = 0 the
  * split count is the one attnrt_launch will choose, which reads the current
- * device (ATTNRT_ERROR_NO_DEVICE without one). */
+ * device (ATTNRT_ERROR_NO_DEVICE without one). With a plan: plan_partials *
+ * block_q * (value_head_dim + 1) * 4 (block_q of the manifest). */
 attnrt_status attnrt_scratch_size(const attnrt_artifact *artifact,
                                   const attnrt_attention_args *args,
                                   size_t *bytes);
 
 /* The number of key splits a launch with these args uses (num_splits, or
- * the runtime's choice when it is 0: this reads the current device). */
+ * the runtime's choice when it is 0: this reads the current device); 1
+ * with a plan, whose items carry their own splits. */
 attnrt_status attnrt_num_splits(const attnrt_artifact *artifact,
                                 const attnrt_attention_args *args,
                                 int64_t *splits);

@@ -271,6 +271,14 @@ CUresult cuLaunchKernel(void *f, unsigned gridX, unsigned gridY,
   const int32_t *cuQ = *(const int32_t **)params[34];
   const int32_t *cuK = *(const int32_t **)params[35];
   int64_t qBatches = cuQ ? 1 : b, kBatches = cuK ? 1 : b;
+  /* A work list (36): its item count, then the items (attnrt_plan.h); every
+   * launch with one is logged (the split kernel, then the combine). */
+  const int32_t *plan = *(const int32_t **)params[36];
+  if (plan && logging())
+    fprintf(stderr,
+            "fake-libcuda: launch %d with a work list of %d items, grid (%u, "
+            "%u, %u)\n",
+            launches, plan[0], gridX, gridY, gridZ);
   /* Q and O strides of the [B, H, S] view (15-17, 24-26). Query heads: q is
    * dense [B, Hq, Sq, D] here (DeviceRun), so q_stride_b / q_stride_h; the
    * grid's y counts KV groups when the decode kernel packs a group's heads,

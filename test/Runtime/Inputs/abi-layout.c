@@ -46,6 +46,9 @@ int main(void) {
   FIELD(cu_seqlens_q);
   FIELD(cu_seqlens_k);
   FIELD(max_seqlen_q);
+  FIELD(plan);
+  FIELD(plan_items);
+  FIELD(plan_partials);
   printf("sizeof %zu\n", sizeof(attnrt_attention_args));
   return 0;
 }
