@@ -16,7 +16,6 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
-#include <queue>
 #include <string>
 #include <utility>
 #include <vector>
@@ -123,6 +122,33 @@ int32_t splitsOf(int64_t tiles, int64_t chunk, int64_t maxSplits) {
       std::clamp<int64_t>(ceilDiv(tiles, chunk), 1, maxSplits));
 }
 
+/// The loads of `ctas` thread blocks, each item going to the least loaded
+/// one: a binary min-heap whose top is replaced and sifted down per item.
+class LeastLoaded {
+public:
+  explicit LeastLoaded(int32_t ctas) : heap(static_cast<size_t>(ctas), 0) {}
+
+  /// Adds `cost` to the least loaded block; returns that block's new load.
+  int64_t add(int64_t cost) {
+    const int64_t load = heap[0] + cost;
+    const size_t n = heap.size();
+    size_t i = 0;
+    for (size_t child = 1; child < n; child = 2 * i + 1) {
+      if (child + 1 < n && heap[child + 1] < heap[child])
+        ++child;
+      if (heap[child] >= load)
+        break;
+      heap[i] = heap[child];
+      i = child;
+    }
+    heap[i] = load;
+    return load;
+  }
+
+private:
+  std::vector<int64_t> heap;
+};
+
 /// What an item costs beyond its key tiles when choosing splits, in key
 /// tiles: its block's start (reading the item, loading Q), its epilogue and
 /// its share of the combine.
@@ -143,17 +169,10 @@ std::pair<int64_t, int64_t> schedule(const attnrt_plan_request &r,
                       int64_t(u.keyTiles) * s / n + kItemOverhead);
   }
   std::sort(costs.begin(), costs.end(), std::greater<int64_t>());
-  std::priority_queue<int64_t, std::vector<int64_t>, std::greater<int64_t>>
-      loads;
+  LeastLoaded blocks(r.num_ctas);
   int64_t finish = 0;
-  for (int64_t cost : costs) {
-    int64_t load =
-        static_cast<int64_t>(loads.size()) < r.num_ctas ? 0 : loads.top();
-    if (static_cast<int64_t>(loads.size()) >= r.num_ctas)
-      loads.pop();
-    loads.push(load + cost);
-    finish = std::max(finish, load + cost);
-  }
+  for (int64_t cost : costs)
+    finish = std::max(finish, blocks.add(cost));
   return {finish, static_cast<int64_t>(costs.size())};
 }
 
@@ -204,31 +223,16 @@ size_t workspaceBytes(const attnrt_plan_request &r,
   return ATTNRT_PLAN_ITEMS_OFFSET + items * sizeof(attnrt_work_item);
 }
 
-/// Item indices by decreasing cost, ties in index order: a counting sort
-/// when costs are small (key tiles of ordinary lengths), else a stable sort.
+/// Item indices by decreasing cost, ties in index order.
 template <typename Cost>
 std::vector<int32_t> longestFirst(const std::vector<attnrt_work_item> &items,
                                   Cost cost) {
   std::vector<int32_t> order(items.size());
-  int64_t maxCost = 0;
-  for (const attnrt_work_item &w : items)
-    maxCost = std::max(maxCost, cost(w));
-  if (maxCost > (1 << 16)) {
-    for (size_t i = 0; i < order.size(); ++i)
-      order[i] = static_cast<int32_t>(i);
-    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-      return cost(items[a]) > cost(items[b]);
-    });
-    return order;
-  }
-  // start[c]: where the items of cost maxCost - c begin.
-  std::vector<int64_t> start(maxCost + 2, 0);
-  for (const attnrt_work_item &w : items)
-    ++start[maxCost - cost(w) + 1];
-  for (size_t c = 1; c < start.size(); ++c)
-    start[c] += start[c - 1];
-  for (size_t i = 0; i < items.size(); ++i)
-    order[start[maxCost - cost(items[i])]++] = static_cast<int32_t>(i);
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = static_cast<int32_t>(i);
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+    return cost(items[a]) > cost(items[b]);
+  });
   return order;
 }
 
@@ -262,49 +266,63 @@ extern "C" attnrt_status attnrt_plan(const attnrt_plan_request *request,
                       " (attnrt_plan_workspace_size)");
   const int64_t chunk = chooseChunk(r, units);
 
-  std::vector<attnrt_work_item> items;
-  items.reserve(units.size());
+  // Each unit's splits, as items: split s of n covers key tiles [tiles * s
+  // / n, tiles * (s + 1) / n); partial records are numbered in unit order.
   int32_t partials = 0, maxSplits = 1;
-  for (const Unit &u : units) {
-    int32_t n = splitsOf(u.keyTiles, chunk, r.max_splits);
-    maxSplits = std::max(maxSplits, n);
-    for (int32_t s = 0; s < n; ++s) {
-      // Split s covers [tiles * s / n, tiles * (s + 1) / n).
-      int32_t begin = static_cast<int32_t>(int64_t(u.keyTiles) * s / n);
-      int32_t end = static_cast<int32_t>(int64_t(u.keyTiles) * (s + 1) / n);
-      items.push_back({u.sequence, u.kvHead, u.qTile, begin, end, s, n,
-                       n > 1 ? partials++ : -1});
+  auto forEachItem = [&](auto &&emit) {
+    partials = 0;
+    for (const Unit &u : units) {
+      int32_t n = splitsOf(u.keyTiles, chunk, r.max_splits);
+      maxSplits = std::max(maxSplits, n);
+      for (int32_t s = 0; s < n; ++s) {
+        int32_t begin = static_cast<int32_t>(int64_t(u.keyTiles) * s / n);
+        int32_t end = static_cast<int32_t>(int64_t(u.keyTiles) * (s + 1) / n);
+        emit(attnrt_work_item{u.sequence, u.kvHead, u.qTile, begin, end, s, n,
+                              n > 1 ? partials++ : -1});
+      }
     }
-  }
-
-  // Longest first (ties: the lower index), and the schedule that order
-  // gives: each item onto the least loaded block.
+  };
   auto cost = [](const attnrt_work_item &w) {
     return int64_t(w.k_tile_end - w.k_tile_begin) + 1;
   };
-  std::vector<int32_t> order = longestFirst(items, cost);
-  using Load = std::pair<int64_t, int32_t>;
-  std::priority_queue<Load, std::vector<Load>, std::greater<Load>> loads;
-  for (int32_t c = 0; c < r.num_ctas; ++c)
-    loads.push({0, c});
-  int64_t total = 0, busiest = 0;
-  for (int32_t i : order) {
-    auto [load, c] = loads.top();
-    loads.pop();
-    load += cost(items[i]);
-    total += cost(items[i]);
-    busiest = std::max(busiest, load);
-    loads.push({load, c});
-  }
-
-  // The count, then the items in launch order.
-  *static_cast<int32_t *>(workspace) = static_cast<int32_t>(items.size());
   auto *out = reinterpret_cast<attnrt_work_item *>(
       static_cast<char *>(workspace) + ATTNRT_PLAN_ITEMS_OFFSET);
-  for (size_t n = 0; n < order.size(); ++n)
-    out[n] = items[order[n]];
+  // Longest first (ties: unit order). Small costs (key tiles of ordinary
+  // lengths): count the items of each cost, then write each item straight
+  // into its place; otherwise sort the items, then copy them.
+  int64_t numItems = 0, maxCost = 0;
+  forEachItem([&](const attnrt_work_item &w) {
+    ++numItems;
+    maxCost = std::max(maxCost, cost(w));
+  });
+  if (maxCost <= (1 << 16)) {
+    // next[c]: where the next item of cost maxCost - c goes.
+    std::vector<int64_t> next(maxCost + 2, 0);
+    forEachItem(
+        [&](const attnrt_work_item &w) { ++next[maxCost - cost(w) + 1]; });
+    for (size_t c = 1; c < next.size(); ++c)
+      next[c] += next[c - 1];
+    forEachItem(
+        [&](const attnrt_work_item &w) { out[next[maxCost - cost(w)]++] = w; });
+  } else {
+    std::vector<attnrt_work_item> items;
+    items.reserve(numItems);
+    forEachItem([&](const attnrt_work_item &w) { items.push_back(w); });
+    std::vector<int32_t> order = longestFirst(items, cost);
+    for (size_t n = 0; n < order.size(); ++n)
+      out[n] = items[order[n]];
+  }
+  *static_cast<int32_t *>(workspace) = static_cast<int32_t>(numItems);
 
-  info->num_items = static_cast<int32_t>(items.size());
+  // The schedule that order gives: each item onto the least loaded block.
+  LeastLoaded blocks(r.num_ctas);
+  int64_t total = 0, busiest = 0;
+  for (int64_t n = 0; n < numItems; ++n) {
+    total += cost(out[n]);
+    busiest = std::max(busiest, blocks.add(cost(out[n])));
+  }
+
+  info->num_items = static_cast<int32_t>(numItems);
   info->num_partials = partials;
   info->max_num_splits = maxSplits;
   info->items_offset = ATTNRT_PLAN_ITEMS_OFFSET;

@@ -22,7 +22,6 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/IR/BuiltinTypes.h"
 
 #include <cmath>
 
@@ -100,8 +99,7 @@ void attnc::buildSplitKvCombine(ImplicitLocOpBuilder &b, gpu::GPUFuncOp func,
     // an iteration so that their loads are in flight together (every lane
     // reads each split's LSE: one broadcast load). Lane j holds column
     // pairs j + 32 i (clamped reads past Dv / 2, never stored).
-    constexpr int64_t kMergeUnroll = 16;
-    Type pairType = VectorType::get({2}, f32);
+    constexpr int64_t kMergeUnroll = 8;
     SmallVector<Value> pairIndex;
     for (int64_t i = 0; i < perLane; ++i)
       pairIndex.push_back(a.min(a.add(lane, idx(32 * i)), idx(pairs - 1)));
@@ -112,37 +110,34 @@ void attnc::buildSplitKvCombine(ImplicitLocOpBuilder &b, gpu::GPUFuncOp func,
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(sumLoop.getBody());
       SmallVector<Value> acc(sumLoop.getRegionIterArgs());
-      // Every load of the iteration first, then the arithmetic.
-      SmallVector<Value> inside, lses;
+      SmallVector<Value> weights;
       SmallVector<SmallVector<Value>> values;
       for (int64_t u = 0; u < kMergeUnroll; ++u) {
         Value s = a.add(sumLoop.getInductionVar(), idx(u));
-        inside.push_back(
-            arith::CmpIOp::create(b, arith::CmpIPredicate::ult, s, splits));
+        Value inside =
+            arith::CmpIOp::create(b, arith::CmpIPredicate::ult, s, splits);
         s = a.min(s, last);
-        lses.push_back(partialLse(s));
+        Value w = math::Exp2Op::create(
+            b, arith::MulFOp::create(
+                   b, arith::SubFOp::create(b, partialLse(s), mRef),
+                   f32c(M_LOG2E)));
+        weights.push_back(arith::SelectOp::create(b, inside, w, f32c(0.0)));
         Value rowBase = outAt(s);
-        // A lane's column pair as one 8-byte load (rows and records start
-        // at even offsets of the 16-byte aligned scratch).
         values.emplace_back();
-        for (int64_t i = 0; i < perLane; ++i) {
-          Value col = arith::MulIOp::create(b, pairIndex[i], idx(2));
-          Value pair = LLVM::LoadOp::create(
-              b, pairType, at(scratch, a.add(rowBase, col), f32), 8);
-          for (int64_t h = 0; h < 2; ++h)
-            values.back().push_back(LLVM::ExtractElementOp::create(
-                b, pair, arith::ConstantIntOp::create(b, h, 32)));
-        }
+        for (int64_t i = 0; i < perLane; ++i)
+          for (int64_t h = 0; h < 2; ++h) {
+            Value col = a.add(
+                arith::MulIOp::create(b, pairIndex[i], idx(2)), idx(h));
+            values.back().push_back(LLVM::LoadOp::create(
+                b, f32, at(scratch, a.add(rowBase, col), f32), 4));
+          }
       }
       for (int64_t u = 0; u < kMergeUnroll; ++u) {
-        Value w = math::Exp2Op::create(
-            b, arith::MulFOp::create(b, arith::SubFOp::create(b, lses[u], mRef),
-                                     f32c(M_LOG2E)));
-        w = arith::SelectOp::create(b, inside[u], w, f32c(0.0));
-        acc[0] = arith::AddFOp::create(b, acc[0], w);
+        acc[0] = arith::AddFOp::create(b, acc[0], weights[u]);
         for (size_t c = 0; c < values[u].size(); ++c)
           acc[1 + c] = arith::AddFOp::create(
-              b, acc[1 + c], arith::MulFOp::create(b, w, values[u][c]));
+              b, acc[1 + c],
+              arith::MulFOp::create(b, weights[u], values[u][c]));
       }
       scf::YieldOp::create(b, acc);
     }

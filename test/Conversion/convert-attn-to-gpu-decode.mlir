@@ -47,7 +47,7 @@
 // The combine: with a plan, block i merges item i's splits over the tile's
 // 16 rows (4 warps in turn); without, a warp per output row. The largest
 // LSE is read 32 splits at a time and reduced over the warp; the weighted
-// sum takes 16 splits an iteration, their loads first.
+// sum takes 8 splits an iteration.
 // CHECK: gpu.func @attnc_combine(
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
 // CHECK: scf.if %{{.*}} {
@@ -55,13 +55,12 @@
 // CHECK: scf.for %{{.*}} step %c32
 // CHECK: arith.maximumf
 // CHECK: gpu.shuffle  xor %{{.*}}, %c16_i32
-// CHECK: scf.for %{{.*}} step %c16
-// CHECK-COUNT-16: llvm.load
-// CHECK-COUNT-16: math.exp2
+// CHECK: scf.for %{{.*}} step %c8
+// CHECK-COUNT-8: math.exp2
 // CHECK: } else {
 // CHECK: scf.for %{{.*}} step %c32
 // CHECK: gpu.shuffle  xor
-// CHECK: scf.for %{{.*}} step %c16
+// CHECK: scf.for %{{.*}} step %c8
 // CHECK: math.exp2
 // REMARK: remark: convert-attn-to-gpu: sm_90a kernel {{.*}} block_q = 16, block_k = 64, 4 warps x 1 m-tiles; {{.*}}; the 4 query heads of a KV head share each tile's rows (gqa_pack), so K and V are read once per group; 4 warps share the rows and each takes 16 of the 64 keys of a tile (key_warps), merged in shared memory; key range split over thread blocks at run time (split_kv), partial results merged by the combine kernel
 func.func @decode(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x2x?x128xbf16>, %v: tensor<?x2x?x128xbf16>) -> tensor<?x8x?x128xbf16> {

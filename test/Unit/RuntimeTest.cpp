@@ -1324,6 +1324,16 @@ TEST(RunnerTest, RejectsSpecsThatChangeTheKernel) {
   EXPECT_NE(out.find("expected --time to be a number of runs"),
             std::string::npos)
       << out;
+  EXPECT_EQ(runRunner(env, "--artifact=" + path + " --splits=0", out), 2);
+  EXPECT_NE(out.find("expected --splits to be a number of key splits in [1, "
+                     "4096], got '0'"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(runRunner(env, "--artifact=" + path + " --plan=-1", out), 2);
+  EXPECT_NE(out.find("expected --plan to be a number of thread blocks in [0, "
+                     "1000000] (0: the device's), got '-1'"),
+            std::string::npos)
+      << out;
   EXPECT_EQ(runRunner(env, "--artifact=" + path + " --bogus=1", out), 2);
   EXPECT_NE(out.find("unknown option '--bogus'"), std::string::npos) << out;
   EXPECT_EQ(runRunner(env, "", out), 2);
