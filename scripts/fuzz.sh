@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of fuzz/ (clang with -fsanitize=fuzzer,
-# address,undefined) over the plain C++ parsers, runs each for a bounded
+# address,undefined) over the plain C++ parsers and the work planner, runs each for a bounded
 # number of inputs from its seed corpus in fuzz/corpus/, and ends with
 # "N passed, M failed" (a target fails when it crashes, trips a sanitizer
 # or breaks its own round-trip check). FUZZ_RUNS sets the inputs per target
@@ -22,9 +22,10 @@ declare -A SOURCES=(
   [spec]="fuzz/spec_fuzzer.cpp lib/Spec/Spec.cpp lib/Mask/MaskSemantics.cpp"
   [artifact]="fuzz/artifact_fuzzer.cpp lib/Artifact/Artifact.cpp"
   [npy]="fuzz/npy_fuzzer.cpp lib/Npy/Npy.cpp"
+  [plan]="fuzz/plan_fuzzer.cpp lib/Runtime/Plan.cpp"
 )
 passed=0; failed=0
-for name in spec artifact npy; do
+for name in spec artifact npy plan; do
   bin="$OUT/${name}_fuzzer"
   if ! $CXX $FLAGS ${SOURCES[$name]} -o "$bin" > "$OUT/$name.build.log" 2>&1; then
     echo "FAIL: $name fuzzer did not build:"; tail -20 "$OUT/$name.build.log"

@@ -44,7 +44,7 @@ scripts/sanitize-unit.sh "$BUILD_DIR" | tee "$RESULTS/sanitize.txt" | grep -v "^
 echo "== IR mutation smoke run: attnc-opt and the passes on mutated attn IR"
 /usr/bin/python3 scripts/ir-mutate.py "$BUILD_DIR" --mutants 100 | tee "$RESULTS/mutate.txt" | grep -E "^(PASS|FAIL)"
 
-echo "== fuzz targets (libFuzzer, bounded): spec parser, artifact reader, .npy reader"
+echo "== fuzz targets (libFuzzer, bounded): spec parser, artifact reader, .npy reader, work planner"
 scripts/fuzz.sh "$BUILD_DIR/fuzz" | tee "$RESULTS/fuzz.txt"
 
 /usr/bin/python3 - "$RESULTS" <<'PY'

@@ -1101,7 +1101,6 @@ LogicalResult KernelBuilder::build() {
     SmallVector<Value> mOld(it.begin(), it.begin() + slots);
     SmallVector<Value> lOld(it.begin() + slots, it.begin() + 2 * slots);
     SmallVector<Value> acc(it.begin() + 2 * slots, it.end());
-    Value k0 = arith::MulIOp::create(b, kt, idx(bk));
 
     // The tile's work, skipped for a tile proven empty (block-uniform).
     TileFlags flags;
