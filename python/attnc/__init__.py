@@ -125,6 +125,7 @@ class WorkList:
         import torch
         self._kernel = kernel
         self._request = request
+        self.batch = request.batch
         self._host = None
         info = self._plan_on_host(seq_q, seq_k)
         self.max_items = max(info.num_items, int(max_items or 0), 1)
@@ -283,7 +284,9 @@ class Kernel:
                            alibi_slopes=alibi_slopes, kv_lens=kv_lens,
                            page_table=page_table, kv_scales=kv_scales,
                            cu_seqlens_q=cu_seqlens_q, cu_seqlens_k=cu_seqlens_k,
-                           max_seqlen_q=max_seqlen_q)
+                           max_seqlen_q=max_seqlen_q, plan=plan, num_splits=num_splits)
+        if plan is not None and plan._kernel is not self:
+            raise AttncError("expected a plan made by this kernel's plan()")
         ragged = self.manifest.get("reads_cu_seqlens_q") == "1"
         packed_keys = self.manifest.get("reads_cu_seqlens_k") == "1"
         with torch.cuda.device(q.device):
@@ -359,11 +362,6 @@ class Kernel:
             a.max_seqlen_q = int(max_seqlen_q or 0)
             a.num_splits = int(num_splits)
             if plan is not None:
-                if not isinstance(plan, WorkList) or plan._kernel is not self:
-                    raise AttncError("plan: expected a WorkList made by this kernel's plan()")
-                if plan.buffer.device != q.device:
-                    raise AttncError(f"plan: the work list is on {plan.buffer.device}, "
-                                     f"q on {q.device}")
                 a.plan = plan.buffer.data_ptr()
                 a.plan_items = a.plan_partials = plan.max_items
             if self.manifest.get("split_kv") == "1":
@@ -399,7 +397,7 @@ def _is_contiguous(t):
 def validate_arguments(manifest, q, k, v, *, out=None, lse=None, seq_ids=None,
                        cu_seqlens=None, block_mask=None, alibi_slopes=None, kv_lens=None,
                        page_table=None, kv_scales=None, cu_seqlens_q=None, cu_seqlens_k=None,
-                       max_seqlen_q=0):
+                       max_seqlen_q=0, plan=None, num_splits=0):
     """Checks a call against an artifact's manifest before anything reaches
     the GPU: dtypes (from the tensors: q's must be the artifact's, k, v and
     out q's), shapes of every operand, one CUDA device for all, int32 index
@@ -411,7 +409,8 @@ def validate_arguments(manifest, q, k, v, *, out=None, lse=None, seq_ids=None,
     [Tq, Hq, Dv], lse [Hq, Tq] and cu_seqlens_q int32 [N + 1]; its keys are
     k, v [Tk, Hkv, D] with cu_seqlens_k int32 [N + 1] (reads_cu_seqlens_k),
     or a cache of N sequences. max_seqlen_q is in [0, Tq] (0 otherwise).
-    The offsets live on the GPU and are not read here.
+    The offsets live on the GPU and are not read here. A plan (WorkList)
+    needs a split_kv artifact, num_splits 0, q's device and q's batch.
     """
     def fail(message):
         raise AttncError(message)
@@ -581,6 +580,20 @@ def validate_arguments(manifest, q, k, v, *, out=None, lse=None, seq_ids=None,
                 shape[2:] != want:
             fail(f"expected block_mask of shape [1 or {b}, 1 or {hq}, {want[0]}, {want[1]}], "
                  f"got {shape}")
+    if plan is not None:
+        if manifest.get("split_kv") != "1":
+            fail("expected no plan: the artifact has no split_kv kernel to run a work list")
+        if not isinstance(plan, WorkList):
+            fail(f"expected plan to be an attnc.WorkList (Kernel.plan), got "
+                 f"{type(plan).__name__}")
+        if num_splits:
+            fail(f"expected num_splits 0 with a plan (its items carry their splits), "
+                 f"got {num_splits}")
+        if plan.buffer.device != device:
+            fail(f"expected plan on {device} (the device of q), got {plan.buffer.device}")
+        if plan.batch != b:
+            fail(f"expected a plan of {b} sequences (the batch of q), got {plan.batch}: "
+                 f"a plan covers the query tiles of the sequences it was made for")
 
 
 from .api import (ABI_VERSION, __version__, attention, cache_path,  # noqa: E402

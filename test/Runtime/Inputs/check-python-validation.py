@@ -230,3 +230,27 @@ def run_ragged_cache(name, **changes):
 
 run_ragged_cache("ragged cache valid")
 run_ragged_cache("ragged cache of another batch", k=T((2, 2, 120, 64)), v=T((2, 2, 120, 64)))
+
+# A work list (Kernel.plan) on a split_kv artifact; a stand-in WorkList with
+# the attributes the checks read (its batch and device buffer).
+DECODE = dict(MANIFEST, reads_block_mask="0", split_kv="1", gqa_pack="4")
+
+
+def work_list(batch=2, device=Device("cuda")):
+    w = object.__new__(attnc.WorkList)
+    w.batch, w.buffer = batch, T((1024,), U8, device=device)
+    return w
+
+
+def run_plan(name, manifest=DECODE, **changes):
+    args = dict(q=T((2, 8, 1, 64)), k=T((2, 2, 120, 64)), v=T((2, 2, 120, 64)),
+                lse=T((2, 8, 1), F32), plan=work_list())
+    check(manifest, args, name, changes)
+
+
+run_plan("plan valid")
+run_plan("plan on a kernel without split_kv", manifest=dict(DECODE, split_kv="0"))
+run_plan("plan that is not a WorkList", plan=object())
+run_plan("plan with num_splits", num_splits=4)
+run_plan("plan on another GPU", plan=work_list(device=Device("cuda", 1)))
+run_plan("plan of another batch", plan=work_list(batch=3))
