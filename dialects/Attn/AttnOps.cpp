@@ -165,6 +165,21 @@ static LogicalResult verifySideOperand(AttentionOp op, StringRef name, Value v,
   return success();
 }
 
+/// Checks an offsets operand (cu_seqlens, cu_seqlens_q): i32 [N + 1] with
+/// at least 2 offsets when static (one `part`: a document, a sequence).
+static LogicalResult verifyOffsets(AttentionOp op, StringRef name, Value v,
+                                   StringRef part) {
+  Type i32 = IntegerType::get(op.getContext(), 32);
+  if (failed(verifySideOperand(op, name, v, 1, i32, "[N + 1]")))
+    return failure();
+  int64_t n = dimOf(v, 0);
+  if (!ShapedType::isDynamic(n) && n < 2)
+    return op.emitOpError("expected ")
+           << name << " to hold at least 2 offsets (one " << part << "), got "
+           << n;
+  return success();
+}
+
 /// Checks that the mask operands are exactly those the mask reads.
 static LogicalResult verifyMaskOperands(AttentionOp op) {
   StringRef needed;
@@ -200,15 +215,9 @@ static LogicalResult verifyMaskOperands(AttentionOp op) {
                          "key sequence length", op.getKeySeqLen())))
       return failure();
   }
-  if (Value cu = op.getCuSeqlens()) {
-    if (failed(verifySideOperand(op, "cu_seqlens", cu, 1, i32, "[N + 1]")))
+  if (Value cu = op.getCuSeqlens())
+    if (failed(verifyOffsets(op, "cu_seqlens", cu, "document")))
       return failure();
-    int64_t n = dimOf(cu, 0);
-    if (!ShapedType::isDynamic(n) && n < 2)
-      return op.emitOpError("expected cu_seqlens to hold at least 2 offsets "
-                            "(one document), got ")
-             << n;
-  }
   if (Value bm = op.getBlockMask()) {
     if (failed(verifySideOperand(op, "block_mask", bm, 4,
                                  IntegerType::get(ctx, 8),
@@ -249,14 +258,10 @@ static LogicalResult verifyRaggedOperands(AttentionOp op) {
                           "batch packs its queries too)");
   if (!cuQ)
     return success();
-  Type i32 = IntegerType::get(op.getContext(), 32);
-  if (failed(verifySideOperand(op, "cu_seqlens_q", cuQ, 1, i32, "[N + 1]")))
+  if (failed(verifyOffsets(op, "cu_seqlens_q", cuQ, "sequence")))
     return failure();
+  Type i32 = IntegerType::get(op.getContext(), 32);
   int64_t n = dimOf(cuQ, 0);
-  if (!ShapedType::isDynamic(n) && n < 2)
-    return op.emitOpError("expected cu_seqlens_q to hold at least 2 offsets "
-                          "(one sequence), got ")
-           << n;
   if (staticMismatch(op.getBatchSize(), 1))
     return op.emitOpError("expected query batch 1 with cu_seqlens_q (the "
                           "sequences are packed along Sq), got ")

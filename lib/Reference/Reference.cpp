@@ -186,20 +186,23 @@ float attnc::f16BitsToFloat(uint16_t bits) {
 
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-int64_t AttentionProblem::keysOf(int64_t bi) const {
-  if (kvLens.empty())
-    return sk;
-  if (bi < 0 || bi >= static_cast<int64_t>(kvLens.size()))
+/// Length `bi` of `lens` clamped to [0, full]; `full` without lengths, 0
+/// for an entry past them.
+static int64_t clampedLength(const std::vector<int32_t> &lens, int64_t bi,
+                             int64_t full) {
+  if (lens.empty())
+    return full;
+  if (bi < 0 || bi >= static_cast<int64_t>(lens.size()))
     return 0;
-  return std::min<int64_t>(std::max<int64_t>(kvLens[bi], 0), sk);
+  return std::min<int64_t>(std::max<int64_t>(lens[bi], 0), full);
+}
+
+int64_t AttentionProblem::keysOf(int64_t bi) const {
+  return clampedLength(kvLens, bi, sk);
 }
 
 int64_t AttentionProblem::queriesOf(int64_t bi) const {
-  if (qLens.empty())
-    return sq;
-  if (bi < 0 || bi >= static_cast<int64_t>(qLens.size()))
-    return 0;
-  return std::min<int64_t>(std::max<int64_t>(qLens[bi], 0), sq);
+  return clampedLength(qLens, bi, sq);
 }
 
 std::vector<int32_t>
