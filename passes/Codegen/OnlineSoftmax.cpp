@@ -32,6 +32,11 @@ Value attnc::softmax::weight(ImplicitLocOpBuilder &b, Value s, Value ref) {
   return math::Exp2Op::create(b, arith::SubFOp::create(b, s, ref));
 }
 
+Value attnc::softmax::scaledWeight(ImplicitLocOpBuilder &b, Value s, Value c,
+                                   Value negRef) {
+  return math::Exp2Op::create(b, math::FmaOp::create(b, s, c, negRef));
+}
+
 Value attnc::softmax::newSum(ImplicitLocOpBuilder &b, Value alpha, Value lOld,
                              Value rowSum) {
   return arith::AddFOp::create(b, arith::MulFOp::create(b, alpha, lOld),

@@ -624,36 +624,37 @@ LogicalResult KernelBuilder::build() {
   inits.append(mt * accPerTile, zero);
 
   // The mbarriers of the wgmma kernel (SwizzledSmemLayout): full and empty
-  // per stage (TmaKeyLoop), then Q's.
+  // of each stage's keys and values (TmaKeyLoop), then Q's.
   const int64_t stages = config.getStages();
   std::function<Value(Value)> barrierAt = [&](Value i) {
     return mmaE->smemAt(a.add(idx(swizzled.barrierOffset),
                               arith::MulIOp::create(b, i, idx(8))));
   };
   auto qBarrier = [&]() {
-    return mmaE->smemAt(idx(swizzled.barrierOffset + 16 * stages));
+    return mmaE->smemAt(idx(swizzled.barrierOffset + 32 * stages));
   };
   // The wgmma kernel's tile loads: TMA (KernelAbi.h tensor maps), ceil(D /
-  // 64) boxes of K, then of V, completing on the stage's full barrier.
-  auto issueTma = [&](Value kt, Value stage, Value bar) {
+  // 64) boxes of K or of V, completing on the stage's keys or values full
+  // barrier.
+  auto issueTma = [&](bool values, Value kt, Value stage, Value bar) {
     Value k0 = arith::MulIOp::create(b, kt, idx(bk));
-    Value base = arith::MulIOp::create(b, stage, idx(stageBytes));
-    tma::arriveExpectTx(b, bar, stageBytes);
+    Value base = a.add(arith::MulIOp::create(b, stage, idx(stageBytes)),
+                       idx(values ? vOffset : 0));
+    int64_t width = values ? dv : d;
+    tma::arriveExpectTx(b, bar, (width + 63) / 64 * swizzled.keyBoxBytes);
     // Packed keys of a ragged batch: rows from the sequence's start in
     // batch entry 0 (rows past its end are masked, their V rows zeroed).
     Value row = toI32(a.add(kStart, k0));
-    for (int64_t box = 0; box * 64 < d; ++box)
+    for (int64_t box = 0; box * 64 < width; ++box)
       tma::load(b, mmaE->smemAt(a.add(base, idx(box * swizzled.keyBoxBytes))),
-                arg(abi::KMap), {i32c(64 * box), row, toI32(kvHead),
-                                 toI32(kBatch)},
-                bar);
-    for (int64_t box = 0; box * 64 < dv; ++box)
-      tma::load(b,
-                mmaE->smemAt(a.add(
-                    base, idx(vOffset + box * swizzled.keyBoxBytes))),
-                arg(abi::VMap), {i32c(64 * box), row, toI32(kvHead),
-                                 toI32(kBatch)},
-                bar);
+                arg(values ? abi::VMap : abi::KMap),
+                {i32c(64 * box), row, toI32(kvHead), toI32(kBatch)}, bar);
+  };
+  auto issueKeys = [&](Value kt, Value stage, Value bar) {
+    issueTma(false, kt, stage, bar);
+  };
+  auto issueValues = [&](Value kt, Value stage, Value bar) {
+    issueTma(true, kt, stage, bar);
   };
   // Two-stage pipeline: tile kt + 1 streams in with cp.async while tile kt
   // is computed. One cp.async group per tile (possibly empty).
@@ -780,7 +781,7 @@ LogicalResult KernelBuilder::build() {
     // produces: its first lane loads Q and every K/V tile by TMA, and it
     // hands its registers to the consumers (setmaxnreg; every warp of a
     // warpgroup runs the same one). Thread 0 initialises the barriers.
-    tmaLoop.emplace(b, TmaKeyLoop::Hooks{issueTma, notEmpty, nullptr}, stages,
+    tmaLoop.emplace(b, TmaKeyLoop::Hooks{issueKeys, issueValues, notEmpty, nullptr}, stages,
                     stageBytes, config.getWarps() / 4, barrierAt);
     Value first = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid,
                                         idx(0));
@@ -885,10 +886,15 @@ LogicalResult KernelBuilder::build() {
     };
     bool plainScores = !c.softcap && !c.alibi && !c.loadSlope && !c.scoreFn;
     Value scaleLog2e = f32c(c.scale * M_LOG2E);
+    // Raw scores: plain scores under a positive constant scale stay
+    // unscaled through the mask and the row maximum (a positive factor
+    // keeps the maximum), and each weight is one FMA and one exp2,
+    // exp2(s * scale log2(e) - ref) (FlashAttention-3's folding).
+    const bool rawScores = plainScores && !kScale && c.scale > 0;
     // fp8 keys: q . (code * scale) = (q . code) * scale.
     if (kScale && plainScores)
       scaleLog2e = arith::MulFOp::create(b, scaleLog2e, kScale);
-    for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i) {
+    for (int64_t i = 0; !rawScores && i < static_cast<int64_t>(s.size()); ++i) {
       Value x;
       if (plainScores) {
         x = arith::MulFOp::create(b, s[i], scaleLog2e);
@@ -945,18 +951,37 @@ LogicalResult KernelBuilder::build() {
 
     // Online softmax (OnlineSoftmax.h, shared with the CPU decomposition):
     // row max and row sum over the 4 lanes of a row by warp shuffles.
-    SmallVector<Value> rowMax(slots, negInf), rowSum(slots, zero);
+    // Each slot's maximum as a tree (a chain would serialise the slot's
+    // scores on the max latency).
+    SmallVector<SmallVector<Value>> slotScores(slots);
     for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i)
-      rowMax[slotOf(i)] = arith::MaximumFOp::create(b, rowMax[slotOf(i)], s[i]);
-    SmallVector<Value> mNew, ref, alpha;
+      slotScores[slotOf(i)].push_back(s[i]);
+    SmallVector<Value> rowMax, rowSum(slots, zero);
+    for (SmallVector<Value> &level : slotScores) {
+      while (level.size() > 1) {
+        SmallVector<Value> next;
+        for (size_t j = 0; j + 1 < level.size(); j += 2)
+          next.push_back(arith::MaximumFOp::create(b, level[j], level[j + 1]));
+        if (level.size() % 2)
+          next.push_back(level.back());
+        level = std::move(next);
+      }
+      rowMax.push_back(level.empty() ? negInf : level.front());
+    }
+    SmallVector<Value> mNew, ref, alpha, negRef;
     for (int64_t sl = 0; sl < slots; ++sl) {
-      mNew.push_back(
-          softmax::newMax(b, mOld[sl], mmaE->quadReduce(rowMax[sl], true)));
+      Value tileMax = mmaE->quadReduce(rowMax[sl], true);
+      if (rawScores)
+        tileMax = arith::MulFOp::create(b, tileMax, scaleLog2e);
+      mNew.push_back(softmax::newMax(b, mOld[sl], tileMax));
       ref.push_back(softmax::reference(b, mNew[sl]));
       alpha.push_back(softmax::rescale(b, mOld[sl], ref[sl]));
+      negRef.push_back(arith::NegFOp::create(b, ref[sl]));
     }
     for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i) {
-      s[i] = softmax::weight(b, s[i], ref[slotOf(i)]);
+      s[i] = rawScores
+                 ? softmax::scaledWeight(b, s[i], scaleLog2e, negRef[slotOf(i)])
+                 : softmax::weight(b, s[i], ref[slotOf(i)]);
       rowSum[slotOf(i)] = arith::AddFOp::create(b, rowSum[slotOf(i)], s[i]);
     }
     SmallVector<Value> lNew;
@@ -1289,9 +1314,13 @@ LogicalResult KernelBuilder::build() {
       NVVM::BarrierArriveOp::create(b, turnBarrier(idx(0)), i32Threads);
     }
     // Tile lo: S and its softmax alone (O is still zero).
-    Value base = tmaLoop->waitFull(lo, lo);
-    TileSoftmax first = softmaxTile(lo, noFlags, wgmmaE->wait(0, issueQK(slab, base)),
-                                    inits.take_front(slots),
+    // Each tile's keys are released once its S has completed, its values
+    // once its P V has: the producer loads the next keys a tile earlier
+    // than a release of the whole stage after P V would let it.
+    SmallVector<Value> s0 =
+        wgmmaE->wait(0, issueQK(slab, tmaLoop->waitKeys(lo, lo)));
+    tmaLoop->releaseKeys(lo, lo, releases);
+    TileSoftmax first = softmaxTile(lo, noFlags, s0, inits.take_front(slots),
                                     inits.slice(slots, slots));
     SmallVector<Value> loopInits(first.mNew);
     loopInits.append(first.lNew);
@@ -1308,25 +1337,26 @@ LogicalResult KernelBuilder::build() {
       ValueRange acc = it.slice(2 * slots, it.size() - 2 * slots - pRegs);
       ValueRange p = it.take_back(pRegs);
       Value prev = a.sub(kt, one);
-      Value stage = tmaLoop->waitFull(kt, lo);
+      Value stage = tmaLoop->waitKeys(kt, lo);
+      Value prevStage = tmaLoop->waitValues(prev, lo);
       if (groups > 1)
         NVVM::BarrierOp::create(b, /*res=*/Type(), turnBarrier(warpGroup),
                                 i32Threads, /*reductionOp=*/{},
                                 /*reductionPredicate=*/Value());
       SmallVector<Value> sPending = issueQK(slab, stage);
       SmallVector<Value> accPending =
-          issuePV(SmallVector<Value>(p), tmaLoop->stageBase(prev, lo),
-                  SmallVector<Value>(acc));
+          issuePV(SmallVector<Value>(p), prevStage, SmallVector<Value>(acc));
       if (groups > 1)
         NVVM::BarrierArriveOp::create(
             b,
             turnBarrier(arith::RemUIOp::create(b, a.add(warpGroup, one),
                                                idx(groups))),
             i32Threads);
-      TileSoftmax sm =
-          softmaxTile(kt, noFlags, wgmmaE->wait(1, sPending), m, l);
+      SmallVector<Value> sDone = wgmmaE->wait(1, sPending);
+      tmaLoop->releaseKeys(kt, lo, releases);
+      TileSoftmax sm = softmaxTile(kt, noFlags, sDone, m, l);
       SmallVector<Value> accDone = wgmmaE->wait(0, accPending);
-      tmaLoop->release(prev, lo, releases);
+      tmaLoop->releaseValues(prev, lo, releases);
       SmallVector<Value> yields(sm.mNew);
       yields.append(sm.lNew);
       yields.append(rescale(accDone, sm.alpha));
@@ -1337,13 +1367,13 @@ LogicalResult KernelBuilder::build() {
     // sequence's keys).
     ValueRange fin = loop.getResults();
     Value last = a.sub(hi, one);
-    zeroVTail(last, tmaLoop->stageBase(last, lo));
+    Value lastStage = tmaLoop->waitValues(last, lo);
+    zeroVTail(last, lastStage);
     SmallVector<Value> acc = wgmmaE->wait(
-        0, issuePV(SmallVector<Value>(fin.take_back(pRegs)),
-                   tmaLoop->stageBase(last, lo),
+        0, issuePV(SmallVector<Value>(fin.take_back(pRegs)), lastStage,
                    SmallVector<Value>(
                        fin.slice(2 * slots, fin.size() - 2 * slots - pRegs))));
-    tmaLoop->release(last, lo, releases);
+    tmaLoop->releaseValues(last, lo, releases);
     SmallVector<Value> yields(fin.take_front(2 * slots));
     yields.append(acc);
     scf::YieldOp::create(b, yields);

@@ -3,6 +3,7 @@
 #include "passes/Conversion/MmaSync.h"
 
 #include <algorithm>
+#include <array>
 
 #include "passes/Codegen/IndexArith.h"
 #include "passes/Codegen/OnlineSoftmax.h"
@@ -103,15 +104,17 @@ SmallVector<Value, 4> MmaSyncEmitter::mma(ArrayRef<Value> aFrag,
 }
 
 Value MmaSyncEmitter::packPair(Value lo, Value hi) {
-  Type i16 = b.getI16Type(), i32 = b.getI32Type();
-  auto half = [&](Value x) {
-    Value narrow = arith::TruncFOp::create(b, elementType, x);
-    Value bits = arith::BitcastOp::create(b, i16, narrow);
-    return arith::ExtUIOp::create(b, i32, bits).getResult();
-  };
-  Value h = arith::ShLIOp::create(b, half(hi),
-                                  arith::ConstantIntOp::create(b, 16, 32));
-  return arith::OrIOp::create(b, half(lo), h);
+  // One vector truncation: a single cvt.rn.{bf16,f16}x2.f32 on sm_80 and
+  // later, where element-wise truncation, shift and or took six.
+  auto wide = VectorType::get({2}, b.getF32Type());
+  Value pair = LLVM::PoisonOp::create(b, wide);
+  std::array<Value, 2> halves = {lo, hi};
+  for (int64_t i = 0; i < 2; ++i)
+    pair = LLVM::InsertElementOp::create(
+        b, pair, halves[i], arith::ConstantIntOp::create(b, i, 32));
+  Value narrow =
+      LLVM::FPTruncOp::create(b, VectorType::get({2}, elementType), pair);
+  return LLVM::BitcastOp::create(b, b.getI32Type(), narrow);
 }
 
 std::pair<Value, Value> MmaSyncEmitter::convertFp8x4(Value word) {

@@ -29,7 +29,7 @@ SwizzledSmemLayout SwizzledSmemLayout::get(int64_t headDim,
   l.qOffset = config.getStages() * l.stageBytes;
   l.qBytes = boxes(headDim) * l.queryBoxBytes;
   l.barrierOffset = l.qOffset + l.qBytes;
-  l.bytes = l.barrierOffset + 8 * (2 * config.getStages() + 1);
+  l.bytes = l.barrierOffset + 8 * (4 * config.getStages() + 1);
   return l;
 }
 
@@ -216,9 +216,9 @@ void tma::load(ImplicitLocOpBuilder &b, Value dst, Value map,
 
 void TmaKeyLoop::initBarriers() {
   IndexArith a{b};
-  for (int64_t s = 0; s < stages; ++s) {
+  for (int64_t s = 0; s < 2 * stages; ++s) {
     tma::initBarrier(b, barrier(a.constant(s)), 1);
-    tma::initBarrier(b, barrier(a.constant(stages + s)), consumerGroups);
+    tma::initBarrier(b, barrier(a.constant(2 * stages + s)), consumerGroups);
   }
 }
 
@@ -236,6 +236,11 @@ Value TmaKeyLoop::parity(Value use, int64_t offset) {
       arith::RemUIOp::create(b, a.add(use, a.constant(offset)), a.constant(2)));
 }
 
+Value TmaKeyLoop::barrierOf(int64_t kind, Value kt, Value lo) {
+  IndexArith a{b};
+  return barrier(a.add(stageOf(kt, lo).first, a.constant(kind * stages)));
+}
+
 void TmaKeyLoop::produce(Value lo, Value hi) {
   IndexArith a{b};
   auto loop = scf::ForOp::create(b, lo, hi, a.constant(1));
@@ -243,15 +248,19 @@ void TmaKeyLoop::produce(Value lo, Value hi) {
   b.setInsertionPointToStart(loop.getBody());
   Value kt = loop.getInductionVar();
   auto [stage, use] = stageOf(kt, lo);
-  // The consumers have released the stage's previous use.
-  tma::wait(b, barrier(a.add(stage, a.constant(stages))), parity(use, 1));
-  Value full = barrier(stage);
   Value load = hooks.notEmpty(kt, arith::ConstantIntOp::create(b, 1, 1));
-  auto ifLoad = scf::IfOp::create(b, load, /*withElseRegion=*/true);
-  b.setInsertionPointToStart(&ifLoad.getThenRegion().front());
-  hooks.issue(kt, stage, full);
-  b.setInsertionPointToStart(&ifLoad.getElseRegion().front());
-  tma::arrive(b, full);
+  // Keys, then values, each once the consumers have released the stage's
+  // previous use of them.
+  for (int64_t half = 0; half < 2; ++half) {
+    tma::wait(b, barrierOf(2 + half, kt, lo), parity(use, 1));
+    Value full = barrierOf(half, kt, lo);
+    auto ifLoad = scf::IfOp::create(b, load, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(&ifLoad.getThenRegion().front());
+    (half == 0 ? hooks.issueKeys : hooks.issueValues)(kt, stage, full);
+    b.setInsertionPointToStart(&ifLoad.getElseRegion().front());
+    tma::arrive(b, full);
+  }
 }
 
 Value TmaKeyLoop::stageBase(Value kt, Value lo) {
@@ -260,19 +269,45 @@ Value TmaKeyLoop::stageBase(Value kt, Value lo) {
                                a.constant(stageBytes));
 }
 
-Value TmaKeyLoop::waitFull(Value kt, Value lo) {
-  auto [stage, use] = stageOf(kt, lo);
-  tma::wait(b, barrier(stage), parity(use, 0));
+void TmaKeyLoop::wait(int64_t kind, Value kt, Value lo) {
+  tma::wait(b, barrierOf(kind, kt, lo), parity(stageOf(kt, lo).second, 0));
+}
+
+Value TmaKeyLoop::waitKeys(Value kt, Value lo) {
+  wait(0, kt, lo);
   return stageBase(kt, lo);
 }
 
-void TmaKeyLoop::release(Value kt, Value lo, Value releases) {
-  IndexArith a{b};
-  // The warpgroup's wgmmas on this stage have completed.
+Value TmaKeyLoop::waitValues(Value kt, Value lo) {
+  wait(1, kt, lo);
+  return stageBase(kt, lo);
+}
+
+Value TmaKeyLoop::waitFull(Value kt, Value lo) {
+  wait(0, kt, lo);
+  return waitValues(kt, lo);
+}
+
+void TmaKeyLoop::releaseHalf(int64_t kind, Value kt, Value lo,
+                             Value releases) {
+  // The warpgroup's wgmmas reading this half of the stage have completed.
   auto ifRelease = scf::IfOp::create(b, releases, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&ifRelease.getThenRegion().front());
-  tma::arrive(b, barrier(a.add(stageOf(kt, lo).first, a.constant(stages))));
+  tma::arrive(b, barrierOf(kind, kt, lo));
+}
+
+void TmaKeyLoop::releaseKeys(Value kt, Value lo, Value releases) {
+  releaseHalf(2, kt, lo, releases);
+}
+
+void TmaKeyLoop::releaseValues(Value kt, Value lo, Value releases) {
+  releaseHalf(3, kt, lo, releases);
+}
+
+void TmaKeyLoop::release(Value kt, Value lo, Value releases) {
+  releaseKeys(kt, lo, releases);
+  releaseValues(kt, lo, releases);
 }
 
 ValueRange TmaKeyLoop::consume(Value lo, Value hi, ValueRange inits,

@@ -47,8 +47,10 @@ struct SwizzledSmemLayout {
   int64_t keyBoxBytes = 0, queryBoxBytes = 0;
   /// Byte offsets: of V within a stage, of a stage, of the Q tile.
   int64_t vOffset = 0, stageBytes = 0, qOffset = 0;
-  /// Bytes of the Q tile; byte offset of the barriers (8 bytes each: full
-  /// of stage s at + 8 s, empty at + 8 (stages + s), Q's at + 16 stages).
+  /// Bytes of the Q tile; byte offset of the barriers (8 bytes each, the
+  /// four of stage s: keys full at + 8 s, values full at + 8 (stages + s),
+  /// keys empty at + 8 (2 stages + s), values empty at + 8 (3 stages + s);
+  /// Q's at + 32 stages).
   int64_t qBytes = 0, barrierOffset = 0;
   /// Total bytes.
   int64_t bytes = 0;
@@ -140,20 +142,24 @@ void load(mlir::ImplicitLocOpBuilder &b, mlir::Value dst, mlir::Value map,
 /// producer/consumer split): one producer lane loads key tiles [lo, hi) by
 /// TMA into a ring of `stages` shared-memory stages, up to `stages` tiles
 /// ahead of the consumers; consumer warpgroups wait for a tile, compute it
-/// and release its stage. Each stage has a full barrier (one arrival: the
+/// and release its stage. A stage's keys and values have barriers of their
+/// own, so that a schedule can release the keys of a tile once S = Q K^T
+/// has completed, while its P V is still to come: the next keys then load
+/// a whole tile earlier. Each half has a full barrier (one arrival: the
 /// producer's arrive.expect_tx, completed by the TMA bytes) and an empty
 /// barrier (one arrival per consumer warpgroup). Use n of a stage completes
-/// phase n of both: consumers wait for parity n mod 2 on full, the producer
-/// for parity (n + 1) mod 2 on empty (a fresh barrier passes parity 1). A
-/// tile the hooks prove empty is not loaded: the producer arrives on its
-/// full barrier, so that the phases stay in step.
+/// phase n of each: consumers wait for parity n mod 2 on full, the
+/// producer for parity (n + 1) mod 2 on empty (a fresh barrier passes
+/// parity 1). A tile the hooks prove empty is not loaded: the producer
+/// arrives on its full barriers, so that the phases stay in step.
 class TmaKeyLoop {
 public:
   struct Hooks {
-    /// Loads tile `kt` into `stage` by TMA completing on `full` (the
-    /// producer lane; includes the arrive.expect_tx).
+    /// Loads the keys (issueKeys) or the values (issueValues) of tile `kt`
+    /// into `stage` by TMA completing on `full` (the producer lane;
+    /// includes the arrive.expect_tx).
     std::function<void(mlir::Value kt, mlir::Value stage, mlir::Value full)>
-        issue;
+        issueKeys, issueValues;
     /// `cond` and tile `kt` holding a visible pair (CpAsyncKeyLoop).
     std::function<mlir::Value(mlir::Value kt, mlir::Value cond)> notEmpty;
     /// The work of tile `kt` at byte `stageBase`, its wgmmas waited for.
@@ -162,15 +168,16 @@ public:
         body;
   };
 
-  /// `barrier(i)` is the i-th mbarrier (!llvm.ptr<3>): full barriers of the
-  /// stages first, then their empty barriers.
+  /// `barrier(i)` is the i-th mbarrier (!llvm.ptr<3>): the full barriers of
+  /// the stages' keys, of their values, then the empty barriers of their
+  /// keys and of their values.
   TmaKeyLoop(mlir::ImplicitLocOpBuilder &b, Hooks hooks, int64_t stages,
              int64_t stageBytes, int64_t consumerGroups,
              std::function<mlir::Value(mlir::Value)> barrier)
       : hooks(std::move(hooks)), b(b), stages(stages), stageBytes(stageBytes),
         consumerGroups(consumerGroups), barrier(std::move(barrier)) {}
 
-  /// Initialises the 2 * stages barriers (one thread, before the block-wide
+  /// Initialises the 4 * stages barriers (one thread, before the block-wide
   /// barrier that publishes them).
   void initBarriers();
   /// The producer's loop (emitted where only the producer lane runs).
@@ -181,11 +188,16 @@ public:
                            mlir::ValueRange inits, mlir::Value releases);
 
   /// The pieces of a consumer loop of another schedule (tiles of the loop
-  /// from `lo`): the byte offset of tile kt's stage; waiting until tile kt
-  /// has landed (returns its stage's offset); releasing its stage (one
-  /// thread per consumer warpgroup, `releases`).
+  /// from `lo`): the byte offset of tile kt's stage; waiting until tile
+  /// kt's keys, values or both have landed (returns its stage's offset);
+  /// releasing its keys, values or both (one thread per consumer
+  /// warpgroup, `releases`).
   mlir::Value stageBase(mlir::Value kt, mlir::Value lo);
+  mlir::Value waitKeys(mlir::Value kt, mlir::Value lo);
+  mlir::Value waitValues(mlir::Value kt, mlir::Value lo);
   mlir::Value waitFull(mlir::Value kt, mlir::Value lo);
+  void releaseKeys(mlir::Value kt, mlir::Value lo, mlir::Value releases);
+  void releaseValues(mlir::Value kt, mlir::Value lo, mlir::Value releases);
   void release(mlir::Value kt, mlir::Value lo, mlir::Value releases);
 
   Hooks hooks;
@@ -194,6 +206,12 @@ private:
   /// Stage and use number (index) of tile kt.
   std::pair<mlir::Value, mlir::Value> stageOf(mlir::Value kt, mlir::Value lo);
   mlir::Value parity(mlir::Value use, int64_t offset);
+  /// Barrier `kind` (0 keys full, 1 values full, 2 keys empty, 3 values
+  /// empty) of tile kt's stage.
+  mlir::Value barrierOf(int64_t kind, mlir::Value kt, mlir::Value lo);
+  void wait(int64_t kind, mlir::Value kt, mlir::Value lo);
+  void releaseHalf(int64_t kind, mlir::Value kt, mlir::Value lo,
+                   mlir::Value releases);
 
   mlir::ImplicitLocOpBuilder &b;
   int64_t stages, stageBytes, consumerGroups;

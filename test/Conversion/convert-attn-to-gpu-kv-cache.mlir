@@ -130,7 +130,7 @@ func.func @paged(%q: tensor<?x4x1x64xbf16>, %k: tensor<?x16x2x64xbf16>, %v: tens
 // CHECK: nvvm.mma.sync A[{{.*}}] B[%[[LO]], %[[HI]]] {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>
 // CHECK: arith.mulf %{{.*}}, %[[KS]] : f32
 // P V: P packed as f16 pairs, an f16 MMA.
-// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK: llvm.fptrunc %{{.*}} : vector<2xf32> to vector<2xf16>
 // CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] {{.*}} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // CHECK: arith.mulf %{{.*}}#{{[0-9]+}}, %[[VS]] : f32
 func.func @fp8(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xf8E4M3FN>, %v: tensor<?x2x?x64xf8E4M3FN>, %s: tensor<2x2xf32>) -> tensor<?x4x?x64xbf16> {

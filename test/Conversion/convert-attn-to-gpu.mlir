@@ -87,22 +87,25 @@
 // S = Q K^T: K fragments by ldmatrix, bf16 tensor-core mma.
 // CHECK: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
 // CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
-// Plain scores: scale and log2(e) folded into one constant (0.125 log2 e).
+// Plain scores: scale and log2(e) folded into one constant (0.125 log2 e);
+// the scores stay unscaled through the mask and the row maximum.
 // CHECK: %[[SCALE:.*]] = arith.constant 0.180336878 : f32
-// CHECK-NEXT: %[[S0:.*]] = arith.mulf %{{.*}}, %[[SCALE]] : f32
 // Full tiles skip the mask; boundary tiles take it (-inf where hidden).
 // CHECK: arith.cmpi sge, %[[KT]], %{{.*}} : index
 // Proves the full-tile branch has no mask arithmetic: it only yields the
-// scaled scores, starting with the first one.
-// CHECK: scf.if %{{.*}} -> (f32,
-// CHECK-NEXT: scf.yield %[[S0]],
+// scores as the MMAs left them.
+// CHECK: %[[S:[0-9]+]]:{{[0-9]+}} = scf.if %{{.*}} -> (f32,
+// CHECK-NEXT: scf.yield %{{[0-9]+}},
 // CHECK-NEXT: } else {
 // CHECK: arith.select %{{.*}}, %{{.*}}, %[[NEG_INF]] : f32
-// Online softmax: row max over the 4 lanes of a row by xor shuffles, exp2.
+// Online softmax: row max over the 4 lanes of a row by xor shuffles, then
+// scaled; each weight is one FMA, exp2(s * scale log2 e - ref).
 // CHECK: arith.maximumf
 // CHECK: gpu.shuffle xor %{{.*}}, %c1_i32{{.*}}, %c32_i32{{.*}} : f32
 // CHECK: gpu.shuffle xor %{{.*}}, %c2_i32{{.*}}, %c32_i32{{.*}} : f32
-// CHECK: math.exp2 %{{.*}} : f32
+// CHECK: arith.mulf %{{.*}}, %[[SCALE]] : f32
+// CHECK: %[[W0:.*]] = math.fma %[[S]]#0, %[[SCALE]], %{{.*}} : f32
+// CHECK-NEXT: math.exp2 %[[W0]] : f32
 // O += P V: V fragments by the transposed ldmatrix.
 // CHECK: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
 // CHECK: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>
@@ -114,7 +117,7 @@
 // CHECK: gpu.shuffle xor %{{.*}}, %c1_i32{{.*}}, %c32_i32{{.*}} : f32
 // CHECK: arith.divf
 // CHECK: %[[OPTR:.*]] = llvm.getelementptr %[[OHEAD]][%{{.*}}] : (!llvm.ptr, i32) -> !llvm.ptr, i16
-// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: llvm.fptrunc %{{.*}} : vector<2xf32> to vector<2xbf16>
 // CHECK: llvm.store %{{.*}}, %[[OPTR]] {alignment = 4 : i64} : i32, !llvm.ptr
 // CHECK: math.log2
 // CHECK: %[[LPTR:.*]] = llvm.getelementptr %[[LSE]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
@@ -139,7 +142,7 @@ func.func @causal_bf16(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v:
 // CHECK: llvm.bitcast %{{.*}} : i32 to vector<2xf16>
 // CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // CHECK: arith.constant 0.127517432 : f32
-// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK: llvm.fptrunc %{{.*}} : vector<2xf32> to vector<2xf16>
 // CHECK-NOT: math.log2
 // CHECK: gpu.return
 func.func @none_f16_d128(%q: tensor<?x4x?x128xf16>, %k: tensor<?x4x?x128xf16>, %v: tensor<?x4x?x128xf16>) -> tensor<?x4x?x128xf16> {

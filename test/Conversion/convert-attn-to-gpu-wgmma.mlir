@@ -1,0 +1,47 @@
+// RUN: attnc-opt %s --attn-choose-gpu-kernel=chip=sm_90a --attn-tile --attn-skip-masked-tiles --convert-attn-to-gpu 2>/dev/null | FileCheck %s
+
+// The sm_90a wgmma kernel's key loop (D = 128, no mask: 176-key tiles, two
+// consumer warpgroups). Keys and values of a stage have barriers of their
+// own: the producer loads a tile's keys (two 176 x 128-byte boxes, 45056
+// bytes, tensor map K) once the consumers have released the stage's keys,
+// then its values (tensor map V) once they have released its values.
+// CHECK-LABEL: func.func @none_bf16_d128(
+// CHECK: gpu.func @attnc_attention(
+// The consumers' loop: tile kt's keys and tile kt - 1's values landed,
+// the warpgroup's turn (named barrier), S(kt) and P V(kt - 1) issued as
+// two groups, the next warpgroup's turn. Once S has completed
+// (wait_group 1) the keys of kt are released, before the softmax; the
+// values of kt - 1 only after P V has completed (wait_group 0).
+// CHECK: scf.for %{{.*}} iter_args(
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.barrier id =
+// CHECK: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 176, k = 16>
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.barrier.arrive id =
+// CHECK-NEXT: llvm.inline_asm {{.*}}"wgmma.wait_group.sync.aligned 1;"
+// CHECK-NOT: math.exp2
+// CHECK: nvvm.mbarrier.arrive %[[KEYS:[0-9]+]] : !llvm.ptr<3>
+// CHECK: math.exp2
+// CHECK: "wgmma.wait_group.sync.aligned 0;"
+// CHECK-NOT: math.exp2
+// CHECK: nvvm.mbarrier.arrive %[[VALUES:[0-9]+]] : !llvm.ptr<3>
+// CHECK: scf.yield
+// The producer lane: per tile, the keys' empty barrier, then the keys by
+// TMA onto the keys' full barrier; the values' empty barrier, then the
+// values onto theirs.
+// CHECK: scf.for
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.mbarrier.arrive.expect_tx %[[KF:[0-9]+]], %c45056_i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg38, %[[KF]], box[%c0_i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg38, %[[KF]], box[%c64_i32
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.mbarrier.arrive.expect_tx %[[VF:[0-9]+]], %c45056_i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg39, %[[VF]], box[%c0_i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg39, %[[VF]], box[%c64_i32
+func.func @none_bf16_d128(%q: tensor<?x4x?x128xbf16>, %k: tensor<?x4x?x128xbf16>, %v: tensor<?x4x?x128xbf16>) -> tensor<?x4x?x128xbf16> {
+  %o = attn.attention %q, %k, %v : tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16> -> tensor<?x4x?x128xbf16>
+  return %o : tensor<?x4x?x128xbf16>
+}
