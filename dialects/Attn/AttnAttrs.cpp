@@ -270,7 +270,8 @@ Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
     return {};
   // The optional decode parameters, in this order.
   int64_t keyWarps = 1;
-  bool sawPack = false, sawKeyWarps = false, sawSplit = false, wgmma = false;
+  bool sawPack = false, sawKeyWarps = false, sawSplit = false, wgmma = false,
+       sawWgmma = false, persistent = false;
   while (succeeded(p.parseOptionalComma())) {
     if (!sawPack && succeeded(p.parseOptionalKeyword("gqa_pack"))) {
       sawPack = true;
@@ -284,8 +285,12 @@ Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
       sawPack = sawKeyWarps = sawSplit = true;
       if (p.parseEqual() || parseBoolValue(p, "split_kv", splitKv))
         return {};
+    } else if (!sawWgmma && succeeded(p.parseOptionalKeyword("wgmma"))) {
+      sawPack = sawKeyWarps = sawSplit = sawWgmma = true;
+      if (p.parseEqual() || parseBoolValue(p, "wgmma", wgmma))
+        return {};
     } else {
-      if (parseNamedBool(p, "wgmma", wgmma))
+      if (parseNamedBool(p, "persistent", persistent))
         return {};
       break;
     }
@@ -294,7 +299,7 @@ Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
     return {};
   return getChecked([&] { return p.emitError(p.getNameLoc()); }, p.getContext(),
                     chip, blockQ, blockK, warps, mTiles, stages, qInSmem,
-                    gqaPack, splitKv, keyWarps, wgmma);
+                    gqaPack, splitKv, keyWarps, wgmma, persistent);
 }
 
 void GpuKernelAttr::print(AsmPrinter &p) const {
@@ -310,6 +315,8 @@ void GpuKernelAttr::print(AsmPrinter &p) const {
     p << ", split_kv = true";
   if (getWgmma())
     p << ", wgmma = true";
+  if (getPersistent())
+    p << ", persistent = true";
   p << ">";
 }
 
@@ -319,7 +326,7 @@ LogicalResult GpuKernelAttr::verify(function_ref<InFlightDiagnostic()> emitError
                                     int64_t mTiles, int64_t stages,
                                     bool qInSmem, int64_t gqaPack,
                                     bool splitKv, int64_t keyWarps,
-                                    bool wgmma) {
+                                    bool wgmma, bool persistent) {
   if (chip.empty())
     return emitError() << "expected a non-empty chip";
   if (warps < 1 || warps > 32)
@@ -364,5 +371,8 @@ LogicalResult GpuKernelAttr::verify(function_ref<InFlightDiagnostic()> emitError
       return emitError() << "expected no gqa_pack, key_warps or split_kv "
                             "with wgmma";
   }
+  if (persistent && !wgmma)
+    return emitError() << "expected wgmma = true with persistent = true (the "
+                          "persistent grid is the wgmma kernel's)";
   return success();
 }

@@ -116,7 +116,12 @@ def Attn_GpuKernelAttr : AttrDef<Attn_Dialect, "GpuKernel"> {
     (gqa_pack, key_warps, split_kv) are not used. The block has one more
     warpgroup, the producer, one lane of which loads the tiles by TMA into a
     ring of `stages` stages; it gives its registers to the consumers
-    (`setmaxnreg`).
+    (`setmaxnreg`). `persistent = true` (with wgmma, printed only when set)
+    makes the grid persistent: the runtime launches as many blocks as fit
+    on the device at once (at most the work items), and block i runs work
+    items (query tile, head, batch entry) i, i + blocks, ... in turn, the
+    producer loading the next item's Q and K/V while the consumers finish
+    the last; each head's last query tiles come first.
 
     `attn-choose-gpu-kernel` attaches it to an `attn.attention` (as the
     `attn.gpu_kernel` attribute) from the target's hooks; lit tests and
@@ -130,7 +135,8 @@ def Attn_GpuKernelAttr : AttrDef<Attn_Dialect, "GpuKernel"> {
                         "int64_t":$warps, "int64_t":$mTiles,
                         "int64_t":$stages, "bool":$qInSmem,
                         "int64_t":$gqaPack, "bool":$splitKv,
-                        "int64_t":$keyWarps, "bool":$wgmma);
+                        "int64_t":$keyWarps, "bool":$wgmma,
+                        "bool":$persistent);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

@@ -447,6 +447,12 @@ struct ManifestReader {
     out = *value == "1";
     return true;
   }
+
+  /// A flag that older artifacts do not have (absent: false).
+  bool optionalFlag(const char *key, bool &out) {
+    out = false;
+    return !artifact.get(key) || flag(key, out);
+  }
 };
 } // namespace
 
@@ -541,6 +547,7 @@ bool attnc::parseKernelManifest(const Artifact &artifact,
       !r.flag("reads_alibi_slopes", m.readsAlibiSlopes) ||
       !r.integer("gqa_pack", m.gqaPack, 1, 16) ||
       !r.flag("split_kv", m.splitKv) || !r.flag("tensor_maps", m.tensorMaps) ||
+      !r.optionalFlag("persistent", m.persistent) ||
       !r.flag("reads_kv_lens", m.readsKvLens) ||
       !r.flag("reads_kv_scales", m.readsKvScales) ||
       !r.flag("reads_cu_seqlens_q", m.readsCuSeqlensQ) ||

@@ -42,8 +42,9 @@ struct attnrt_artifact {
     CUfunction function;
     /// The split-KV combine kernel (null without split_kv).
     CUfunction combine;
-    /// split_kv: the blocks of the kernel resident at once on the device
-    /// (SMs x blocks per SM), read at load; 0 when the driver cannot say.
+    /// split_kv and persistent: the blocks of the kernel resident at once
+    /// on the device (SMs x blocks per SM), read at load; 0 when the driver
+    /// cannot say.
     int64_t slots;
   };
   std::mutex mutex;
@@ -518,13 +519,14 @@ static attnrt_status initDriver(const Driver *&driver) {
 
 /// Blocks of `function` resident at once on the current device (SMs x
 /// blocks per SM; 1 per SM when the occupancy query is missing), 0 when the
-/// device cannot be read. Only split_kv artifacts ask (to choose splits).
+/// device cannot be read. Only split_kv artifacts (to choose splits) and
+/// persistent ones (their grid) ask.
 static int64_t residentSlots(const Driver &d, const KernelManifest &m,
                              CUfunction function) {
   CUdevice device = 0;
   int sms = 0;
   const int kMultiprocessorCount = 16; // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
-  if (!m.splitKv || !d.cuCtxGetDevice ||
+  if (!(m.splitKv || m.persistent) || !d.cuCtxGetDevice ||
       d.cuCtxGetDevice(&device) != CUDA_SUCCESS ||
       d.cuDeviceGetAttribute(&sms, kMultiprocessorCount, device) !=
           CUDA_SUCCESS ||
@@ -925,9 +927,16 @@ extern "C" attnrt_status attnrt_launch(attnrt_artifact *artifact,
                                              abi::kCombineRowsPerBlock
                                        : 0;
   int64_t gridX = a.plan ? a.plan_items : queryTiles(m, a) * splits;
-  const unsigned gridY =
+  unsigned gridY =
       a.plan ? 1 : static_cast<unsigned>(a.num_q_heads / m.gqaPack);
-  const unsigned gridZ = a.plan ? 1 : static_cast<unsigned>(a.batch);
+  unsigned gridZ = a.plan ? 1 : static_cast<unsigned>(a.batch);
+  // A persistent kernel (KernelAbi.h kPersistentGrid): as many blocks as
+  // are resident at once, each walking the work items from its index; the
+  // grid above when the device cannot say (one item a block).
+  if (m.persistent && kernels.slots > 0) {
+    gridX = std::min<int64_t>(gridX * gridY * gridZ, kernels.slots);
+    gridY = gridZ = 1;
+  }
   if (gridX > INT32_MAX || combineBlocks > INT32_MAX)
     return fail(ATTNRT_ERROR_INVALID_ARGUMENT,
                 "expected at most 2^31 - 1 thread blocks along the grid's x, "

@@ -51,7 +51,7 @@ LogicalResult attnc::chooseGpuKernel(AttentionOp op, const GpuTarget &target) {
             config.getChip(), config.getBlockQ(), config.getBlockK(),
             config.getWarps(), config.getMTiles(), config.getStages(),
             config.getQInSmem(), config.getGqaPack(), config.getSplitKv(),
-            config.getKeyWarps(), config.getWgmma())))
+            config.getKeyWarps(), config.getWgmma(), config.getPersistent())))
       return failure();
     op->setAttr(kGpuKernelAttrName, config);
   }

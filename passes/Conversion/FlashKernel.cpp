@@ -92,6 +92,72 @@ public:
   LogicalResult build();
 
 private:
+  /// Which threads the code being built runs on: every thread (the
+  /// mma.sync kernels), or one side of the wgmma kernel's split: the
+  /// producer lane or the consumer warpgroups.
+  enum class Role { All, Producer, Consumer };
+  /// The work of one (query tile, head, batch entry) for `role`; `indices`
+  /// emits the three where the kernel first needs them.
+  using WorkIndices = std::function<std::array<Value, 3>()>;
+  LogicalResult buildTile(const WorkIndices &indices);
+  /// The block's work items: the one of its block indices, or with a
+  /// persistent grid every gridDim.x-th of them from blockIdx.x.
+  LogicalResult buildWork();
+  /// The wgmma kernel's barriers initialised and its roles parted: the
+  /// scf.if whose then region the consumer warpgroups run and the one
+  /// (in its else region) the producer lane runs.
+  std::pair<scf::IfOp, scf::IfOp> splitRoles();
+  /// The wgmma kernel's mbarriers (SwizzledSmemLayout): the i-th of the
+  /// key/value ring's, and Q's full and empty ones.
+  Value barrierAt(Value i) {
+    IndexArith ia{b};
+    return mmaE->smemAt(ia.add(ia.constant(swizzled.barrierOffset),
+                               arith::MulIOp::create(b, i, ia.constant(8))));
+  }
+  Value qBarrier(int64_t which) {
+    return mmaE->smemAt(a.constant(swizzled.barrierOffset +
+                                   32 * config.getStages() + 8 * which));
+  }
+
+  /// A copy of `v` (i64 or index) that LLVM cannot see through, so that
+  /// nothing computed from it leaves the loop it is made in.
+  Value opaque(Value v) {
+    Type i64 = b.getI64Type();
+    bool isIndex = v.getType().isIndex();
+    if (isIndex)
+      v = arith::IndexCastOp::create(b, i64, v);
+    Value copy = LLVM::InlineAsmOp::create(
+                     b, i64, ValueRange{v}, "mov.b64 $0, $1;", "=l,l",
+                     /*has_side_effects=*/true, /*is_align_stack=*/false,
+                     LLVM::tailcallkind::TailCallKind::None,
+                     LLVM::AsmDialectAttr::get(b.getContext(),
+                                               LLVM::AsmDialect::AD_ATT),
+                     /*operand_attrs=*/ArrayAttr())
+                     .getResult(0);
+    return isIndex ? arith::IndexCastOp::create(b, b.getIndexType(), copy)
+                         .getResult()
+                   : copy;
+  }
+  /// The emitters, reading shared memory from `base`.
+  void useSharedMemory(Value base) {
+    smem = base;
+    mmaE.emplace(b, eltType, smem);
+    mmaV.emplace(b,
+                 problem.kvFp8 && eltType.isBF16() && !config.getWgmma()
+                     ? Type(b.getF16Type())
+                     : eltType,
+                 smem);
+    copier.emplace(b, *mmaE, config.getThreads());
+    if (config.getWgmma())
+      wgmmaE.emplace(b, eltType, smem);
+  }
+
+  Role role = Role::All;
+  /// A persistent grid (buildWork): the ring uses of the work items before
+  /// this one, and how many came before it (for Q's barrier phases).
+  Value ringBase, round;
+  /// Set by buildTile: the key tiles its work item passes through the ring.
+  Value tileUses;
   ImplicitLocOpBuilder &b;
   IndexArith a;
   TiledAttention tiled;
@@ -99,6 +165,7 @@ private:
   GpuKernelAttr config;
   gpu::GPUFuncOp func;
 
+  KernelProblem problem;
   Type i16, i32, i64, f32, eltType;
   int64_t d = 0, dv = 0, heads = 0, kvHeads = 0;
   /// The dynamic shared memory and its layout.
@@ -149,7 +216,7 @@ LogicalResult KernelBuilder::build() {
   i32 = b.getI32Type();
   i64 = b.getI64Type();
   f32 = b.getF32Type();
-  KernelProblem problem = KernelProblem::of(step);
+  problem = KernelProblem::of(step);
   eltType = problem.elementType;
   d = problem.headDim;
   dv = problem.valueHeadDim;
@@ -164,23 +231,157 @@ LogicalResult KernelBuilder::build() {
   stageBytes = layout.stageBytes;
   qPitch = layout.qPitch;
   qOffset = layout.qOffset;
-  mmaE.emplace(b, eltType, smem);
-  mmaV.emplace(b,
-               problem.kvFp8 && eltType.isBF16() && !config.getWgmma()
-                   ? Type(b.getF16Type())
-                   : eltType,
-               smem);
-  copier.emplace(b, *mmaE, config.getThreads());
+  useSharedMemory(smem);
   const bool wgmma = config.getWgmma();
   if (wgmma) {
     // Q, K and V in 128-byte swizzled boxes (Wgmma.h); the padded layout's
     // pitches are unused.
-    wgmmaE.emplace(b, eltType, smem);
     swizzled = SwizzledSmemLayout::get(d, dv, config);
     vOffset = swizzled.vOffset;
     stageBytes = swizzled.stageBytes;
     qOffset = swizzled.qOffset;
   }
+  // A persistent wgmma kernel parts its roles first and each walks the
+  // work items; otherwise the block's one item is worked out by every
+  // thread, and the wgmma kernel's roles part after that (buildTile).
+  if (!wgmma || !config.getPersistent()) {
+    role = Role::All;
+    if (failed(buildWork()))
+      return failure();
+    gpu::ReturnOp::create(b);
+    return success();
+  }
+  auto [ifConsumer, ifProducer] = splitRoles();
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifProducer.getThenRegion().front().getTerminator());
+    role = Role::Producer;
+    if (failed(buildWork()))
+      return failure();
+    b.setInsertionPoint(ifConsumer.getThenRegion().front().getTerminator());
+    role = Role::Consumer;
+    if (failed(buildWork()))
+      return failure();
+  }
+  gpu::ReturnOp::create(b);
+  return success();
+}
+
+std::pair<scf::IfOp, scf::IfOp> KernelBuilder::splitRoles() {
+  // Thread 0 initialises the barriers; then the roles part for good
+  // (setmaxnreg holds for the rest of the kernel only if the two sides
+  // never meet again before it ends). Warps [0, warps) consume in
+  // warpgroups of 4; the warpgroup after them produces: its first lane
+  // loads Q and every K/V tile by TMA, and it hands its registers to the
+  // consumers (setmaxnreg; every warp of a warpgroup runs the same one).
+  const int64_t groups = config.getWarps() / 4;
+  Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
+  Value first =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, idx(0));
+  auto ifFirst = scf::IfOp::create(b, first, /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifFirst.getThenRegion().front());
+    TmaKeyLoop(b, {}, config.getStages(), stageBytes, groups,
+               [&](Value i) { return barrierAt(i); })
+        .initBarriers();
+    tma::initBarrier(b, qBarrier(0), 1);
+    tma::initBarrier(b, qBarrier(1), groups);
+    tma::fenceBarrierInit(b);
+  }
+  gpu::BarrierOp::create(b);
+  WgmmaRegisters regs = wgmmaRegisters(config, swizzled.bytes);
+  Value consumer = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, tid,
+                                         idx(32 * config.getWarps()));
+  auto ifConsumer = scf::IfOp::create(b, consumer, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifConsumer.getElseRegion().front());
+  NVVM::SetMaxRegisterOp::create(b, regs.producer,
+                                 NVVM::SetMaxRegisterAction::decrease);
+  Value producer = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid,
+                                         idx(32 * config.getWarps()));
+  auto ifProducer = scf::IfOp::create(b, producer, /*withElseRegion=*/false);
+  b.setInsertionPointToStart(&ifConsumer.getThenRegion().front());
+  NVVM::SetMaxRegisterOp::create(b, regs.consumer,
+                                 NVVM::SetMaxRegisterAction::increase);
+  return {ifConsumer, ifProducer};
+}
+
+LogicalResult KernelBuilder::buildWork() {
+  if (config.getPersistent()) {
+    // A persistent grid: block i (linear over the grid, so any launch shape
+    // covers every item once) takes work items i, i + blocks, ... of the
+    // query tiles x heads x batch entries, query tiles fastest and each
+    // head's last tiles first. Both roles walk the same items, carrying
+    // the ring uses and the items before (Q's barrier phases).
+    IndexArith ia{b};
+    auto dim = [&](auto op, gpu::Dimension d) -> Value {
+      return decltype(op)::create(b, d);
+    };
+    Value gx = dim(gpu::GridDimOp(), gpu::Dimension::x),
+          gy = dim(gpu::GridDimOp(), gpu::Dimension::y),
+          gz = dim(gpu::GridDimOp(), gpu::Dimension::z);
+    Value blockId = ia.add(
+        dim(gpu::BlockIdOp(), gpu::Dimension::x),
+        arith::MulIOp::create(
+            b, gx,
+            ia.add(dim(gpu::BlockIdOp(), gpu::Dimension::y),
+                   arith::MulIOp::create(
+                       b, gy, dim(gpu::BlockIdOp(), gpu::Dimension::z)))));
+    Value blocks =
+        arith::MulIOp::create(b, arith::MulIOp::create(b, gx, gy), gz);
+    auto indexOf = [&](unsigned param) {
+      return arith::IndexCastOp::create(b, b.getIndexType(), arg(param))
+          .getResult();
+    };
+    Value tiles = arith::CeilDivUIOp::create(b, indexOf(abi::SeqQ),
+                                             idx(config.getBlockQ()));
+    Value perBatch = arith::MulIOp::create(b, tiles, idx(heads));
+    Value items = arith::MulIOp::create(b, perBatch, indexOf(abi::Batch));
+    auto loop = scf::ForOp::create(b, blockId, items, blocks,
+                                   ValueRange{idx(0), idx(0)});
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value item = loop.getInductionVar();
+    ringBase = loop.getRegionIterArgs()[0];
+    round = loop.getRegionIterArgs()[1];
+    // Shared-memory addresses from an opaque copy of the base in each
+    // item: hoisted out of this loop, the descriptors and addresses of
+    // every tile would stay live through it (ptxas spilled them).
+    Value base = smem;
+    Type i64 = b.getI64Type();
+    useSharedMemory(LLVM::IntToPtrOp::create(
+        b, base.getType(), opaque(LLVM::PtrToIntOp::create(b, i64, base))));
+    LogicalResult built = buildTile([&]() -> std::array<Value, 3> {
+      Value tile = ia.sub(ia.sub(tiles, idx(1)),
+                          arith::RemUIOp::create(b, item, tiles));
+      Value head = arith::RemUIOp::create(
+          b, arith::DivUIOp::create(b, item, tiles), idx(heads));
+      return {tile, head, arith::DivUIOp::create(b, item, perBatch)};
+    });
+    scf::YieldOp::create(
+        b, ValueRange{ia.add(ringBase, tileUses), ia.add(round, idx(1))});
+    ringBase = round = tileUses = Value();
+    useSharedMemory(base);
+    return built;
+  }
+  // Grid (KernelAbi.h kGrid): x = query tile (times the key split), y =
+  // query head, or KV head when the group's heads are packed into the rows
+  // (gqa_pack), z = batch entry.
+  return buildTile([&]() -> std::array<Value, 3> {
+    Value tile = gpu::BlockIdOp::create(b, gpu::Dimension::x);
+    if (config.getWgmma())
+      // The last query tiles first: under a causal mask they hold the most
+      // keys, so the blocks that start last are the short ones.
+      tile = a.sub(
+          a.sub(gpu::GridDimOp::create(b, gpu::Dimension::x), idx(1)), tile);
+    return {tile, gpu::BlockIdOp::create(b, gpu::Dimension::y),
+            gpu::BlockIdOp::create(b, gpu::Dimension::z)};
+  });
+}
+
+LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
+  const bool wgmma = config.getWgmma();
   const int64_t bq = config.getBlockQ(), bk = config.getBlockK();
   // key_warps: that many warps share each row group and split every key
   // tile into sub-tiles of subK keys (1: a warp takes the whole tile).
@@ -221,19 +422,10 @@ LogicalResult KernelBuilder::build() {
   Value warpGroup = arith::DivUIOp::create(b, warp, idx(4));
   Value g = arith::DivUIOp::create(b, lane, idx(4));
   Value t = arith::RemUIOp::create(b, lane, idx(4));
-  // Grid (KernelAbi.h kGrid): x = query tile (times the key split), y =
-  // query head, or KV head when the group's heads are packed into the rows
-  // (gqa_pack), z = batch entry.
   const int64_t pack = config.getGqaPack();
-  Value tile = gpu::BlockIdOp::create(b, gpu::Dimension::x);
-  if (config.getWgmma())
-    // The last query tiles first: under a causal mask they hold the most
-    // keys, so the blocks that start last are the short ones.
-    tile = a.sub(a.sub(gpu::GridDimOp::create(b, gpu::Dimension::x), idx(1)),
-                 tile);
+  std::array<Value, 3> ids = indices();
+  Value tile = ids[0], head = ids[1], batch = ids[2];
   Value numSplits, split;
-  Value head = gpu::BlockIdOp::create(b, gpu::Dimension::y);
-  Value batch = gpu::BlockIdOp::create(b, gpu::Dimension::z);
   // Split KV: the block's work unit from its index, or, with a work list
   // (plan), item blockIdx.x of the list (WorkList.h); blocks past the
   // list's items (a grid sized for a bound) do nothing: the rest of the
@@ -615,6 +807,16 @@ LogicalResult KernelBuilder::build() {
     range.hi = boundary(a.add(split, idx(1)));
     range.lo = lo;
   }
+  if (round) {
+    // Persistent: bounds that do not change between work items (no mask's
+    // are all 0 and the key tiles) would take everything derived from
+    // them, such as the first tile's key columns, out of the items' loop.
+    range.lo = opaque(range.lo);
+    range.hi = opaque(range.hi);
+    range.fullLo = opaque(range.fullLo);
+    range.fullHi = opaque(range.fullHi);
+  }
+  tileUses = a.max(a.sub(range.hi, range.lo), idx(0));
   Value negInf = f32c(-INFINITY), zero = f32c(0.0), log2e = f32c(M_LOG2E);
   // Loop state: m per slot, l per slot, then the accumulators of each
   // m-tile (vTiles C fragments).
@@ -623,16 +825,7 @@ LogicalResult KernelBuilder::build() {
   inits.append(slots, zero);
   inits.append(mt * accPerTile, zero);
 
-  // The mbarriers of the wgmma kernel (SwizzledSmemLayout): full and empty
-  // of each stage's keys and values (TmaKeyLoop), then Q's.
   const int64_t stages = config.getStages();
-  std::function<Value(Value)> barrierAt = [&](Value i) {
-    return mmaE->smemAt(a.add(idx(swizzled.barrierOffset),
-                              arith::MulIOp::create(b, i, idx(8))));
-  };
-  auto qBarrier = [&]() {
-    return mmaE->smemAt(idx(swizzled.barrierOffset + 32 * stages));
-  };
   // The wgmma kernel's tile loads: TMA (KernelAbi.h tensor maps), ceil(D /
   // 64) boxes of K or of V, completing on the stage's keys or values full
   // barrier.
@@ -772,45 +965,35 @@ LogicalResult KernelBuilder::build() {
   };
   std::optional<CpAsyncKeyLoop> keyLoop;
   std::optional<TmaKeyLoop> tmaLoop;
-  // With wgmma, the consumer warps' part of the kernel (the key loop and the
-  // epilogue) sits in this scf.if; the producer warp loads.
+  // A wgmma kernel's consumer part sits in this scf.if (splitRoles).
   std::optional<OpBuilder::InsertionGuard> consumerGuard;
   Value releases;
   if (wgmma) {
-    // Warps [0, warps) consume in warpgroups of 4; the warpgroup after them
-    // produces: its first lane loads Q and every K/V tile by TMA, and it
-    // hands its registers to the consumers (setmaxnreg; every warp of a
-    // warpgroup runs the same one). Thread 0 initialises the barriers.
-    tmaLoop.emplace(b, TmaKeyLoop::Hooks{issueKeys, issueValues, notEmpty, nullptr}, stages,
-                    stageBytes, config.getWarps() / 4, barrierAt);
-    Value first = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid,
-                                        idx(0));
-    auto ifFirst = scf::IfOp::create(b, first, /*withElseRegion=*/false);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&ifFirst.getThenRegion().front());
-      tmaLoop->initBarriers();
-      tma::initBarrier(b, qBarrier(), 1);
-      tma::fenceBarrierInit(b);
+    tmaLoop.emplace(b, TmaKeyLoop::Hooks{issueKeys, issueValues, notEmpty, nullptr},
+                    stages, stageBytes, config.getWarps() / 4,
+                    [&](Value i) { return barrierAt(i); });
+    tmaLoop->useBase = ringBase;
+    // Q's use: phase `round` of its full barrier (0 without a persistent
+    // grid); with one, its empty barrier's phase before, once the
+    // consumers are done with the previous work item's Q.
+    Value qUse = round ? round : idx(0);
+    auto parityOf = [&](Value use) {
+      return toI32(arith::RemUIOp::create(b, use, idx(2)));
+    };
+    scf::IfOp consumerIf;
+    if (role == Role::All) {
+      // One work item: its values above are every thread's; the roles
+      // part here.
+      auto [ifConsumer, ifProducer] = splitRoles();
+      consumerIf = ifConsumer;
+      consumerGuard.emplace(b);
+      b.setInsertionPoint(ifProducer.getThenRegion().front().getTerminator());
+      role = Role::Producer;
     }
-    gpu::BarrierOp::create(b);
-    // The roles part here for good: setmaxnreg holds for the rest of the
-    // kernel only if the two sides never meet again before it ends.
-    WgmmaRegisters regs = wgmmaRegisters(config, swizzled.bytes);
-    Value consumer = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, warp,
-                                           idx(config.getWarps()));
-    auto ifConsumer = scf::IfOp::create(b, consumer, /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&ifConsumer.getElseRegion().front());
-      NVVM::SetMaxRegisterOp::create(b, regs.producer,
-                                     NVVM::SetMaxRegisterAction::decrease);
-      Value producer = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid,
-                                             idx(32 * config.getWarps()));
-      auto ifProducer =
-          scf::IfOp::create(b, producer, /*withElseRegion=*/false);
-      b.setInsertionPointToStart(&ifProducer.getThenRegion().front());
-      Value bar = qBarrier();
+    if (role == Role::Producer) {
+      if (round)
+        tma::wait(b, qBarrier(1), parityOf(a.add(qUse, idx(1))));
+      Value bar = qBarrier(0);
       tma::arriveExpectTx(b, bar, swizzled.qBytes);
       for (int64_t box = 0; box * 64 < d; ++box)
         tma::load(b,
@@ -820,16 +1003,16 @@ LogicalResult KernelBuilder::build() {
                    toI32(qBatch)},
                   bar);
       tmaLoop->produce(range.lo, range.hi);
+      if (!consumerIf)
+        return success();
+      b.setInsertionPoint(consumerIf.getThenRegion().front().getTerminator());
+      role = Role::Consumer;
     }
-    consumerGuard.emplace(b);
-    b.setInsertionPointToStart(&ifConsumer.getThenRegion().front());
-    NVVM::SetMaxRegisterOp::create(b, regs.consumer,
-                                   NVVM::SetMaxRegisterAction::increase);
     // One thread of each warpgroup releases a stage.
     releases = arith::CmpIOp::create(
         b, arith::CmpIPredicate::eq, arith::RemUIOp::create(b, tid, idx(128)),
         idx(0));
-    tma::wait(b, qBarrier(), i32c(0));
+    tma::wait(b, qBarrier(0), parityOf(qUse));
   } else {
     CpAsyncKeyLoop::Hooks hooks;
     hooks.issue = issueTile;
@@ -1363,6 +1546,20 @@ LogicalResult KernelBuilder::build() {
       yields.append(packP(sm.p));
       scf::YieldOp::create(b, yields);
     }
+    // A persistent grid: the first warpgroup takes the turn the last one
+    // gave after its last GEMMs of this item (its initial one above comes
+    // again with the next item), so that every item starts alike.
+    if (groups > 1 && round) {
+      Value firstGroup = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
+                                               warpGroup, idx(0));
+      auto ifFirstGroup =
+          scf::IfOp::create(b, firstGroup, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(&ifFirstGroup.getThenRegion().front());
+      NVVM::BarrierOp::create(b, /*res=*/Type(), turnBarrier(idx(0)),
+                              i32Threads, /*reductionOp=*/{},
+                              /*reductionPredicate=*/Value());
+    }
     // The last tile's P V (the only tile that can run past a ragged
     // sequence's keys).
     ValueRange fin = loop.getResults();
@@ -1409,6 +1606,14 @@ LogicalResult KernelBuilder::build() {
   } else {
     keyLoop->hooks.body = body;
     res = keyLoop->loop(range.lo, range.hi, inits);
+  }
+  // A persistent grid: every wgmma reading this work item's Q has
+  // completed; the producer may load the next item's.
+  if (wgmma && round) {
+    auto ifRelease = scf::IfOp::create(b, releases, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifRelease.getThenRegion().front());
+    tma::arrive(b, qBarrier(1));
   }
 
   // The epilogue: O = acc / l (0 for a row with no key) and the LSE, to O
@@ -1609,7 +1814,7 @@ LogicalResult KernelBuilder::build() {
   consumerGuard.reset();
   raggedGuard.reset();
   workGuard.reset();
-  gpu::ReturnOp::create(b);
+  role = Role::All;
   return failure(rematFailed);
 }
 

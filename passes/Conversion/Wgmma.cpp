@@ -29,7 +29,7 @@ SwizzledSmemLayout SwizzledSmemLayout::get(int64_t headDim,
   l.qOffset = config.getStages() * l.stageBytes;
   l.qBytes = boxes(headDim) * l.queryBoxBytes;
   l.barrierOffset = l.qOffset + l.qBytes;
-  l.bytes = l.barrierOffset + 8 * (4 * config.getStages() + 1);
+  l.bytes = l.barrierOffset + 8 * (4 * config.getStages() + 2);
   return l;
 }
 
@@ -40,6 +40,10 @@ WgmmaRegisters attnc::wgmmaRegisters(attn::GpuKernelAttr config,
   // sm_90: 227 KiB of shared memory per block, 228 KiB per multiprocessor.
   if (groups == 1 && 2 * (sharedMemoryBytes + 1024) <= 228 * 1024)
     r.blocksPerMultiprocessor = 2;
+  // A persistent producer works out each item's indices and key range in
+  // a loop: with 24 or 32 registers it spilled (ptxas -v, D = 128).
+  if (config.getPersistent())
+    r.producer = 40;
   int64_t perBlock = 65536 / r.blocksPerMultiprocessor;
   int64_t consumer = (perBlock - 128 * r.producer) / (128 * groups);
   r.consumer = std::min<int64_t>(240, consumer / 8 * 8);
@@ -225,6 +229,8 @@ void TmaKeyLoop::initBarriers() {
 std::pair<Value, Value> TmaKeyLoop::stageOf(Value kt, Value lo) {
   IndexArith a{b};
   Value use = a.sub(kt, lo);
+  if (useBase)
+    use = a.add(use, useBase);
   return {arith::RemUIOp::create(b, use, a.constant(stages)),
           arith::DivUIOp::create(b, use, a.constant(stages))};
 }

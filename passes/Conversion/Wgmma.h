@@ -50,7 +50,7 @@ struct SwizzledSmemLayout {
   /// Bytes of the Q tile; byte offset of the barriers (8 bytes each, the
   /// four of stage s: keys full at + 8 s, values full at + 8 (stages + s),
   /// keys empty at + 8 (2 stages + s), values empty at + 8 (3 stages + s);
-  /// Q's at + 32 stages).
+  /// Q's full at + 32 stages, its empty one 8 further).
   int64_t qBytes = 0, barrierOffset = 0;
   /// Total bytes.
   int64_t bytes = 0;
@@ -201,6 +201,9 @@ public:
   void release(mlir::Value kt, mlir::Value lo, mlir::Value releases);
 
   Hooks hooks;
+  /// The ring uses before tile `lo` (index; null for none): a persistent
+  /// kernel's earlier work items passed that many tiles through the ring.
+  mlir::Value useBase;
 
 private:
   /// Stage and use number (index) of tile kt.

@@ -22,12 +22,12 @@ func.func @d64(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<
 
 // -----
 
-// D = 128 without a mask: two warpgroups share 176-key tiles (under a
-// causal mask 128-key tiles, Pipelines/attnc-compile-gpu.mlir). sm_80: Q
-// staged in shared memory and 32-key tiles, so the accumulators stay in
-// registers.
+// D = 128 without a mask: two warpgroups share 176-key tiles on a
+// persistent grid (under a causal mask 128-key tiles,
+// Pipelines/attnc-compile-gpu.mlir). sm_80: Q staged in shared memory and
+// 32-key tiles, so the accumulators stay in registers.
 // CHECK-LABEL: func.func @d128(
-// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 176, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 176, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true>
 // CHECK-SAME: attn.tile_sizes = array<i64: 128, 176>
 // SM80-LABEL: func.func @d128(
 // SM80: #attn.gpu_kernel<chip = "sm_80", block_q = 128, block_k = 32, warps = 4, m_tiles = 2, stages = 2, q_in_smem = true>

@@ -47,6 +47,16 @@ func.func @fp8_stages(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xf8E4M3FN>, 
 
 // -----
 
+// A ragged batch's blocks skip the query tiles past their sequence's end:
+// no persistent grid.
+func.func @ragged_persistent(%q: tensor<1x8x?x128xbf16>, %k: tensor<1x2x?x128xbf16>, %cq: tensor<?xi32>) -> tensor<1x8x?x128xbf16> {
+  // expected-error @+1 {{expected persistent = false with a ragged batch (cu_seqlens_q) on target sm_90a: the persistent grid runs dense batches}}
+  %o = attn.attention %q, %k, %k cu_seqlens_q(%cq : tensor<?xi32>) cu_seqlens_k(%cq : tensor<?xi32>) mask(#attn.causal) {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true>} : tensor<1x8x?x128xbf16>, tensor<1x2x?x128xbf16>, tensor<1x2x?x128xbf16> -> tensor<1x8x?x128xbf16>
+  return %o : tensor<1x8x?x128xbf16>
+}
+
+// -----
+
 // A ragged batch runs on the prefill kernels: no split-KV decode kernel.
 func.func @ragged_split_kv(%q: tensor<1x8x?x64xbf16>, %k: tensor<1x2x?x64xbf16>, %cq: tensor<?xi32>) -> tensor<1x8x?x64xbf16> {
   // expected-error @+1 {{expected split_kv = false, gqa_pack = 1 and key_warps = 1 with a ragged batch (cu_seqlens_q) on target sm_90a: ragged batches run on the prefill kernels}}

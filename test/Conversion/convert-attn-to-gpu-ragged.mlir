@@ -27,7 +27,7 @@
 // WGMMA-NEXT: arith.constant 128 : index
 // WGMMA-NEXT: %[[ROWS:.*]] = arith.subi %c128{{.*}}, %[[KEEP]] : index
 // WGMMA: %[[ZERO:.*]] = llvm.mlir.zero : vector<4xi32>
-// WGMMA: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c384 {
+// WGMMA: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c384{{(_[0-9]+)?}} {
 // WGMMA: llvm.store %[[ZERO]], %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
 // WGMMA: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // WGMMA: nvvm.barrier id = %c8_i32 number_of_threads = %c384_i32

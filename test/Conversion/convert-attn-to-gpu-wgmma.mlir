@@ -7,6 +7,15 @@
 // then its values (tensor map V) once they have released its values.
 // CHECK-LABEL: func.func @none_bf16_d128(
 // CHECK: gpu.func @attnc_attention(
+// A persistent grid (the default on two consumer warpgroups): after the
+// roles part, the consumers walk the work items from the block's linear
+// index in steps of the grid's blocks, carrying the ring's uses and the
+// items done; each item waits for its Q (full barrier) and, once its key
+// loop is done, arrives on Q's empty barrier.
+// CHECK: nvvm.setmaxregister increase 232
+// CHECK: %[[BLOCKS:.*]] = arith.muli %{{.*}}, %grid_dim_z : index
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %[[BLOCKS]] iter_args(%{{.*}} = %c0{{.*}}, %{{.*}} = %c0{{.*}}) -> (index, index) {
+// CHECK: nvvm.mbarrier.try_wait.parity
 // The consumers' loop: tile kt's keys and tile kt - 1's values landed,
 // the warpgroup's turn (named barrier), S(kt) and P V(kt - 1) issued as
 // two groups, the next warpgroup's turn. Once S has completed
@@ -29,9 +38,15 @@
 // CHECK-NOT: math.exp2
 // CHECK: nvvm.mbarrier.arrive %[[VALUES:[0-9]+]] : !llvm.ptr<3>
 // CHECK: scf.yield
-// The producer lane: per tile, the keys' empty barrier, then the keys by
-// TMA onto the keys' full barrier; the values' empty barrier, then the
-// values onto theirs.
+// CHECK: nvvm.mbarrier.arrive %{{[0-9]+}} : !llvm.ptr<3>
+// CHECK: scf.yield %{{.*}}, %{{.*}} : index, index
+// The producer lane walks the same items: Q's empty barrier, Q (32768
+// bytes), then per tile the keys' empty barrier, the keys by TMA onto the
+// keys' full barrier; the values' empty barrier, the values onto theirs.
+// CHECK: nvvm.setmaxregister decrease 40
+// CHECK: scf.for %{{.*}} iter_args(%{{.*}} = %c0{{.*}}, %{{.*}} = %c0{{.*}}) -> (index, index) {
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c32768_i32
 // CHECK: scf.for
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: nvvm.mbarrier.arrive.expect_tx %[[KF:[0-9]+]], %c45056_i32

@@ -358,6 +358,21 @@ TEST(KernelManifestTest, RequiresEveryKey) {
   EXPECT_EQ(manifestError(a), "missing manifest key 'mask_block_k'");
 }
 
+TEST(KernelManifestTest, ReadsPersistentOptionally) {
+  // Absent (artifacts older than the key): not persistent.
+  Artifact a = kernelArtifact();
+  KernelManifest m;
+  std::string error;
+  ASSERT_TRUE(parseKernelManifest(a, m, error)) << error;
+  EXPECT_FALSE(m.persistent);
+  a.set("persistent", "1");
+  ASSERT_TRUE(parseKernelManifest(a, m, error)) << error;
+  EXPECT_TRUE(m.persistent);
+  a.set("persistent", "yes");
+  EXPECT_EQ(manifestError(a),
+            "manifest key 'persistent': expected 0 or 1, got 'yes'");
+}
+
 TEST(KernelManifestTest, RejectsBadValues) {
   auto with = [](const char *key, const char *value) {
     Artifact a = kernelArtifact();

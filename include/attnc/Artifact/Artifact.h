@@ -79,6 +79,11 @@ struct KernelManifest {
   /// The kernel reads Q, K and V tiles by TMA: the runtime builds the
   /// tensor maps of KernelAbi.h (q_map, k_map, v_map) for each launch.
   bool tensorMaps = false;
+  /// A persistent grid (KernelAbi.h kPersistentGrid): the runtime launches
+  /// at most as many blocks as are resident at once; each walks the work
+  /// items from its index (manifest key `persistent`, absent in artifacts
+  /// older than it: false).
+  bool persistent = false;
   /// The kernel reads per-sequence key counts (kv_lens), and K/V as a paged
   /// cache of pages of pageSize rows (0: contiguous).
   bool readsKvLens = false;

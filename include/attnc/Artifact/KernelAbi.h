@@ -177,6 +177,14 @@ inline std::string paramList() {
 inline constexpr const char *kGrid =
     "ceil(seq_q*gqa_pack/block_q)*num_splits,num_q_heads/gqa_pack,batch";
 
+/// A persistent artifact's grid: (min(work items, blocks resident at once
+/// on the device), 1, 1), the work items being the kGrid blocks (one
+/// launch per block of kGrid when the device cannot be read). Block i runs
+/// items i, i + blocks, ... of them (x fastest), so that any grid covers
+/// each item once.
+inline constexpr const char *kPersistentGrid =
+    "min(ceil(seq_q/block_q)*num_q_heads*batch,resident_blocks),1,1";
+
 /// The combine kernel of a split_kv artifact (same parameters): one warp per
 /// output row, kCombineRowsPerBlock rows per block of 32 *
 /// kCombineRowsPerBlock threads, grid ceil(batch * num_q_heads * seq_q /

@@ -180,14 +180,18 @@ func.func @gpu_kernel_config(%q: tensor<2x8x16x128xbf16>) -> tensor<2x8x16x128xb
   return %o : tensor<2x8x16x128xbf16>
 }
 
-// wgmma prints only when set.
+// wgmma and persistent print only when set.
 // CHECK-LABEL: func.func @gpu_kernel_wgmma(
 // CHECK: {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>}
 // CHECK: {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = true>}
-func.func @gpu_kernel_wgmma(%q: tensor<2x8x16x128xbf16>) -> (tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16>) {
+// CHECK: {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true>}
+// CHECK: {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>}
+func.func @gpu_kernel_wgmma(%q: tensor<2x8x16x128xbf16>) -> (tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16>) {
   %a = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>} : tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16> -> tensor<2x8x16x128xbf16>
   %b = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = false>} : tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16> -> tensor<2x8x16x128xbf16>
-  return %a, %b : tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16>
+  %c = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true>} : tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16> -> tensor<2x8x16x128xbf16>
+  %d = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = false>} : tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16> -> tensor<2x8x16x128xbf16>
+  return %a, %b, %c, %d : tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16>
 }
 
 // The decode parameters print only when set; attn.decode marks a decode step.
