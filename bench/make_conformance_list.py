@@ -43,6 +43,13 @@ for (mname, m), d, dtype, (hq, hkv) in itertools.product(
     if d == 128 and mname in ("none", "causal", "prefix"):
         runs.append(spec(b=3, sq=2100, sk=2001, **base))
     lines.append(f"{name} | {spec(b=1, sq=128, sk=128, **base)} | {'; '.join(runs)}")
+# A wide window (1024 keys: at D = 128 two warpgroups, persistent), with
+# more work items than an H200 holds blocks in the last run.
+for d, dtype in [(128, "bf16"), (128, "f16")]:
+    base = dict(hq=8, hkv=2, d=d, dtype=dtype, mask="window:1023,0")
+    runs = [spec(b=b, sq=sq, sk=sk, **base) for b, sq, sk in sizes[:3]]
+    runs.append(spec(b=3, sq=2100, sk=2001, **base))
+    lines.append(f"widewindow_d{d}_{dtype}_gqa4 | {spec(b=1, sq=128, sk=128, **base)} | {'; '.join(runs)}")
 # Documents: lengths change per run.
 for d, dtype, causal in [(64, "bf16", ""), (128, "f16", ":causal"), (64, "f16", ":causal")]:
     m = f"document:100,28{causal}"

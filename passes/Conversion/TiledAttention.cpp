@@ -29,9 +29,11 @@ static std::string packBlockerOf(bool alibi, bool blockMask, bool regions) {
 
 /// What the target's choice reads of the mask: none, causal, or one that
 /// leaves few key tiles.
-static void setMaskKind(KernelProblem &p, mask::MaskKind kind) {
-  p.noMask = kind == mask::MaskKind::None;
-  p.sparseMask = !p.noMask && kind != mask::MaskKind::Causal;
+static void setMaskKind(KernelProblem &p, const mask::MaskSpec &spec) {
+  p.noMask = spec.kind == mask::MaskKind::None;
+  p.sparseMask = !p.noMask && spec.kind != mask::MaskKind::Causal;
+  if (spec.kind == mask::MaskKind::SlidingWindow)
+    p.windowKeys = spec.windowLeft + spec.windowRight + 1;
 }
 
 KernelProblem KernelProblem::of(AttentionOp op) {
@@ -44,7 +46,7 @@ KernelProblem KernelProblem::of(AttentionOp op) {
   p.numKvHeads = op.getNumKeyValueHeads();
   p.seqQ = op.getQuery().getType().getDimSize(2);
   p.decode = op->hasAttr(kDecodeAttrName);
-  setMaskKind(p, op.getMaskSpec().kind);
+  setMaskKind(p, op.getMaskSpec());
   p.kvLens = static_cast<bool>(op.getKvLens());
   p.pageSize = op.getPageTable() ? op.getPageSize() : 0;
   p.kvFp8 = static_cast<bool>(op.getKvScales());
@@ -70,7 +72,7 @@ KernelProblem KernelProblem::of(TileStepOp step) {
   p.pageSize = step.getPageTable() ? k.getDimSize(1) : 0;
   p.numKvHeads = k.getDimSize(p.pageSize ? 2 : 1);
   p.seqQ = q.getDimSize(2);
-  setMaskKind(p, step.getMaskSpec().kind);
+  setMaskKind(p, step.getMaskSpec());
   p.kvLens = static_cast<bool>(step.getKvLens());
   p.kvFp8 = static_cast<bool>(step.getKvScales());
   p.ragged = static_cast<bool>(step.getCuSeqlensQ());

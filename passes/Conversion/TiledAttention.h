@@ -39,6 +39,9 @@ struct KernelProblem {
   bool sparseMask = false;
   /// There is no mask (every key tile is full).
   bool noMask = false;
+  /// A sliding window's keys per query row (left + right + 1), 0 for
+  /// other masks.
+  int64_t windowKeys = 0;
   /// The attention has per-sequence KV lengths (kv_lens).
   bool kvLens = false;
   /// Rows of a page of a paged cache (page_table), 0 when contiguous.

@@ -49,6 +49,17 @@ func.func @d128_window(%q: tensor<?x8x?x128xf16>, %k: tensor<?x8x?x128xf16>, %v:
 
 // -----
 
+// D = 128 with a window of 1024 keys or more: every query tile sees about
+// as many key tiles, so two warpgroups on 128-key tiles, persistent.
+// CHECK-LABEL: func.func @d128_wide_window(
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true>
+func.func @d128_wide_window(%q: tensor<?x8x?x128xf16>, %k: tensor<?x8x?x128xf16>, %v: tensor<?x8x?x128xf16>) -> tensor<?x8x?x128xf16> {
+  %o = attn.attention %q, %k, %v mask(#attn.sliding_window<left = 1023, right = 0>) : tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16> -> tensor<?x8x?x128xf16>
+  return %o : tensor<?x8x?x128xf16>
+}
+
+// -----
+
 // D = 256: two warpgroups on 64-key tiles (O takes 128 registers). sm_80:
 // one m-tile per warp, 8 warps.
 // CHECK-LABEL: func.func @d256(
