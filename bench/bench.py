@@ -183,7 +183,8 @@ if __name__ == "__main__":
     build = sys.argv[1]
     cases = sys.argv[2:] or ["128:4096:none", "128:4096:causal", "128:16384:none",
                              "128:16384:causal", "128:1024:none", "64:16384:none",
-                             "64:16384:causal", "128:8192:window", "128:8192:document"]
+                             "64:16384:causal", "128:8192:window", "128:8192:document",
+                             "256:8192:none", "256:8192:causal"]
     props = torch.cuda.get_device_properties(0)
     results = [f"# {props.name} torch {torch.__version__} cuDNN {torch.backends.cudnn.version()}"]
     print(results[0], flush=True)
