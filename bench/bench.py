@@ -4,7 +4,8 @@ Runs on the GPU machine: python3 bench/bench.py BUILD_GPU_DIR [case ...]
 (with PREV_BUILD=OTHER_BUILD_GPU_DIR, an earlier build's kernels are timed
 beside, as attnc_prev, for A/B comparisons; with VARIANTS="DIR ...", the
 artifacts of bench/make_variants.py configuration sweeps, as attnc@DIR)
-where a case is D:S:mask (mask: none, causal, window, document) and the
+where a case is D:S:mask (mask: none, causal, window, document, prefix
+(prefix-LM, 1024 keys), softcap (causal, soft-capped at 30)) and the
 artifacts bench_d{D}_{mask}.attnc come from scripts/build-gpu-artifacts.sh.
 Standard shapes of PERF.md: bf16, B*S = 16384 tokens, hidden 2048 (H = 2048/D).
 
@@ -34,6 +35,8 @@ for _n in ("recompile_limit", "cache_size_limit", "accumulated_recompile_limit",
 
 DEV = "cuda"
 WINDOW = 1024
+PREFIX = 1024   # prefix-LM: every row sees the first PREFIX keys, the rest causal
+SOFTCAP = 30.0  # softcap: causal with s = c tanh(s / c)
 
 
 def documents(S):
@@ -49,8 +52,10 @@ def documents(S):
 def pairs(S, mask, docs):
     if mask == "none":
         return S * S
-    if mask == "causal":
+    if mask in ("causal", "softcap"):
         return S * (S + 1) // 2
+    if mask == "prefix":
+        return sum(min(S, max(i + 1, PREFIX)) for i in range(S))
     if mask == "window":
         return sum(min(i + 1, WINDOW) for i in range(S))
     return sum(n * (n + 1) // 2 for n in docs)
@@ -62,6 +67,8 @@ def dense_mask(mask, S, doc_id):
     if mask == "none":
         return None
     m = q >= k
+    if mask == "prefix":
+        m |= k < PREFIX
     if mask == "window":
         m &= (q - k) < WINDOW
     if mask == "document":
@@ -69,17 +76,23 @@ def dense_mask(mask, S, doc_id):
     return m
 
 
-def reference_heads(q, k, v, mask, heads):
-    """float64 attention and a naive bf16 one for batch 0, `heads`."""
+def reference_heads(q, k, v, mask, heads, softcap=None):
+    """float64 attention and a naive bf16 one for batch 0, `heads` (with
+    soft-capping when `softcap`)."""
     S, D = q.shape[2], q.shape[3]
     out64, naive = [], []
     for h in heads:
         qh, kh, vh = q[0, h].double(), k[0, h].double(), v[0, h].double()
         s = (qh @ kh.T) / math.sqrt(D)
+        if softcap:
+            s = softcap * torch.tanh(s / softcap)
         if mask is not None:
             s = s.masked_fill(~mask, float("-inf"))
         out64.append(torch.softmax(s, dim=-1) @ vh)
-        sb = ((q[0, h] @ k[0, h].T).float() / math.sqrt(D)).bfloat16().float()
+        sb = (q[0, h] @ k[0, h].T).float() / math.sqrt(D)
+        if softcap:
+            sb = softcap * torch.tanh(sb / softcap)
+        sb = sb.bfloat16().float()
         if mask is not None:
             sb = sb.masked_fill(~mask, float("-inf"))
         pb = torch.softmax(sb, dim=-1).bfloat16()
@@ -106,7 +119,7 @@ def run(build, D, S, mask, results):
     case = f"D={D} S={S} B={B} H={H} mask={mask}"
     dm = dense_mask(mask, S, doc_id)
     heads = [0, H - 1]
-    ref, naive = reference_heads(q, k, v, dm, heads)
+    ref, naive = reference_heads(q, k, v, dm, heads, SOFTCAP if mask == "softcap" else None)
     naive_err = rel(naive, ref)
 
     kernel = attnc.Kernel(os.path.join(build, "artifacts", f"bench_d{D}_{mask}.attnc"))
@@ -134,18 +147,23 @@ def run(build, D, S, mask, results):
                     return F.scaled_dot_product_attention(q, k, v, is_causal=(mask == "causal"))
             systems.append((name, f))
     from torch.nn.attention.flex_attention import create_block_mask, flex_attention
+    score_mod = None
+    if mask == "softcap":
+        score_mod = lambda sc, b, h, qi, ki: SOFTCAP * torch.tanh(sc / SOFTCAP)  # noqa: E731
     if mask == "none":
         bm = None
     else:
-        if mask == "causal":
+        if mask in ("causal", "softcap"):
             fn = lambda b, h, qi, ki: qi >= ki  # noqa: E731
+        elif mask == "prefix":
+            fn = lambda b, h, qi, ki: (qi >= ki) | (ki < PREFIX)  # noqa: E731
         elif mask == "window":
             fn = lambda b, h, qi, ki: (qi >= ki) & (qi - ki < WINDOW)  # noqa: E731
         else:
             fn = lambda b, h, qi, ki: (qi >= ki) & (doc_id[qi] == doc_id[ki])  # noqa: E731
         bm = create_block_mask(fn, None, None, S, S, device=DEV)
     cflex = torch.compile(flex_attention, dynamic=False)
-    systems.append(("flex", lambda: cflex(q, k, v, block_mask=bm)))
+    systems.append(("flex", lambda: cflex(q, k, v, block_mask=bm, score_mod=score_mod)))
 
     for name, f in systems:
         try:
