@@ -2,7 +2,8 @@
 //
 // Builds the kernel of one attn.attention (GpuTarget's kernel builder): the
 // mma.sync kernel (sm_80, decode) or, with wgmma = true, the warp-specialised
-// wgmma kernel (sm_90a prefill). mma.sync fragment layouts follow the PTX
+// wgmma kernel (sm_90a prefill), whose blocks with persistent = true each
+// walk several work items (buildWork). mma.sync fragment layouts follow the PTX
 // ISA, "Matrix Fragments for mma.m16n8k16 with floating point type": with
 // lane = 4 g + t, A (16x16, row) registers hold (g, 2t..2t+1), (g+8, 2t..),
 // (g, 2t+8..), (g+8, 2t+8..); B (16x8, col) registers hold (k = 2t..2t+1,
