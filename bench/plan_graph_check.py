@@ -21,22 +21,10 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import attnc  # noqa: E402
+from plan_decode import D, HKV, HQ, reference  # noqa: E402  (the same shapes)
 
 DEV = "cuda"
-B, HQ, HKV, D, CAPACITY = 16, 32, 8, 128, 16384
-
-
-def reference(q, k, v, lens, pairs):
-    out64, naive = [], []
-    g = HQ // HKV
-    for b, h in pairs:
-        n = lens[b]
-        kh, vh = k[b, h // g, :n], v[b, h // g, :n]
-        s = (q[b, h].double() @ kh.double().T) / math.sqrt(D)
-        out64.append(torch.softmax(s, dim=-1) @ vh.double())
-        sb = ((q[b, h] @ kh.T).float() / math.sqrt(D)).to(q.dtype).float()
-        naive.append((torch.softmax(sb, dim=-1).to(v.dtype) @ vh).float())
-    return torch.stack(out64), torch.stack(naive)
+B, CAPACITY = 16, 16384
 
 
 def main():

@@ -127,14 +127,8 @@ private:
     bool isIndex = v.getType().isIndex();
     if (isIndex)
       v = arith::IndexCastOp::create(b, i64, v);
-    Value copy = LLVM::InlineAsmOp::create(
-                     b, i64, ValueRange{v}, "mov.b64 $0, $1;", "=l,l",
-                     /*has_side_effects=*/true, /*is_align_stack=*/false,
-                     LLVM::tailcallkind::TailCallKind::None,
-                     LLVM::AsmDialectAttr::get(b.getContext(),
-                                               LLVM::AsmDialect::AD_ATT),
-                     /*operand_attrs=*/ArrayAttr())
-                     .getResult(0);
+    Value copy = inlinePtx(b, i64, ValueRange{v}, "mov.b64 $0, $1;", "=l,l",
+                           /*sideEffects=*/true);
     return isIndex ? arith::IndexCastOp::create(b, b.getIndexType(), copy)
                          .getResult()
                    : copy;
@@ -287,7 +281,8 @@ std::pair<scf::IfOp, scf::IfOp> KernelBuilder::splitRoles() {
                [&](Value i) { return barrierAt(i); })
         .initBarriers();
     tma::initBarrier(b, qBarrier(0), 1);
-    tma::initBarrier(b, qBarrier(1), groups);
+    if (config.getPersistent())
+      tma::initBarrier(b, qBarrier(1), groups);
     tma::fenceBarrierInit(b);
   }
   gpu::BarrierOp::create(b);
@@ -1078,7 +1073,8 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     // fp8 keys: q . (code * scale) = (q . code) * scale.
     if (kScale && plainScores)
       scaleLog2e = arith::MulFOp::create(b, scaleLog2e, kScale);
-    for (int64_t i = 0; !rawScores && i < static_cast<int64_t>(s.size()); ++i) {
+    for (int64_t i = 0; i < static_cast<int64_t>(s.size()) && !rawScores;
+         ++i) {
       Value x;
       if (plainScores) {
         x = arith::MulFOp::create(b, s[i], scaleLog2e);

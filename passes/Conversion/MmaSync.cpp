@@ -134,14 +134,10 @@ std::pair<Value, Value> MmaSyncEmitter::convertFp8x4(Value word) {
                "cvt.rn.bf16x2.f32 $1, b1, b0;\n}";
   }
   auto pair = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32});
-  auto op = LLVM::InlineAsmOp::create(
-      b, pair, ValueRange{word}, asmText, "=r,=r,r",
-      /*has_side_effects=*/false, /*is_align_stack=*/false,
-      LLVM::tailcallkind::TailCallKind::None,
-      LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT),
-      /*operand_attrs=*/ArrayAttr());
-  return {LLVM::ExtractValueOp::create(b, op.getResult(0), 0),
-          LLVM::ExtractValueOp::create(b, op.getResult(0), 1)};
+  Value both = inlinePtx(b, pair, ValueRange{word}, asmText, "=r,=r,r",
+                         /*sideEffects=*/false);
+  return {LLVM::ExtractValueOp::create(b, both, 0),
+          LLVM::ExtractValueOp::create(b, both, 1)};
 }
 
 Value MmaSyncEmitter::quadReduce(Value v, bool isMax) {
@@ -333,4 +329,16 @@ void attnc::storeOutputRows(ImplicitLocOpBuilder &b, MmaSyncEmitter &emitter,
       out.storeLse(sl, softmax::logSumExp(b, m[sl], l));
     }
   }
+}
+
+Value attnc::inlinePtx(ImplicitLocOpBuilder &b, Type resultType,
+                       ValueRange operands, StringRef text,
+                       StringRef constraints, bool sideEffects) {
+  return LLVM::InlineAsmOp::create(
+             b, resultType, operands, text, constraints, sideEffects,
+             /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+             LLVM::AsmDialectAttr::get(b.getContext(),
+                                       LLVM::AsmDialect::AD_ATT),
+             /*operand_attrs=*/ArrayAttr())
+      .getResult(0);
 }

@@ -2,6 +2,8 @@
 
 #include "passes/Conversion/Wgmma.h"
 
+#include "passes/Conversion/MmaSync.h"
+
 #include "passes/Codegen/IndexArith.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -149,12 +151,10 @@ SmallVector<Value> WgmmaEmitter::gemmRS(ArrayRef<SmallVector<Value, 4>> aFrags,
     // 16 keys of the MN-major V tile: 16 rows of 128 bytes.
     operands.push_back(advance(descB, static_cast<int64_t>(k) * 2048));
     operands.append(values);
-    auto op = LLVM::InlineAsmOp::create(
-        b, accType, operands, asmText, constraints, /*has_side_effects=*/true,
-        /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
-        LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT),
-        /*operand_attrs=*/ArrayAttr());
-    values = unpack(b, op.getResult(0), regs);
+    values = unpack(b,
+                    inlinePtx(b, accType, operands, asmText, constraints,
+                              /*sideEffects=*/true),
+                    regs);
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(b);
   return values;
@@ -168,16 +168,13 @@ SmallVector<Value> WgmmaEmitter::wait(int64_t pending, ArrayRef<Value> values) {
     constraints += "=f,";
   for (int64_t i = 0; i < count; ++i)
     constraints += (i ? "," : "") + std::to_string(i);
-  auto op = LLVM::InlineAsmOp::create(
+  Value waited = inlinePtx(
       b,
       LLVM::LLVMStructType::getLiteral(
           ctx, SmallVector<Type>(count, Float32Type::get(ctx))),
       values, "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";",
-      constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
-      LLVM::tailcallkind::TailCallKind::None,
-      LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT),
-      /*operand_attrs=*/ArrayAttr());
-  return unpack(b, op.getResult(0), count);
+      constraints, /*sideEffects=*/true);
+  return unpack(b, waited, count);
 }
 
 void tma::initBarrier(ImplicitLocOpBuilder &b, Value bar, int64_t count) {
