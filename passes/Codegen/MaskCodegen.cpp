@@ -137,7 +137,8 @@ Value attnc::buildScore(ImplicitLocOpBuilder &b, const MaskScoreContext &c,
   Value s = arith::MulFOp::create(b, dot, f32(c.scale));
   if (c.softcap) {
     Value cap = f32(c.softcap.getValueAsDouble());
-    Value t = math::TanhOp::create(b, arith::DivFOp::create(b, s, cap));
+    Value x = arith::DivFOp::create(b, s, cap);
+    Value t = c.tanh ? c.tanh(b, x) : math::TanhOp::create(b, x).getResult();
     s = arith::MulFOp::create(b, cap, t);
   }
   Value slope = c.slope ? c.slope : buildAlibiSlope(b, c);

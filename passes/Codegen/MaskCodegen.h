@@ -42,6 +42,10 @@ struct MaskScoreContext {
   /// The ALiBi slope of `head`, when computed once up front (see
   /// buildAlibiSlope); otherwise buildScore looks it up per element.
   mlir::Value slope;
+  /// tanh of a score being soft-capped: math.tanh when unset; the GPU
+  /// kernels give the hardware's tanh.approx.f32 (one MUFU instruction,
+  /// relative error about 2^-11).
+  std::function<mlir::Value(mlir::ImplicitLocOpBuilder &, mlir::Value)> tanh;
   /// Score modifications: scale, soft-cap, ALiBi slopes attribute, regions.
   double scale = 1.0;
   mlir::FloatAttr softcap;
