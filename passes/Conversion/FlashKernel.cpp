@@ -667,14 +667,8 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   };
   c.numCuSeqlens = indexOf(arg(abi::NumCuSeqlens));
   c.tanh = [](ImplicitLocOpBuilder &lb, Value x) -> Value {
-    return LLVM::InlineAsmOp::create(
-               lb, lb.getF32Type(), ValueRange{x}, "tanh.approx.f32 $0, $1;",
-               "=f,f", /*has_side_effects=*/false, /*is_align_stack=*/false,
-               LLVM::tailcallkind::TailCallKind::None,
-               LLVM::AsmDialectAttr::get(lb.getContext(),
-                                         LLVM::AsmDialect::AD_ATT),
-               /*operand_attrs=*/ArrayAttr())
-        .getResult(0);
+    return inlinePtx(lb, lb.getF32Type(), ValueRange{x},
+                     "tanh.approx.f32 $0, $1;", "=f,f", /*sideEffects=*/false);
   };
   c.blockMaskB = indexOf(arg(abi::BlockMaskB));
   c.blockMaskH = indexOf(arg(abi::BlockMaskH));
