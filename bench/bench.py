@@ -5,7 +5,8 @@ Runs on the GPU machine: python3 bench/bench.py BUILD_GPU_DIR [case ...]
 beside, as attnc_prev, for A/B comparisons; with VARIANTS="DIR ...", the
 artifacts of bench/make_variants.py configuration sweeps, as attnc@DIR)
 where a case is D:S:mask (mask: none, causal, window, document, prefix
-(prefix-LM, 1024 keys), softcap (causal, soft-capped at 30)) and the
+(prefix-LM, 1024 keys), softcap (causal, soft-capped at 30), blocksparse
+(128 x 128 blocks, each kept with probability 1/2, the diagonal always)) and the
 artifacts bench_d{D}_{mask}.attnc come from scripts/build-gpu-artifacts.sh.
 Standard shapes of PERF.md: bf16, B*S = 16384 tokens, hidden 2048 (H = 2048/D).
 
@@ -37,6 +38,15 @@ DEV = "cuda"
 WINDOW = 1024
 PREFIX = 1024   # prefix-LM: every row sees the first PREFIX keys, the rest causal
 SOFTCAP = 30.0  # softcap: causal with s = c tanh(s / c)
+BLOCK = 128     # blocksparse: the block mask's block (query and key)
+
+
+def block_table(S):
+    """The blocksparse case's [S/BLOCK, S/BLOCK] bool table: each block kept
+    with probability 1/2 (seeded), the diagonal always (no empty row)."""
+    g = torch.Generator().manual_seed(2)
+    n = S // BLOCK
+    return ((torch.rand(n, n, generator=g) < 0.5) | torch.eye(n, dtype=torch.bool)).to(DEV)
 
 
 def documents(S):
@@ -49,7 +59,9 @@ def documents(S):
     return docs
 
 
-def pairs(S, mask, docs):
+def pairs(S, mask, docs, blocks=None):
+    if mask == "blocksparse":
+        return int(blocks.sum()) * BLOCK * BLOCK
     if mask == "none":
         return S * S
     if mask in ("causal", "softcap"):
@@ -61,11 +73,13 @@ def pairs(S, mask, docs):
     return sum(n * (n + 1) // 2 for n in docs)
 
 
-def dense_mask(mask, S, doc_id):
+def dense_mask(mask, S, doc_id, blocks=None):
     q = torch.arange(S, device=DEV)[:, None]
     k = torch.arange(S, device=DEV)[None, :]
     if mask == "none":
         return None
+    if mask == "blocksparse":
+        return blocks[q // BLOCK, k // BLOCK]
     m = q >= k
     if mask == "prefix":
         m |= k < PREFIX
@@ -115,20 +129,24 @@ def run(build, D, S, mask, results):
     if docs:
         doc_id = torch.repeat_interleave(torch.arange(len(docs)), torch.tensor(docs)).to(DEV)
         cu = torch.tensor([0] + list(torch.tensor(docs).cumsum(0)), dtype=torch.int32, device=DEV)
-    flops = 4 * B * H * D * pairs(S, mask, docs)
+    blocks = block_table(S) if mask == "blocksparse" else None
+    flops = 4 * B * H * D * pairs(S, mask, docs, blocks)
     case = f"D={D} S={S} B={B} H={H} mask={mask}"
-    dm = dense_mask(mask, S, doc_id)
+    dm = dense_mask(mask, S, doc_id, blocks)
     heads = [0, H - 1]
     ref, naive = reference_heads(q, k, v, dm, heads, SOFTCAP if mask == "softcap" else None)
     naive_err = rel(naive, ref)
 
     kernel = attnc.Kernel(os.path.join(build, "artifacts", f"bench_d{D}_{mask}.attnc"))
     extra = {"cu_seqlens": cu} if cu is not None else {}
+    if blocks is not None:
+        extra = {"block_mask": blocks.to(torch.int8)[None, None].contiguous()}
     systems = [("attnc", lambda: kernel(q, k, v, **extra)[0])]
     # A/B: the same case through another build's artifacts and runtime
-    # (PREV_BUILD=dir), timed on the same tensors in this process.
+    # (PREV_BUILD=dir, where it has this case's artifact), timed on the same
+    # tensors in this process.
     prev = os.environ.get("PREV_BUILD")
-    if prev:
+    if prev and os.path.exists(os.path.join(prev, "artifacts", f"bench_d{D}_{mask}.attnc")):
         pk = attnc.Kernel(os.path.join(prev, "artifacts", f"bench_d{D}_{mask}.attnc"))
         systems.append(("attnc_prev", lambda: pk(q, k, v, **extra)[0]))
     # Configuration sweeps: VARIANTS="dir ..." (bench/make_variants.py), each
@@ -159,6 +177,8 @@ def run(build, D, S, mask, results):
             fn = lambda b, h, qi, ki: (qi >= ki) | (ki < PREFIX)  # noqa: E731
         elif mask == "window":
             fn = lambda b, h, qi, ki: (qi >= ki) & (qi - ki < WINDOW)  # noqa: E731
+        elif mask == "blocksparse":
+            fn = lambda b, h, qi, ki: blocks[qi // BLOCK, ki // BLOCK]  # noqa: E731
         else:
             fn = lambda b, h, qi, ki: (qi >= ki) & (doc_id[qi] == doc_id[ki])  # noqa: E731
         bm = create_block_mask(fn, None, None, S, S, device=DEV)

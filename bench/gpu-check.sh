@@ -111,7 +111,7 @@ python3 "$(dirname "$0")/layout_check.py" "$DIR" 2>&1 | tee "$LOGS/layout.txt" |
 # Side by side with the peers (bench/bench.py), when asked.
 if [ -n "${BENCH+x}" ]; then
   [ "$BENCH" = all ] && BENCH=""
-  OUT="$LOGS" python3 "$(dirname "$0")/bench.py" "$DIR" $BENCH 2>&1 | tail -40
+  OUT="$LOGS" python3 "$(dirname "$0")/bench.py" "$DIR" $BENCH 2>&1 | tee "$LOGS/bench.log" | tail -40
 fi
 rm -f "$LOGS"/rc.* 
 tar czf "$LOGS/runs.tgz" -C "$LOGS" $(cd "$LOGS" && ls run.*.log) 2>/dev/null && rm -f "$LOGS"/run.*.log
