@@ -271,7 +271,8 @@ Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
   // The optional decode parameters, in this order.
   int64_t keyWarps = 1;
   bool sawPack = false, sawKeyWarps = false, sawSplit = false, wgmma = false,
-       sawWgmma = false, persistent = false;
+       sawWgmma = false, sawPersistent = false, persistent = false;
+  int64_t exp2Fma = 0;
   while (succeeded(p.parseOptionalComma())) {
     if (!sawPack && succeeded(p.parseOptionalKeyword("gqa_pack"))) {
       sawPack = true;
@@ -289,8 +290,13 @@ Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
       sawPack = sawKeyWarps = sawSplit = sawWgmma = true;
       if (p.parseEqual() || parseBoolValue(p, "wgmma", wgmma))
         return {};
+    } else if (!sawPersistent &&
+               succeeded(p.parseOptionalKeyword("persistent"))) {
+      sawPack = sawKeyWarps = sawSplit = sawWgmma = sawPersistent = true;
+      if (p.parseEqual() || parseBoolValue(p, "persistent", persistent))
+        return {};
     } else {
-      if (parseNamedBool(p, "persistent", persistent))
+      if (parseNamedInt(p, "exp2_fma", exp2Fma))
         return {};
       break;
     }
@@ -299,7 +305,7 @@ Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
     return {};
   return getChecked([&] { return p.emitError(p.getNameLoc()); }, p.getContext(),
                     chip, blockQ, blockK, warps, mTiles, stages, qInSmem,
-                    gqaPack, splitKv, keyWarps, wgmma, persistent);
+                    gqaPack, splitKv, keyWarps, wgmma, persistent, exp2Fma);
 }
 
 void GpuKernelAttr::print(AsmPrinter &p) const {
@@ -317,6 +323,8 @@ void GpuKernelAttr::print(AsmPrinter &p) const {
     p << ", wgmma = true";
   if (getPersistent())
     p << ", persistent = true";
+  if (getExp2Fma())
+    p << ", exp2_fma = " << getExp2Fma();
   p << ">";
 }
 
@@ -326,7 +334,8 @@ LogicalResult GpuKernelAttr::verify(function_ref<InFlightDiagnostic()> emitError
                                     int64_t mTiles, int64_t stages,
                                     bool qInSmem, int64_t gqaPack,
                                     bool splitKv, int64_t keyWarps,
-                                    bool wgmma, bool persistent) {
+                                    bool wgmma, bool persistent,
+                                    int64_t exp2Fma) {
   if (chip.empty())
     return emitError() << "expected a non-empty chip";
   if (warps < 1 || warps > 32)
@@ -374,5 +383,9 @@ LogicalResult GpuKernelAttr::verify(function_ref<InFlightDiagnostic()> emitError
   if (persistent && !wgmma)
     return emitError() << "expected wgmma = true with persistent = true (the "
                           "persistent grid is the wgmma kernel's)";
+  if (exp2Fma < 0 || exp2Fma > 8)
+    return emitError() << "expected exp2_fma in [0, 8] (weights of every 8 "
+                          "computed on the FMA pipe), got "
+                       << exp2Fma;
   return success();
 }

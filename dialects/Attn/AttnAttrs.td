@@ -123,6 +123,16 @@ def Attn_GpuKernelAttr : AttrDef<Attn_Dialect, "GpuKernel"> {
     producer loading the next item's Q and K/V while the consumers finish
     the last; each head's last query tiles come first.
 
+    `exp2_fma = n` (0 to 8, printed only when not 0) computes n of every 8
+    softmax weights exp2(x) of a thread with FMA-pipe arithmetic (a
+    round-to-nearest split x = j + f, a degree-3 polynomial for 2^f, relative
+    error below 1e-4, and 2^j from the exponent bits) instead of the
+    multi-function unit's `ex2.approx`, which runs at a sixteenth of the FMA
+    rate and could limit kernels whose GEMMs are short (small heads,
+    soft-capped scores, which also take a `tanh.approx` a score). On the H200
+    every share tried was slower (bench/RESULTS.md, 2026-12-01): no target
+    chooses it.
+
     `attn-choose-gpu-kernel` attaches it to an `attn.attention` (as the
     `attn.gpu_kernel` attribute) from the target's hooks; lit tests and
     users may set it by hand. `convert-attn-to-gpu` reads it, and the
@@ -136,7 +146,7 @@ def Attn_GpuKernelAttr : AttrDef<Attn_Dialect, "GpuKernel"> {
                         "int64_t":$stages, "bool":$qInSmem,
                         "int64_t":$gqaPack, "bool":$splitKv,
                         "int64_t":$keyWarps, "bool":$wgmma,
-                        "bool":$persistent);
+                        "bool":$persistent, "int64_t":$exp2Fma);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

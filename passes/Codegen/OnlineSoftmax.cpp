@@ -1,6 +1,7 @@
 //===- OnlineSoftmax.cpp - the online-softmax update, once ----------------===//
 
 #include "passes/Codegen/OnlineSoftmax.h"
+#include "attnc/Numerics/Exp2Poly.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -32,9 +33,40 @@ Value attnc::softmax::weight(ImplicitLocOpBuilder &b, Value s, Value ref) {
   return math::Exp2Op::create(b, arith::SubFOp::create(b, s, ref));
 }
 
-Value attnc::softmax::scaledWeight(ImplicitLocOpBuilder &b, Value s, Value c,
-                                   Value negRef) {
-  return math::Exp2Op::create(b, math::FmaOp::create(b, s, c, negRef));
+namespace {
+/// Exp2Poly.h's arithmetic as f32 / i32 IR.
+struct IrArith {
+  using F = Value;
+  using I = Value;
+  ImplicitLocOpBuilder &b;
+  Value constant(float v) { return f32(b, v); }
+  Value maxNum(Value x, Value y) { return arith::MaxNumFOp::create(b, x, y); }
+  Value add(Value x, Value y) { return arith::AddFOp::create(b, x, y); }
+  Value sub(Value x, Value y) { return arith::SubFOp::create(b, x, y); }
+  Value fma(Value x, Value y, Value z) {
+    return math::FmaOp::create(b, x, y, z);
+  }
+  Value mul(Value x, Value y) { return arith::MulFOp::create(b, x, y); }
+  Value bits(Value x) {
+    return arith::BitcastOp::create(b, b.getI32Type(), x);
+  }
+  Value fromBits(Value x) {
+    return arith::BitcastOp::create(b, b.getF32Type(), x);
+  }
+  Value shl(Value x, int n) {
+    return arith::ShLIOp::create(b, x, arith::ConstantIntOp::create(b, n, 32));
+  }
+  Value addBits(Value x, uint32_t c) {
+    return arith::AddIOp::create(
+        b, x,
+        arith::ConstantIntOp::create(b, static_cast<int32_t>(c), 32));
+  }
+};
+} // namespace
+
+Value attnc::softmax::exp2OnFma(ImplicitLocOpBuilder &b, Value x) {
+  IrArith a{b};
+  return numerics::exp2Poly(a, x);
 }
 
 Value attnc::softmax::newSum(ImplicitLocOpBuilder &b, Value alpha, Value lOld,

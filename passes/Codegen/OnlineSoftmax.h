@@ -31,10 +31,9 @@ mlir::Value rescale(mlir::ImplicitLocOpBuilder &b, mlir::Value mOld,
 /// P = exp2(s - ref) for one score.
 mlir::Value weight(mlir::ImplicitLocOpBuilder &b, mlir::Value s,
                    mlir::Value ref);
-/// P = exp2(s * c - ref) for a score s not yet multiplied by c (c > 0,
-/// the max and ref taken over the products), as one FMA given -ref.
-mlir::Value scaledWeight(mlir::ImplicitLocOpBuilder &b, mlir::Value s,
-                         mlir::Value c, mlir::Value negRef);
+/// exp2(x) for x <= 0 on the FMA pipe, not the multi-function unit
+/// (attnc/Numerics/Exp2Poly.h: relative error below 1e-4, 0 for -inf).
+mlir::Value exp2OnFma(mlir::ImplicitLocOpBuilder &b, mlir::Value x);
 /// l' = a * l + rowsum(P).
 mlir::Value newSum(mlir::ImplicitLocOpBuilder &b, mlir::Value alpha,
                    mlir::Value lOld, mlir::Value rowSum);

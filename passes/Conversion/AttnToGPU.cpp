@@ -51,7 +51,8 @@ LogicalResult attnc::chooseGpuKernel(AttentionOp op, const GpuTarget &target) {
             config.getChip(), config.getBlockQ(), config.getBlockK(),
             config.getWarps(), config.getMTiles(), config.getStages(),
             config.getQInSmem(), config.getGqaPack(), config.getSplitKv(),
-            config.getKeyWarps(), config.getWgmma(), config.getPersistent())))
+            config.getKeyWarps(), config.getWgmma(), config.getPersistent(),
+            config.getExp2Fma())))
       return failure();
     op->setAttr(kGpuKernelAttrName, config);
   }

@@ -190,11 +190,12 @@ protected:
   GpuKernelAttr make(const KernelProblem &p, int64_t blockK, int64_t warps,
                      int64_t mTiles, bool qInSmem, int64_t gqaPack = 1,
                      bool splitKv = false, int64_t keyWarps = 1,
-                     bool wgmma = false, bool persistent = false) const {
+                     bool wgmma = false, bool persistent = false,
+                     int64_t exp2Fma = 0) const {
     return GpuKernelAttr::get(p.op->getContext(), chip(),
                               16 * mTiles * warps / keyWarps, blockK, warps,
                               mTiles, /*stages=*/2, qInSmem, gqaPack, splitKv,
-                              keyWarps, wgmma, persistent);
+                              keyWarps, wgmma, persistent, exp2Fma);
   }
 
   /// Decode (attn.decode): the query heads of a KV group packed into the
@@ -259,10 +260,12 @@ public:
     // From the H200 sweeps of bench/RESULTS.md (2026-11-30): D <= 64: three
     // consumer warpgroups (192 rows) on 128-key tiles; D <= 128: two on
     // 176-key tiles without a mask (FlashAttention-3's tile), 128-key tiles
-    // under a causal mask, or for masks that leave few tiles (window,
-    // documents) one on 64-key tiles (two blocks a multiprocessor), whose
-    // boundary tiles waste less; wider heads: two on 64-key tiles, so that
-    // O's registers fit.
+    // under a causal mask, or for narrow windows one on 64-key tiles (two
+    // blocks a multiprocessor), whose boundary tiles waste less; wider
+    // heads: two on 64-key tiles, so that O's registers fit. Documents,
+    // prefix-LM, block masks and mask_fn regions take the causal
+    // configuration (2026-12-01, S=8K block-sparse: 432.5 TFLOP/s vs 244.7
+    // for one warpgroup, which spilled on 64-key tiles and fell to 32).
     // D = 128 without a mask runs a persistent grid (2026-12-01: the
     // blocks of short sequences spent a tile's time on Q's load, the first
     // tile and the epilogue, which the next item's loads now overlap: 4K
@@ -270,6 +273,9 @@ public:
     // suits tiles of equal cost only (causal 16K: 557 -> 412); three
     // warpgroups and one have too few registers left for it, and a ragged
     // batch's blocks skip items.
+    // No exp2_fma: every share of the weights moved to the FMA pipe was
+    // slower on the H200 (2026-12-01: D=64 S=16K 476.9 -> 433.1 TFLOP/s at
+    // 2 of 8, soft-capped causal 277.0 -> 248.5 at 8 of 8).
     int64_t width = p.headDim + p.valueHeadDim;
     int64_t warps = 8, blockK = 64;
     bool persistent = false;
@@ -283,7 +289,7 @@ public:
       // persistent); narrower ones keep the one-warpgroup kernel below.
       blockK = 128;
       persistent = true;
-    } else if (width <= 256 && p.sparseMask) {
+    } else if (width <= 256 && p.windowKeys > 0) {
       warps = 4;
     } else if (width <= 256) {
       blockK = p.noMask ? 176 : 128;
@@ -303,11 +309,12 @@ public:
     // three, 240 or 160); then half the key tile: half of S's registers.
     if (config.getWarps() > 4)
       return make(p, config.getBlockK(), /*warps=*/4, 1, true, 1, false, 1,
-                  true);
+                  true, false, config.getExp2Fma());
     if (config.getBlockK() <= 32)
       return std::nullopt;
-    return make(p, config.getBlockK() / 2, config.getWarps(), 1, true, 1,
-                false, 1, true);
+    // Half the key tile, a multiple of 16 (wgmma's K of P V).
+    return make(p, config.getBlockK() / 32 * 16, config.getWarps(), 1, true, 1,
+                false, 1, true, false, config.getExp2Fma());
   }
 
 protected:

@@ -194,6 +194,19 @@ func.func @gpu_kernel_wgmma(%q: tensor<2x8x16x128xbf16>) -> (tensor<2x8x16x128xb
   return %a, %b, %c, %d : tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16>
 }
 
+// exp2_fma prints only when not 0; it follows persistent, and may stand
+// without it.
+// CHECK-LABEL: func.func @gpu_kernel_exp2_fma(
+// CHECK: {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true, exp2_fma = 4>}
+// CHECK: {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, exp2_fma = 8>}
+// CHECK: {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_80", block_q = 64, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false>}
+func.func @gpu_kernel_exp2_fma(%q: tensor<2x8x16x128xbf16>) -> (tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16>) {
+  %a = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true, exp2_fma = 4>} : tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16> -> tensor<2x8x16x128xbf16>
+  %b = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, exp2_fma = 8>} : tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16> -> tensor<2x8x16x128xbf16>
+  %c = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_80", block_q = 64, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, exp2_fma = 0>} : tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16> -> tensor<2x8x16x128xbf16>
+  return %a, %b, %c : tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16>
+}
+
 // The decode parameters print only when set; attn.decode marks a decode step.
 // CHECK-LABEL: func.func @gpu_kernel_decode(
 // CHECK: {attn.decode, attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, gqa_pack = 4, key_warps = 4, split_kv = true>}
