@@ -262,10 +262,11 @@ public:
     // 176-key tiles without a mask (FlashAttention-3's tile), 128-key tiles
     // under a causal mask, or for narrow windows one on 64-key tiles (two
     // blocks a multiprocessor), whose boundary tiles waste less; wider
-    // heads: two on 64-key tiles, so that O's registers fit. Documents,
-    // prefix-LM, block masks and mask_fn regions take the causal
-    // configuration (2026-12-01, S=8K block-sparse: 432.5 TFLOP/s vs 244.7
-    // for one warpgroup, which spilled on 64-key tiles and fell to 32).
+    // heads: two on 64-key tiles, so that O's registers fit. Documents
+    // and prefix-LM take the causal configuration (2026-12-01, S=8K
+    // prefix-LM: 543.7 TFLOP/s vs 441.8 for one warpgroup on 64-key
+    // tiles), block masks and mask_fn regions two warpgroups on 64-key
+    // tiles.
     // D = 128 without a mask runs a persistent grid (2026-12-01: the
     // blocks of short sequences spent a tile's time on Q's load, the first
     // tile and the epilogue, which the next item's loads now overlap: 4K
@@ -291,6 +292,12 @@ public:
       persistent = true;
     } else if (width <= 256 && p.windowKeys > 0) {
       warps = 4;
+    } else if (width <= 256 && p.tileTested) {
+      // A run-time tile test (block mask, mask_fn) on 128-key tiles
+      // spilled (ptxas -v: 12 bytes), and the fallback, one warpgroup on
+      // 32-key tiles, ran at 246 TFLOP/s where the spilling kernel ran 436
+      // (S=8K, 2026-12-01); on 64-key tiles it does not spill.
+      blockK = 64;
     } else if (width <= 256) {
       blockK = p.noMask ? 176 : 128;
       persistent = p.noMask && !p.ragged;

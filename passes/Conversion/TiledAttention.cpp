@@ -32,6 +32,8 @@ static std::string packBlockerOf(bool alibi, bool blockMask, bool regions) {
 static void setMaskKind(KernelProblem &p, const mask::MaskSpec &spec) {
   p.noMask = spec.kind == mask::MaskKind::None;
   p.sparseMask = !p.noMask && spec.kind != mask::MaskKind::Causal;
+  p.tileTested = spec.kind == mask::MaskKind::BlockSparse ||
+                 spec.kind == mask::MaskKind::Custom;
   if (spec.kind == mask::MaskKind::SlidingWindow)
     p.windowKeys = spec.windowLeft + spec.windowRight + 1;
 }

@@ -37,6 +37,9 @@ struct KernelProblem {
   /// The mask leaves few key tiles per query tile (a window, documents,
   /// blocks, a prefix or a custom mask_fn), not none or causal.
   bool sparseMask = false;
+  /// The mask's key tiles are tested at run time (a block mask, a
+  /// mask_fn region), not bounded in closed form.
+  bool tileTested = false;
   /// There is no mask (every key tile is full).
   bool noMask = false;
   /// A sliding window's keys per query row (left + right + 1), 0 for
