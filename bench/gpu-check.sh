@@ -2,7 +2,8 @@
 # Runs on the GPU machine over build-gpu/ (scripts/build-gpu-artifacts.sh):
 # the conformance sweep of conformance.list against the float64 reference
 # (output poisoned before each run), then, with BENCH="D:S:mask ..." (or
-# BENCH=all), bench/bench.py side by side with the peers.
+# BENCH=all), bench/bench.py side by side with the peers (BENCH_TIMEOUT=S:
+# each named case in its own process under an S-second limit).
 # Usage: bench/gpu-check.sh BUILD_GPU_DIR LOG_DIR
 set -uo pipefail
 DIR=${1:?build-gpu dir}
@@ -109,9 +110,32 @@ python3 "$(dirname "$0")/custom_check.py" "$DIR" 2>&1 | tee "$LOGS/custom.txt" |
 python3 "$(dirname "$0")/layout_check.py" "$DIR" 2>&1 | tee "$LOGS/layout.txt" | grep -v "^PASS"
 
 # Side by side with the peers (bench/bench.py), when asked.
+# With BENCH_TIMEOUT=S and named cases, each case runs in a process of its
+# own under an S-second limit: a kernel that never returns (a deadlock)
+# costs its case, not the rest of the device time.
 if [ -n "${BENCH+x}" ]; then
   [ "$BENCH" = all ] && BENCH=""
-  OUT="$LOGS" python3 "$(dirname "$0")/bench.py" "$DIR" $BENCH 2>&1 | tee "$LOGS/bench.log" | tail -40
+  if [ -n "${BENCH_TIMEOUT:-}" ] && [ -n "$BENCH" ]; then
+    : > "$LOGS/bench.log"
+    : > "$LOGS/bench.txt"
+    for c in $BENCH; do
+      mkdir -p "$LOGS/case"
+      rm -f "$LOGS/case/bench.txt"
+      OUT="$LOGS/case" timeout "$BENCH_TIMEOUT" python3 "$(dirname "$0")/bench.py" "$DIR" "$c" \
+        >> "$LOGS/bench.log" 2>&1
+      rc=$?
+      if [ -f "$LOGS/case/bench.txt" ]; then
+        cat "$LOGS/case/bench.txt" >> "$LOGS/bench.txt"
+      else
+        echo "case $c: bench.py exited $rc (124: over BENCH_TIMEOUT=$BENCH_TIMEOUT s); its lines so far are in bench.log" \
+          | tee -a "$LOGS/bench.txt" >> "$LOGS/bench.log"
+      fi
+    done
+    rm -rf "$LOGS/case"
+    tail -40 "$LOGS/bench.log"
+  else
+    OUT="$LOGS" python3 "$(dirname "$0")/bench.py" "$DIR" $BENCH 2>&1 | tee "$LOGS/bench.log" | tail -40
+  fi
 fi
 rm -f "$LOGS"/rc.* 
 tar czf "$LOGS/runs.tgz" -C "$LOGS" $(cd "$LOGS" && ls run.*.log) 2>/dev/null && rm -f "$LOGS"/run.*.log
