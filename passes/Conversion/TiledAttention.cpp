@@ -27,11 +27,10 @@ static std::string packBlockerOf(bool alibi, bool blockMask, bool regions) {
   return "";
 }
 
-/// What the target's choice reads of the mask: none, causal, or one that
-/// leaves few key tiles.
+/// What the target's choice reads of the mask: none, a window's width, or
+/// key tiles tested at run time.
 static void setMaskKind(KernelProblem &p, const mask::MaskSpec &spec) {
   p.noMask = spec.kind == mask::MaskKind::None;
-  p.sparseMask = !p.noMask && spec.kind != mask::MaskKind::Causal;
   p.tileTested = spec.kind == mask::MaskKind::BlockSparse ||
                  spec.kind == mask::MaskKind::Custom;
   if (spec.kind == mask::MaskKind::SlidingWindow)

@@ -34,9 +34,6 @@ struct KernelProblem {
   int64_t seqQ = 0;
   /// The attention is marked as a decode step (attn.decode).
   bool decode = false;
-  /// The mask leaves few key tiles per query tile (a window, documents,
-  /// blocks, a prefix or a custom mask_fn), not none or causal.
-  bool sparseMask = false;
   /// The mask's key tiles are tested at run time (a block mask, a
   /// mask_fn region), not bounded in closed form.
   bool tileTested = false;
