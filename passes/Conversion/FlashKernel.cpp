@@ -1118,13 +1118,34 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
         for (Value row : safeRows)
           rowMasks.push_back(buildRowMask(b, c, row));
         Value lastKey = a.sub(seqK, idx(1));
+        // A block mask whose key blocks tile the key tiles (block_k a
+        // multiple of 8 dividing the tile's keys): a lane's 8-column group
+        // (8 n + 2 t + {0, 1}) lies in one key block, so the block table
+        // is read once a row slot and group, not once a score (64 reads a
+        // thread on 128-key tiles kept ptxas spilling).
+        const mask::MaskSpec &spec = c.spec;
+        const bool blockGroups = spec.kind == mask::MaskKind::BlockSparse &&
+                                 !keyOffset && spec.blockK % 8 == 0 &&
+                                 bk % spec.blockK == 0;
+        DenseMap<std::pair<int64_t, int64_t>, Value> groupVisible;
         SmallVector<Value> masked;
         for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i) {
           Value vis = arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
                                             colOf(i), seqK);
-          if (Value m =
-                  buildVisible(b, c, rowMasks[slotOf(i)], safeRows[slotOf(i)],
-                               a.min(colOf(i), lastKey)))
+          Value m;
+          if (blockGroups) {
+            int64_t group = sLayout.column(i) / 8;
+            Value &cached = groupVisible[{slotOf(i), group}];
+            if (!cached)
+              cached = buildVisible(b, c, rowMasks[slotOf(i)],
+                                    safeRows[slotOf(i)],
+                                    a.min(a.add(k0, idx(8 * group)), lastKey));
+            m = cached;
+          } else {
+            m = buildVisible(b, c, rowMasks[slotOf(i)], safeRows[slotOf(i)],
+                             a.min(colOf(i), lastKey));
+          }
+          if (m)
             vis = arith::AndIOp::create(b, vis, m);
           masked.push_back(arith::SelectOp::create(b, vis, s[i], negInf));
         }

@@ -302,6 +302,11 @@ public:
       blockK = p.noMask ? 176 : 128;
       persistent = p.noMask && !p.ragged;
     }
+    // D = 256 without a mask: 80-key tiles (two stages of K and V and Q
+    // fill 224 KiB; 2026-12-01 S=8K: 649.5 vs 598.3 TFLOP/s on 64); under
+    // a mask ptxas spills them (8 bytes, causal).
+    if (width == 512 && p.noMask)
+      blockK = 80;
     return make(p, blockK, warps, /*mTiles=*/1, /*qInSmem=*/true,
                 /*gqaPack=*/1, /*splitKv=*/false, /*keyWarps=*/1,
                 /*wgmma=*/true, persistent);

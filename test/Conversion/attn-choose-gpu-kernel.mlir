@@ -80,10 +80,11 @@ func.func @d128_prefix(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x8x?x128xbf16>) -
 
 // -----
 
-// D = 256: two warpgroups on 64-key tiles (O takes 128 registers). sm_80:
-// one m-tile per warp, 8 warps.
+// D = 256 without a mask: two warpgroups on 80-key tiles (O takes 128
+// registers; two stages of K and V fill shared memory). sm_80: one m-tile
+// per warp, 8 warps. Under a causal mask, 64-key tiles (decode_d256 below).
 // CHECK-LABEL: func.func @d256(
-// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 64, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 80, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
 // SM80-LABEL: func.func @d256(
 // SM80: #attn.gpu_kernel<chip = "sm_80", block_q = 128, block_k = 32, warps = 8, m_tiles = 1, stages = 2, q_in_smem = false>
 func.func @d256(%q: tensor<?x4x?x256xbf16>, %k: tensor<?x4x?x256xbf16>, %v: tensor<?x4x?x256xbf16>) -> tensor<?x4x?x256xbf16> {

@@ -1,0 +1,20 @@
+// RUN: attnc-opt %s --attn-choose-gpu-kernel=chip=sm_90a --attn-tile --attn-skip-masked-tiles --convert-attn-to-gpu 2>/dev/null | FileCheck %s
+
+// A block mask whose key blocks tile the key tiles (block_k = 128, a
+// multiple of 8 dividing the kernel's 128 keys): on a boundary tile a lane
+// reads the block table once per row slot and 8-column group (2 x 16), not
+// once per score (64), which kept ptxas spilling on 128-key tiles. The
+// consumers' tile test reads it once (per block of the tile), and so does
+// the producer's.
+// CHECK-LABEL: gpu.func @attnc_attention(
+// CHECK: nvvm.setmaxregister increase
+// CHECK: llvm.load {{.*}} -> i8
+// CHECK-COUNT-32: llvm.load {{.*}} -> i8
+// CHECK-NOT: llvm.load {{.*}} -> i8
+// CHECK: nvvm.setmaxregister decrease
+// CHECK: llvm.load {{.*}} -> i8
+// CHECK-NOT: llvm.load {{.*}} -> i8
+func.func @attention(%q: tensor<?x16x?x128xbf16>, %k: tensor<?x16x?x128xbf16>, %bm: tensor<1x1x?x?xi8>) -> tensor<?x16x?x128xbf16> {
+  %o = attn.attention %q, %k, %k block_mask(%bm : tensor<1x1x?x?xi8>) mask(#attn.block_sparse<block_q = 128, block_k = 128>) {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>} : tensor<?x16x?x128xbf16>, tensor<?x16x?x128xbf16>, tensor<?x16x?x128xbf16> -> tensor<?x16x?x128xbf16>
+  return %o : tensor<?x16x?x128xbf16>
+}
