@@ -177,6 +177,10 @@ bool attnc::compileForGpu(attn::AttentionOp op, const AttentionSpec &spec,
   }
   bool canAssemble =
       llvm::sys::fs::can_execute(cudaToolkitPath() + "/bin/ptxas");
+  // The last kernel that assembled with spills, kept in case every
+  // fallback after it is refused by ptxas.
+  std::optional<GpuCompileResult> spilled;
+  attn::GpuKernelAttr spilledConfig;
   while (true) {
     result = GpuCompileResult();
     if (!lowerKernel(op, *target, level, result, error))
@@ -186,21 +190,47 @@ bool attnc::compileForGpu(attn::AttentionOp op, const AttentionSpec &spec,
     if (level == EmitLevel::PTX && !canAssemble)
       return true;
     std::string log;
-    if (!assemble(result.ptx, target->chip().str(), result.cubin, log, error))
+    bool assembled =
+        assemble(result.ptx, target->chip().str(), result.cubin, log, error);
+    // ptxas refuses an instruction that needs more registers than the
+    // kernel may have (C7602, e.g. D = 256 with a block mask on 32-key
+    // tiles): a chosen configuration falls back as it does on spills.
+    bool outOfRegisters =
+        !assembled && error.find("(C7602)") != std::string::npos;
+    if (!assembled && (pinned || !outOfRegisters))
       return false;
-    if (!spills(log))
+    if (assembled && !spills(log))
       break;
     std::optional<attn::GpuKernelAttr> fallback =
         pinned ? std::nullopt
                : target->fallbackConfig(KernelProblem::of(op),
                                         getGpuKernelAttr(op));
     if (!fallback) {
+      if (outOfRegisters) {
+        if (!spilled)
+          return false;
+        // Back to the last kernel that assembled.
+        result = std::move(*spilled);
+        op->setAttr(kGpuKernelAttrName, spilledConfig);
+        if (failed(chooseGpuKernel(op, *target))) {
+          error = "the configuration does not fit " + chip.str();
+          return false;
+        }
+        error.clear();
+      }
       op.emitWarning("the kernel spills registers to local memory with ")
           << getGpuKernelAttr(op) << " (ptxas -v); it runs, but slowly";
       break;
     }
-    op.emitRemark("the kernel spills registers with ")
+    op.emitRemark(outOfRegisters ? "ptxas has too few registers for the "
+                                   "kernel with "
+                                 : "the kernel spills registers with ")
         << getGpuKernelAttr(op) << " (ptxas -v); rebuilding with " << *fallback;
+    if (assembled) {
+      spilled = std::move(result);
+      spilledConfig = getGpuKernelAttr(op);
+    }
+    error.clear();
     op->setAttr(kGpuKernelAttrName, *fallback);
     if (failed(chooseGpuKernel(op, *target))) {
       error = "the fallback configuration does not fit " + chip.str();

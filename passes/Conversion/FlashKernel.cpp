@@ -1118,15 +1118,14 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
         for (Value row : safeRows)
           rowMasks.push_back(buildRowMask(b, c, row));
         Value lastKey = a.sub(seqK, idx(1));
-        // A block mask whose key blocks tile the key tiles (block_k a
-        // multiple of 8 dividing the tile's keys): a lane's 8-column group
-        // (8 n + 2 t + {0, 1}) lies in one key block, so the block table
-        // is read once a row slot and group, not once a score (64 reads a
-        // thread on 128-key tiles kept ptxas spilling).
+        // A block mask whose key blocks are a multiple of 8 keys: a
+        // lane's 8-column group (8 n + 2 t + {0, 1}, k0 a multiple of 16)
+        // lies in one key block, so the block table is read once a row
+        // slot and group, not once a score (64 reads a thread on 128-key
+        // tiles kept ptxas spilling).
         const mask::MaskSpec &spec = c.spec;
         const bool blockGroups = spec.kind == mask::MaskKind::BlockSparse &&
-                                 !keyOffset && spec.blockK % 8 == 0 &&
-                                 bk % spec.blockK == 0;
+                                 !keyOffset && spec.blockK % 8 == 0;
         DenseMap<std::pair<int64_t, int64_t>, Value> groupVisible;
         SmallVector<Value> masked;
         for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i) {

@@ -296,8 +296,11 @@ public:
       // A run-time tile test (block mask, mask_fn) on 128-key tiles
       // spilled (ptxas -v: 12 bytes), and the fallback, one warpgroup on
       // 32-key tiles, ran at 246 TFLOP/s where the spilling kernel ran 436
-      // (S=8K, 2026-12-01); on 64-key tiles it does not spill.
-      blockK = 64;
+      // (S=8K, 2026-12-01); on 64-key tiles it does not spill. A block
+      // mask whose blocks are a multiple of 8 keys reads its table once
+      // per 8 columns, which fits 128-key tiles.
+      bool groups = p.maskBlockKeys > 0 && p.maskBlockKeys % 8 == 0;
+      blockK = groups ? 128 : 64;
     } else if (width <= 256) {
       blockK = p.noMask ? 176 : 128;
       persistent = p.noMask && !p.ragged;

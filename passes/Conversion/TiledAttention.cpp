@@ -35,6 +35,8 @@ static void setMaskKind(KernelProblem &p, const mask::MaskSpec &spec) {
                  spec.kind == mask::MaskKind::Custom;
   if (spec.kind == mask::MaskKind::SlidingWindow)
     p.windowKeys = spec.windowLeft + spec.windowRight + 1;
+  if (spec.kind == mask::MaskKind::BlockSparse)
+    p.maskBlockKeys = spec.blockK;
 }
 
 KernelProblem KernelProblem::of(AttentionOp op) {

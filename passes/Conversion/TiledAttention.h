@@ -42,6 +42,8 @@ struct KernelProblem {
   /// A sliding window's keys per query row (left + right + 1), 0 for
   /// other masks.
   int64_t windowKeys = 0;
+  /// A block mask's keys per block, 0 for other masks.
+  int64_t maskBlockKeys = 0;
   /// The attention has per-sequence KV lengths (kv_lens).
   bool kvLens = false;
   /// Rows of a page of a paged cache (page_table), 0 when contiguous.
