@@ -85,6 +85,7 @@ causal_d128_bf16_gqa4 | b=2 hq=8 hkv=2 sq=1100 sk=1001 d=128 dtype=bf16 mask=cau
 window2_d64_f16_gqa4 | b=1 hq=8 hkv=2 sq=129 sk=127 d=64 dtype=f16 mask=window:37,20:top_left
 document_causal_d128_f16 | b=1 hq=4 hkv=2 d=128 dtype=f16 mask=document:64,64,1:causal
 blocksparse_d64_bf16_gqa1 | b=1 hq=8 hkv=8 sq=129 sk=127 d=64 dtype=bf16 mask=blocksparse:64,64,0.5
+blocks128x128_d128_bf16_gqa4 | b=1 hq=8 hkv=2 sq=300 sk=333 d=128 dtype=bf16 mask=blocksparse:128,128,0.5
 softcap_alibi_causal | b=1 hq=8 hkv=2 sq=129 sk=127 d=64 dtype=bf16 mask=causal softcap=20 alibi
 causal_d256_bf16 | b=1 hq=4 hkv=1 sq=129 sk=127 d=256 dtype=bf16 mask=causal
 decode_causal_d128_bf16_gqa4 | b=2 hq=8 hkv=2 sq=1 sk=3001 d=128 dtype=bf16 mask=causal decode=1

@@ -70,6 +70,19 @@ for d in [32, 80, 96, 256]:
     base = dict(hq=4, hkv=1, d=d, dtype="bf16", mask="causal")
     runs = [spec(b=b, sq=sq, sk=sk, **base) for b, sq, sk in sizes[:3]]
     lines.append(f"causal_d{d}_bf16 | {spec(b=1, sq=128, sk=128, **base)} | {'; '.join(runs)}")
+# D = 256 without a mask (80-key tiles on sm_90a).
+base = dict(hq=4, hkv=1, d=256, dtype="bf16", mask="none")
+runs = [spec(b=b, sq=sq, sk=sk, **base) for b, sq, sk in sizes[:3] + sizes[4:]]
+lines.append(f"none_d256_bf16 | {spec(b=1, sq=128, sk=128, **base)} | {'; '.join(runs)}")
+# Block masks of other block sizes (on sm_90a: blocks of 8-key multiples take
+# 128-key tiles, keys blocks wider or narrower than a tile; D = 256 falls
+# back from spilling configurations).
+for d, blocks in [(128, "128,128"), (64, "128,256"), (128, "32,16"),
+                  (256, "64,64"), (128, "64,4")]:
+    base = dict(hq=8, hkv=2, d=d, dtype="bf16", mask=f"blocksparse:{blocks},0.5")
+    runs = [spec(b=b, sq=sq, sk=sk, **base) for b, sq, sk in sizes[:3] + sizes[4:]]
+    name = "blocks" + blocks.replace(",", "x")
+    lines.append(f"{name}_d{d}_bf16_gqa4 | {spec(b=1, sq=128, sk=128, **base)} | {'; '.join(runs)}")
 # GQA 7, MQA.
 for hq, hkv in [(7, 1), (14, 2)]:
     base = dict(hq=hq, hkv=hkv, d=128, dtype="bf16", mask="causal")

@@ -1,7 +1,8 @@
 """One prefill launch per case for a profiler (ncu) to capture:
 python3 bench/prefill_profile.py BUILD_GPU_DIR [D:S:mask ...] (the standard
 shapes of bench/bench.py: bf16, B*S = 16384 tokens, H = 2048/D; artifacts
-bench_d{D}_{mask}.attnc). Each case runs twice (a warm launch, then the one
+bench_d{D}_{mask}.attnc; documents and block masks as bench.py builds them).
+Each case runs twice (a warm launch, then the one
 to capture: ncu --launch-skip 1 per case). Checks nothing; bench/bench.py
 checks and times the same cases."""
 import os
@@ -11,6 +12,7 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import attnc  # noqa: E402
+from bench import block_table, documents  # noqa: E402
 
 build = sys.argv[1]
 for case in sys.argv[2:] or ["128:16384:none"]:
@@ -19,6 +21,13 @@ for case in sys.argv[2:] or ["128:16384:none"]:
     B, H = max(1, 16384 // S), 2048 // D
     kern = attnc.Kernel(os.path.join(build, "artifacts", f"bench_d{D}_{mask}.attnc"))
     q, k, v = (torch.randn(B, H, S, D, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+    extra = {}
+    if mask == "document":
+        docs = torch.tensor(documents(S))
+        extra["cu_seqlens"] = torch.tensor([0] + docs.cumsum(0).tolist(), dtype=torch.int32,
+                                           device="cuda")
+    if mask == "blocksparse":
+        extra["block_mask"] = block_table(S).to(torch.int8)[None, None].contiguous()
     for _ in range(2):
-        kern(q, k, v)
+        kern(q, k, v, **extra)
     torch.cuda.synchronize()

@@ -74,9 +74,11 @@ mlir::Value buildVisible(mlir::ImplicitLocOpBuilder &b,
                          mlir::Value row, mlir::Value col);
 
 /// Emits the score pipeline after the dot product (f32): scale, soft-cap,
-/// ALiBi, score region.
+/// ALiBi, score region; times `outScale` (the GPU kernels' log2(e)), which
+/// joins the cap's multiply when soft-capping is the last step.
 mlir::Value buildScore(mlir::ImplicitLocOpBuilder &b, const MaskScoreContext &c,
-                       mlir::Value dot, mlir::Value row, mlir::Value col);
+                       mlir::Value dot, mlir::Value row, mlir::Value col,
+                       double outScale = 1.0);
 
 /// Emits the ALiBi slope of the context's head (attribute table or slopes
 /// operand), or null without ALiBi.

@@ -817,7 +817,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     range.fullHi = opaque(range.fullHi);
   }
   tileUses = a.max(a.sub(range.hi, range.lo), idx(0));
-  Value negInf = f32c(-INFINITY), zero = f32c(0.0), log2e = f32c(M_LOG2E);
+  Value negInf = f32c(-INFINITY), zero = f32c(0.0);
   // Loop state: m per slot, l per slot, then the accumulators of each
   // m-tile (vTiles C fragments).
   const int64_t accPerTile = vTiles * 4;
@@ -1084,8 +1084,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
         x = arith::MulFOp::create(b, s[i], scaleLog2e);
       } else {
         Value dot = kScale ? arith::MulFOp::create(b, s[i], kScale) : s[i];
-        x = buildScore(b, c, dot, rowOf(i), colOf(i));
-        x = arith::MulFOp::create(b, x, log2e);
+        x = buildScore(b, c, dot, rowOf(i), colOf(i), M_LOG2E);
       }
       s[i] = x;
     }

@@ -304,11 +304,11 @@ func.func @custom_mask_modular(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf
 // the region (tanh here), then log2(e).
 // CHECK-LABEL: func.func @custom_score(
 // CHECK: gpu.func @attnc_attention(
-// CHECK: %[[LOG2E:.*]] = arith.constant 1.44269502 : f32
 // CHECK: scf.for
 // CHECK: %[[SCALE:.*]] = arith.constant 1.250000e-01 : f32
 // CHECK-NEXT: %[[SCALED:.*]] = arith.mulf %{{.*}}, %[[SCALE]] : f32
 // CHECK-NEXT: %[[T:.*]] = math.tanh %[[SCALED]] : f32
+// CHECK-NEXT: %[[LOG2E:.*]] = arith.constant 1.44269502 : f32
 // CHECK-NEXT: arith.mulf %[[T]], %[[LOG2E]] : f32
 // CHECK-NOT: attn.
 // CHECK: gpu.return
@@ -324,13 +324,16 @@ func.func @custom_score(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v
 // -----
 
 // Soft-capping: cap * tanh(s / cap), tanh by the hardware's approximate
-// instruction (libdevice's tanhf is a long sequence per score).
+// instruction (libdevice's tanhf is a long sequence per score); s / cap is a
+// multiply by scale / cap (0.125 / 30; a division is IEEE div.rn, a check
+// and a slow-path call a score), and log2(e) joins the cap (30 log2(e)).
 // CHECK-LABEL: func.func @softcap(
 // CHECK: gpu.func @attnc_attention(
 // CHECK: scf.for
-// CHECK: %[[CAP:.*]] = arith.constant 3.000000e+01 : f32
-// CHECK-NEXT: %[[X:.*]] = arith.divf %{{.*}}, %[[CAP]] : f32
+// CHECK: %[[RCP:.*]] = arith.constant 0.00416666688 : f32
+// CHECK-NEXT: %[[X:.*]] = arith.mulf %{{.*}}, %[[RCP]] : f32
 // CHECK-NEXT: %[[T:.*]] = llvm.inline_asm asm_dialect = att "tanh.approx.f32 $0, $1;", "=f,f" %[[X]] : (f32) -> f32
+// CHECK-NEXT: %[[CAP:.*]] = arith.constant 43.2808495 : f32
 // CHECK-NEXT: arith.mulf %[[CAP]], %[[T]] : f32
 // CHECK-NOT: math.tanh
 // CHECK: gpu.return

@@ -83,11 +83,13 @@ func.func @unmasked_step(%q: memref<1x4x?x16xf32>, %k: memref<1x2x?x16xf32>, %v:
 // -----
 
 // Soft-capping, ALiBi and the score region apply in that order, before the
-// mask: s = c*tanh(s/c); s -= slope[h] * |i + Sk - Sq - j|; s = score_fn(s).
+// mask: s = c*tanh(dot*(scale/c)) (scale 1/4, c = 30); s -= slope[h] * |i + Sk - Sq - j|; s = score_fn(s).
 // CHECK-LABEL: func @score_modifications
-// CHECK: %[[DIV:.*]] = arith.divf %{{.*}}, %[[CAP:.*]] : f32
-// CHECK: %[[T:.*]] = math.tanh %[[DIV]] : f32
-// CHECK: %[[CAPPED:.*]] = arith.mulf %[[CAP]], %[[T]] : f32
+// CHECK: %[[RCP:.*]] = arith.constant 0.00833333377 : f32
+// CHECK-NEXT: %[[X:.*]] = arith.mulf %{{.*}}, %[[RCP]] : f32
+// CHECK-NEXT: %[[T:.*]] = math.tanh %[[X]] : f32
+// CHECK-NEXT: %[[CAP:.*]] = arith.constant 3.000000e+01 : f32
+// CHECK-NEXT: %[[CAPPED:.*]] = arith.mulf %[[CAP]], %[[T]] : f32
 // CHECK: %[[SLOPE:.*]] = vector.extract %{{.*}}[%{{.*}}] : f32 from vector<4xf32>
 // CHECK: arith.sitofp
 // CHECK: %[[BIAS:.*]] = arith.mulf %[[SLOPE]], %{{.*}} : f32
