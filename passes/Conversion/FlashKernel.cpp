@@ -286,7 +286,10 @@ std::pair<scf::IfOp, scf::IfOp> KernelBuilder::splitRoles() {
     tma::fenceBarrierInit(b);
   }
   gpu::BarrierOp::create(b);
-  WgmmaRegisters regs = wgmmaRegisters(config, swizzled.bytes);
+  WgmmaRegisters regs =
+      wgmmaRegisters(config, swizzled.bytes,
+                     tiled.keyLoop == TiledAttention::KeyLoop::TileTest &&
+                         tiled.tileTest != "region_scan");
   Value consumer = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, tid,
                                          idx(32 * config.getWarps()));
   auto ifConsumer = scf::IfOp::create(b, consumer, /*withElseRegion=*/true);

@@ -293,20 +293,20 @@ public:
     } else if (width <= 256 && p.windowKeys > 0) {
       warps = 4;
     } else if (width <= 256 && p.tileTested) {
-      // A run-time tile test (block mask, mask_fn) on 128-key tiles
-      // spilled (ptxas -v: 12 bytes), and the fallback, one warpgroup on
-      // 32-key tiles, ran at 246 TFLOP/s where the spilling kernel ran 436
-      // (S=8K, 2026-12-01); on 64-key tiles it does not spill. A block
-      // mask whose blocks are a multiple of 8 keys reads its table once
-      // per 8 columns, which fits 128-key tiles.
-      bool groups = p.maskBlockKeys > 0 && p.maskBlockKeys % 8 == 0;
-      blockK = groups ? 128 : 64;
+      // A run-time tile test (block mask, mask_fn) on 128-key tiles, once
+      // its producer keeps 40 registers (with 24 it spilled; wgmmaRegisters)
+      // and a block mask whose blocks are a multiple of 8 keys reads its
+      // table once per 8 columns (S=8K 128 x 128 blocks: 435.2 TFLOP/s vs
+      // 359.9 on 64-key tiles, 2026-12-01). Blocks of other widths read it
+      // per score, which spills on 128-key tiles: 64-key tiles.
+      bool perScore = p.maskBlockKeys > 0 && p.maskBlockKeys % 8 != 0;
+      blockK = perScore ? 64 : 128;
     } else if (width <= 256) {
       blockK = p.noMask ? 176 : 128;
       persistent = p.noMask && !p.ragged;
     }
     // D = 256 without a mask: 80-key tiles (two stages of K and V and Q
-    // fill 224 KiB; 2026-12-01 S=8K: 649.5 vs 598.3 TFLOP/s on 64); under
+    // fill 224 KiB; 2026-12-01 S=8K: 651.0 vs 593.9 TFLOP/s on 64); under
     // a mask ptxas spills them (8 bytes, causal).
     if (width == 512 && p.noMask)
       blockK = 80;

@@ -36,7 +36,8 @@ SwizzledSmemLayout SwizzledSmemLayout::get(int64_t headDim,
 }
 
 WgmmaRegisters attnc::wgmmaRegisters(attn::GpuKernelAttr config,
-                                     int64_t sharedMemoryBytes) {
+                                     int64_t sharedMemoryBytes,
+                                     bool producerTestsTiles) {
   WgmmaRegisters r;
   int64_t groups = config.getWarps() / 4;
   // sm_90: 227 KiB of shared memory per block, 228 KiB per multiprocessor.
@@ -44,7 +45,10 @@ WgmmaRegisters attnc::wgmmaRegisters(attn::GpuKernelAttr config,
     r.blocksPerMultiprocessor = 2;
   // A persistent producer works out each item's indices and key range in
   // a loop: with 24 or 32 registers it spilled (ptxas -v, D = 128).
-  if (config.getPersistent())
+  // So does a producer testing each key tile against a block table of
+  // small blocks (16-key blocks, D = 64: 64 bytes with 24 registers, even
+  // under one consumer warpgroup on 32-key tiles).
+  if (config.getPersistent() || producerTestsTiles)
     r.producer = 40;
   int64_t perBlock = 65536 / r.blocksPerMultiprocessor;
   int64_t consumer = (perBlock - 128 * r.producer) / (128 * groups);

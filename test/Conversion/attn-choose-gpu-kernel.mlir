@@ -62,16 +62,16 @@ func.func @d128_wide_window(%q: tensor<?x8x?x128xf16>, %k: tensor<?x8x?x128xf16>
 
 // D = 128 with a block mask or a mask_fn, whose tiles are tested at run
 // time, on the block scheduler's grid (a run-time tile test cannot run
-// persistent): two warpgroups on 128-key tiles for a block mask whose
-// blocks are a multiple of 8 keys (its table read once per 8 columns),
-// else on 64-key tiles (on 128 the per-score test spills). Documents and
-// prefix-LM take the causal configuration.
+// persistent): two warpgroups on 128-key tiles, or on 64-key tiles for a
+// block mask whose blocks are not a multiple of 8 keys (its table read per
+// score spills on 128). Documents and prefix-LM take the causal
+// configuration.
 // CHECK-LABEL: func.func @d128_block_sparse(
 // CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
 // CHECK-LABEL: func.func @d128_block_sparse_narrow(
 // CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 64, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
 // CHECK-LABEL: func.func @d128_mask_fn(
-// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 64, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
 // CHECK-LABEL: func.func @d128_prefix(
 // CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
 func.func @d128_block_sparse(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x8x?x128xbf16>, %bm: tensor<1x1x?x?xi8>) -> tensor<?x8x?x128xbf16> {
