@@ -1076,24 +1076,14 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     // unscaled through the mask and the row maximum (a positive factor
     // keeps the maximum), and each weight is one FMA and one exp2,
     // exp2(s * scale log2(e) - ref) (FlashAttention-3's folding).
-    // Soft-capped scores with no other modification: t = tanh(s * scale /
-    // cap) stays raw in the same way, the cap's multiply (cap log2(e) > 0)
-    // joining each weight's FMA.
-    const double cap = c.softcap ? c.softcap.getValueAsDouble() : 0.0;
-    const bool capOnly = c.softcap && cap > 0 && c.tanh && !c.alibi &&
-                         !c.loadSlope && !c.scoreFn && !kScale;
-    const bool rawScores = (plainScores && !kScale && c.scale > 0) || capOnly;
-    if (capOnly)
-      scaleLog2e = f32c(cap * M_LOG2E);
+    const bool rawScores = plainScores && !kScale && c.scale > 0;
     // fp8 keys: q . (code * scale) = (q . code) * scale.
     if (kScale && plainScores)
       scaleLog2e = arith::MulFOp::create(b, scaleLog2e, kScale);
-    for (int64_t i = 0;
-         i < static_cast<int64_t>(s.size()) && (!rawScores || capOnly); ++i) {
+    for (int64_t i = 0; i < static_cast<int64_t>(s.size()) && !rawScores;
+         ++i) {
       Value x;
-      if (capOnly) {
-        x = c.tanh(b, arith::MulFOp::create(b, s[i], f32c(c.scale / cap)));
-      } else if (plainScores) {
+      if (plainScores) {
         x = arith::MulFOp::create(b, s[i], scaleLog2e);
       } else {
         Value dot = kScale ? arith::MulFOp::create(b, s[i], kScale) : s[i];
