@@ -117,8 +117,9 @@ FailureOr<TiledAttention> attnc::analyzeTiledAttention(
   t.step = steps.front();
   t.finalize = finalizes.front();
   // A packed tile (gqa_pack = g) holds block_q / g query positions.
-  if (t.step.getBlockQ() != t.config.getBlockQ() / t.config.getGqaPack() ||
-      t.step.getBlockK() != t.config.getBlockK())
+  if (static_cast<int64_t>(t.step.getBlockQ()) !=
+          t.config.getBlockQ() / t.config.getGqaPack() ||
+      static_cast<int64_t>(t.step.getBlockK()) != t.config.getBlockK())
     return t.step.emitError("expected the tiles (block_q = ")
            << t.step.getBlockQ() << ", block_k = " << t.step.getBlockK()
            << ") to match the kernel's " << t.config;

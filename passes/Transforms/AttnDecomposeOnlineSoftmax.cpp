@@ -300,7 +300,6 @@ LogicalResult attnc::decomposeTileFinalize(RewriterBase &rewriter,
   Value rows =
       a.min(a.constant(accType.getDimSize(0)), a.sub(seqQ, op.getQBegin()));
   Value dValue = a.constant(accType.getDimSize(1));
-  Value zero = f32Const(b, 0.0), one = f32Const(b, 1.0);
 
   forLoop(
       b, c0, rows, {},
