@@ -4,6 +4,8 @@
 # (output poisoned before each run), then, with BENCH="D:S:mask ..." (or
 # BENCH=all), bench/bench.py side by side with the peers (BENCH_TIMEOUT=S:
 # each named case in its own process under an S-second limit).
+# CONFORMANCE_FILTER=regex runs only the conformance entries whose name
+# matches it (grep -E).
 # Usage: bench/gpu-check.sh BUILD_GPU_DIR LOG_DIR
 set -uo pipefail
 DIR=${1:?build-gpu dir}
@@ -19,6 +21,9 @@ i=0
 while IFS='|' read -r name spec runs; do
   name=$(echo "$name" | xargs)
   case "$name" in ''|'#'*) continue ;; esac
+  if [ -n "${CONFORMANCE_FILTER:-}" ] && ! grep -qE -- "$CONFORMANCE_FILTER" <<< "$name"; then
+    continue
+  fi
   IFS=';' read -ra list <<< "$runs"
   for r in "${list[@]}"; do
     i=$((i + 1))

@@ -3,7 +3,9 @@
 # shapes of bench/bench.list) into build-gpu/, with the MLIR-free runner and
 # runtime, ready to carry to the GPU machine (bench/gpu-check.sh runs there).
 # TARGET=sm_80 builds the sm_80-class kernels (which an H200 runs through
-# PTX JIT), leaving out the fp8 entries that target refuses.
+# PTX JIT), leaving out the fp8 entries that target refuses. ONLY=regex
+# keeps the entries (of both lists) whose name matches it (grep -E), e.g.
+# ONLY='blocksparse|softcap' for a short run on those kernels.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
@@ -26,6 +28,9 @@ for list in bench/conformance.list bench/bench.list; do
     name=$(echo "$name" | xargs)
     case "$name" in ''|'#'*) echo "$line" >> "$kept"; continue ;; esac
     spec=$(echo "$spec" | xargs)
+    if [ -n "${ONLY:-}" ] && ! grep -qE -- "$ONLY" <<< "$name"; then
+      continue
+    fi
     # sm_80 refuses fp8 caches: those lines are left out of its lists.
     if [ "$TARGET" = sm_80 ] && [[ " $spec " == *" kv_dtype=fp8 "* ]]; then
       skipped=$((skipped + 1))
