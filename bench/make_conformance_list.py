@@ -212,6 +212,23 @@ for name, flag, extra in [("causal", " decode=1 kv_dtype=fp8", dict(mask="causal
                   "b=3 sq=1 sk=3008 @plan=0"]
     lines.append(f"decode_fp8_{name}_d128_gqa4 | {spec(b=1, sq=1, sk=128, **base)}{flag} | "
                  f"{'; '.join(cache_runs(base, sizes_text, flag))}")
+# f16 queries over caches: paged and kv_lens prefill, paged decode, and an fp8
+# paged decode (P V in f16 either way).
+for name, flag, extra, sizes_text in [
+        ("cache_causal_d128_f16_paged16", " paged=16", dict(mask="causal"),
+         ["b=5 sq=100 sk=1008", "b=4 sq=129 sk=128", "b=3 sq=300 sk=112"]),
+        ("cache_window_d64_f16_kvlens", " kv_lens=1", dict(mask="window:100,0", d=64),
+         ["b=5 sq=100 sk=1000", "b=4 sq=129 sk=127", "b=1 sq=1 sk=777"]),
+        ("decode_cache_causal_d128_f16_gqa4_paged16", " decode=1 paged=16", dict(mask="causal"),
+         ["b=5 sq=1 sk=784", "b=1 sq=1 sk=8192 @splits=7", "b=4 sq=5 sk=1008 @splits=3",
+          "b=5 sq=1 sk=3008 @plan=0"]),
+        ("decode_fp8_causal_d128_f16_gqa4_paged16", " decode=1 paged=16 kv_dtype=fp8",
+         dict(mask="causal"),
+         ["b=5 sq=1 sk=784", "b=1 sq=1 sk=8192 @splits=7", "b=3 sq=1 sk=3008 @plan=0"])]:
+    base = dict(hq=8, hkv=2, dtype="f16", **dict(dict(d=128), **extra))
+    sq = 1 if "decode" in flag else 128
+    lines.append(f"{name} | {spec(b=1, sq=sq, sk=128, **base)}{flag} | "
+                 f"{'; '.join(cache_runs(base, sizes_text, flag))}")
 
 # Ragged batches (ragged=: queries packed by cu_seqlens_q; keys packed by
 # cu_seqlens_k, or in a cache of the sequences), on the mma.sync prefill
