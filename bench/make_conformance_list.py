@@ -229,6 +229,30 @@ for name, flag, extra, sizes_text in [
     sq = 1 if "decode" in flag else 128
     lines.append(f"{name} | {spec(b=1, sq=sq, sk=128, **base)}{flag} | "
                  f"{'; '.join(cache_runs(base, sizes_text, flag))}")
+# The other masks a cache takes (prefix-LM, block masks; documents are
+# refused with a cache): paged and kv_lens prefill, paged decode, fp8.
+bs = "blocksparse:64,64,0.5"
+for name, flag, mask, d, sizes_text in [
+        ("cache_prefix_d64_paged16", " paged=16", "prefix:77", 64,
+         ["b=5 sq=100 sk=1008", "b=4 sq=129 sk=128", "b=3 sq=300 sk=112"]),
+        ("cache_blocksparse_d128_paged16", " paged=16", bs, 128,
+         ["b=5 sq=100 sk=1008", "b=4 sq=129 sk=128", "b=3 sq=300 sk=112"]),
+        ("cache_blocksparse_d64_kvlens", " kv_lens=1", bs, 64,
+         ["b=5 sq=100 sk=1000", "b=4 sq=129 sk=127", "b=1 sq=1 sk=777"]),
+        ("decode_cache_prefix_d128_gqa4_paged16", " decode=1 paged=16", "prefix:77", 128,
+         ["b=5 sq=1 sk=784", "b=1 sq=1 sk=8192 @splits=7", "b=4 sq=5 sk=1008 @splits=3",
+          "b=5 sq=1 sk=3008 @plan=0"]),
+        ("decode_cache_blocksparse_d64_gqa4_paged16", " decode=1 paged=16", bs, 64,
+         ["b=5 sq=1 sk=784", "b=1 sq=1 sk=8192 @splits=7", "b=4 sq=5 sk=1008 @splits=3",
+          "b=5 sq=1 sk=3008 @plan=0"]),
+        ("fp8_prefix_d128", " kv_dtype=fp8", "prefix:77", 128,
+         ["b=2 sq=1000 sk=1000", "b=1 sq=129 sk=127", "b=1 sq=300 sk=100"]),
+        ("fp8_blocksparse_d64", " kv_dtype=fp8", bs, 64,
+         ["b=2 sq=1000 sk=1000", "b=1 sq=129 sk=127", "b=1 sq=300 sk=100"])]:
+    base = dict(hq=8, hkv=2, d=d, dtype="bf16", mask=mask)
+    sq = 1 if "decode" in flag else 128
+    lines.append(f"{name} | {spec(b=1, sq=sq, sk=128, **base)}{flag} | "
+                 f"{'; '.join(cache_runs(base, sizes_text, flag))}")
 
 # Ragged batches (ragged=: queries packed by cu_seqlens_q; keys packed by
 # cu_seqlens_k, or in a cache of the sequences), on the mma.sync prefill
