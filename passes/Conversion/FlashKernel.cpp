@@ -287,9 +287,7 @@ std::pair<scf::IfOp, scf::IfOp> KernelBuilder::splitRoles() {
   }
   gpu::BarrierOp::create(b);
   WgmmaRegisters regs =
-      wgmmaRegisters(config, swizzled.bytes,
-                     tiled.keyLoop == TiledAttention::KeyLoop::TileTest &&
-                         tiled.tileTest != "region_scan");
+      wgmmaRegisters(config, swizzled.bytes, tiled.testsTilesAtRunTime());
   Value consumer = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, tid,
                                          idx(32 * config.getWarps()));
   auto ifConsumer = scf::IfOp::create(b, consumer, /*withElseRegion=*/true);
@@ -936,8 +934,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   // id ranges, the block table); empty tiles are neither loaded nor
   // computed. A region scan is not run on the GPU: those tiles stay
   // element-wise.
-  bool tileTest = tiled.keyLoop == TiledAttention::KeyLoop::TileTest &&
-                  tiled.tileTest != "region_scan";
+  bool tileTest = tiled.testsTilesAtRunTime();
   auto tileFlags = [&](Value kt) {
     IRMapping map = hostToKernel;
     map.map(tiled.loops[0].getInductionVar(), kt);

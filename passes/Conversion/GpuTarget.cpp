@@ -265,8 +265,8 @@ public:
     // heads: two on 64-key tiles, so that O's registers fit. Documents
     // and prefix-LM take the causal configuration (2026-12-01, S=8K
     // prefix-LM: 543.7 TFLOP/s vs 441.8 for one warpgroup on 64-key
-    // tiles), block masks and mask_fn regions two warpgroups on 64-key
-    // tiles.
+    // tiles), block masks and mask_fn regions two warpgroups on 128-key
+    // tiles (below).
     // D = 128 without a mask runs a persistent grid (2026-12-01: the
     // blocks of short sequences spent a tile's time on Q's load, the first
     // tile and the epilogue, which the next item's loads now overlap: 4K

@@ -91,6 +91,12 @@ struct TiledAttention {
   mlir::scf::IfOp anyTile, fullTile;
   /// TileTest: what the test is (`attn.tile_test` of the guard).
   std::string tileTest;
+
+  /// The GPU kernels test key tiles at run time (a region scan is not run
+  /// there: those tiles stay element-wise).
+  bool testsTilesAtRunTime() const {
+    return keyLoop == KeyLoop::TileTest && tileTest != "region_scan";
+  }
 };
 
 /// Finds the tiled attention under `queryTiles` (an scf.parallel with
