@@ -867,27 +867,38 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   // Row sources for the copier, whose `column` counts 16-bit units: an
   // fp8 row's byte offset is twice that.
   const int64_t columnScale = fp8 ? 2 : 1;
-  auto pagedRow = [&](Value head, const std::array<Value, 3> &stride) {
-    return [&, head, stride](Value key, Value column) -> Value {
+  // A key's page and row in it, by the copier's slot: the V copy of a tile
+  // reuses the K copy's page-table reads (same rows when D = Dv).
+  using PageSlots = DenseMap<int64_t, std::pair<Value, Value>>;
+  auto pagedRow = [&](Value head, const std::array<Value, 3> &stride,
+                      PageSlots *slots) {
+    return [&, head, stride, slots](Value key, Value column,
+                                    int64_t slot) -> Value {
       if (columnScale != 1)
         column = arith::MulIOp::create(b, column, idx(columnScale));
-      key = a.max(key, idx(0));
-      Value id = indexOf(LLVM::LoadOp::create(
-          b, i32,
-          gep(pageRow, arith::DivUIOp::create(b, key, idx(pageSize)), i32),
-          /*align=*/4));
-      Value page = a.min(a.max(id, idx(0)), lastPage);
+      std::pair<Value, Value> at;
+      if (slots && slot >= 0)
+        at = slots->lookup(slot);
+      if (!at.first) {
+        key = a.max(key, idx(0));
+        Value id = indexOf(LLVM::LoadOp::create(
+            b, i32,
+            gep(pageRow, arith::DivUIOp::create(b, key, idx(pageSize)), i32),
+            /*align=*/4));
+        at = {a.min(a.max(id, idx(0)), lastPage),
+              arith::RemUIOp::create(b, key, idx(pageSize))};
+        if (slots && slot >= 0)
+          (*slots)[slot] = at;
+      }
       Value offset =
-          a.add(a.add(arith::MulIOp::create(b, page, stride[0]),
-                      arith::MulIOp::create(
-                          b, arith::RemUIOp::create(b, key, idx(pageSize)),
-                          stride[2])),
+          a.add(a.add(arith::MulIOp::create(b, at.first, stride[0]),
+                      arith::MulIOp::create(b, at.second, stride[2])),
                 column);
       return gep(head, offset, kvElt);
     };
   };
   auto contiguousRow = [&](Value head, Value rowStride32) {
-    return [&, head, rowStride32](Value key, Value column) -> Value {
+    return [&, head, rowStride32](Value key, Value column, int64_t) -> Value {
       return gep32(
           b, head,
           rowOffset32(b, key, rowStride32,
@@ -903,14 +914,13 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       Value base =
           a.add(idx(layout.fp8Offset),
                 arith::MulIOp::create(b, stage, idx(layout.fp8StageBytes)));
-      auto kRow =
-          pageSize
-              ? std::function<Value(Value, Value)>(pagedRow(kHead, kStride))
-              : contiguousRow(kHead, kRowStride);
-      auto vRow =
-          pageSize
-              ? std::function<Value(Value, Value)>(pagedRow(vHead, vStride))
-              : contiguousRow(vHead, vRowStride);
+      PageSlots slots;
+      PageSlots *shared = d == dv ? &slots : nullptr;
+      using Source = std::function<Value(Value, Value, int64_t)>;
+      auto kRow = pageSize ? Source(pagedRow(kHead, kStride, shared))
+                           : Source(contiguousRow(kHead, kRowStride));
+      auto vRow = pageSize ? Source(pagedRow(vHead, vStride, shared))
+                           : Source(contiguousRow(vHead, vRowStride));
       copier->copyRowsFrom(kRow, k0, seqK, d / 2, layout.fp8KPitch / 2, base,
                            tid, bk);
       copier->copyRowsFrom(vRow, k0, seqK, dv / 2, dv / 2,
@@ -919,10 +929,12 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     }
     Value base = arith::MulIOp::create(b, stage, idx(stageBytes));
     if (pageSize) {
-      copier->copyRowsFrom(pagedRow(kHead, kStride), k0, seqK, d, kPitch, base,
-                           tid, bk);
-      copier->copyRowsFrom(pagedRow(vHead, vStride), k0, seqK, dv, vPitch,
-                           a.add(base, idx(vOffset)), tid, bk);
+      PageSlots slots;
+      PageSlots *shared = d == dv ? &slots : nullptr;
+      copier->copyRowsFrom(pagedRow(kHead, kStride, shared), k0, seqK, d,
+                           kPitch, base, tid, bk);
+      copier->copyRowsFrom(pagedRow(vHead, vStride, shared), k0, seqK, dv,
+                           vPitch, a.add(base, idx(vOffset)), tid, bk);
       return;
     }
     copier->copyRows(kHead, kRowStride, k0, seqK, d, kPitch, base, tid, bk);

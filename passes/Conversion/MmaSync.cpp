@@ -170,7 +170,7 @@ void CpAsyncTileCopier::copyRows(Value head, Value rowStride32, Value first,
                                  Value count, int64_t width, int64_t pitch,
                                  Value dst, Value tid, int64_t rows) {
   copyRowsFrom(
-      [&](Value key, Value column) {
+      [&](Value key, Value column, int64_t) {
         return gep32(b, head, rowOffset32(b, key, rowStride32, column),
                      b.getI16Type());
       },
@@ -178,9 +178,9 @@ void CpAsyncTileCopier::copyRows(Value head, Value rowStride32, Value first,
 }
 
 void CpAsyncTileCopier::copyRowsFrom(
-    llvm::function_ref<Value(Value key, Value column)> source, Value first,
-    Value count, int64_t width, int64_t pitch, Value dst, Value tid,
-    int64_t rows) {
+    llvm::function_ref<Value(Value key, Value column, int64_t slot)> source,
+    Value first, Value count, int64_t width, int64_t pitch, Value dst,
+    Value tid, int64_t rows) {
   IndexArith a{b};
   auto idx = [&](int64_t v) { return a.constant(v); };
   auto i32c = [&](int64_t v) { return arith::ConstantIntOp::create(b, v, 32); };
@@ -219,7 +219,8 @@ void CpAsyncTileCopier::copyRowsFrom(
     Value src = LLVM::AddrSpaceCastOp::create(
         b, globalPtr,
         source(a.min(key, a.sub(count, idx(1))),
-               arith::MulIOp::create(b, col, idx(8))));
+               arith::MulIOp::create(b, col, idx(8)),
+               loopChunk || guard ? -1 : firstChunk / threads));
     Value at = a.add(dst, arith::MulIOp::create(
                               b,
                               a.add(arith::MulIOp::create(b, row, idx(pitch)),

@@ -141,14 +141,18 @@ public:
                 mlir::Value count, int64_t width, int64_t pitch,
                 mlir::Value dst, mlir::Value tid, int64_t rows);
   /// The same copy with each row's address computed by `source(key,
-  /// column)` (a generic pointer to element `column` of row `key`, both
-  /// index values, key in [0, count)): rows that are not evenly spaced,
-  /// such as a paged cache's.
-  void copyRowsFrom(
-      llvm::function_ref<mlir::Value(mlir::Value key, mlir::Value column)>
-          source,
-      mlir::Value first, mlir::Value count, int64_t width, int64_t pitch,
-      mlir::Value dst, mlir::Value tid, int64_t rows);
+  /// column, slot)` (a generic pointer to element `column` of row `key`,
+  /// both index values, key in [0, count)): rows that are not evenly
+  /// spaced, such as a paged cache's. `slot` is the chunk's round
+  /// (chunk / threads) in straight-line code outside any guard, else -1:
+  /// two copies of the same rows and width (K, then V) give a thread's
+  /// key the same slot, so a source may reuse what it computed for it.
+  void
+  copyRowsFrom(llvm::function_ref<mlir::Value(mlir::Value key,
+                                              mlir::Value column, int64_t slot)>
+                   source,
+               mlir::Value first, mlir::Value count, int64_t width,
+               int64_t pitch, mlir::Value dst, mlir::Value tid, int64_t rows);
   /// cp.async.commit_group.
   void commit();
   /// cp.async.wait_group `pending`.

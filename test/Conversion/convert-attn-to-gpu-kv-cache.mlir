@@ -79,6 +79,23 @@ func.func @kv_lens(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: ten
 // CHECK-NEXT: %[[OFF64:.*]] = arith.index_cast %[[OFFC]] : index to i64
 // CHECK-NEXT: %[[SRC:.*]] = llvm.getelementptr %[[KHEAD]][%[[OFF64]]] : (!llvm.ptr, i64) -> !llvm.ptr, i16
 // CHECK-NEXT: llvm.addrspacecast %[[SRC]] : !llvm.ptr to !llvm.ptr<1>
+// Each of a thread's four K rows reads the page table; its four V rows (the
+// same keys: D = Dv) reuse those reads.
+// CHECK: nvvm.cp.async.shared.global
+// CHECK: llvm.load %{{.*}} -> i32
+// CHECK: nvvm.cp.async.shared.global
+// CHECK: llvm.load %{{.*}} -> i32
+// CHECK: nvvm.cp.async.shared.global
+// CHECK: llvm.load %{{.*}} -> i32
+// CHECK: nvvm.cp.async.shared.global
+// CHECK-NOT: -> i32
+// CHECK: nvvm.cp.async.shared.global
+// CHECK-NOT: -> i32
+// CHECK: nvvm.cp.async.shared.global
+// CHECK-NOT: -> i32
+// CHECK: nvvm.cp.async.shared.global
+// CHECK-NOT: -> i32
+// CHECK: nvvm.cp.async.shared.global
 func.func @paged(%q: tensor<?x4x1x64xbf16>, %k: tensor<?x16x2x64xbf16>, %v: tensor<?x16x2x64xbf16>, %l: tensor<?xi32>, %t: tensor<?x?xi32>) -> tensor<?x4x1x64xbf16> {
   %o = attn.attention %q, %k, %v kv_lens(%l : tensor<?xi32>) page_table(%t : tensor<?x?xi32>) mask(#attn.causal) {attn.decode} : tensor<?x4x1x64xbf16>, tensor<?x16x2x64xbf16>, tensor<?x16x2x64xbf16> -> tensor<?x4x1x64xbf16>
   return %o : tensor<?x4x1x64xbf16>
