@@ -385,7 +385,10 @@ LogicalResult KernelBuilder::buildWork() {
     // group of n units takes query tile tiles - 1 - o / n of its unit
     // o mod n. Groups keep the keys and values in flight few (one group's
     // units: 2026-12-01, all units at once ran causal 4K at 447 TFLOP/s
-    // against 493 head by head, from L2 misses).
+    // against 493 head by head, from L2 misses). Runs 4 and 5 (4th session
+    // of 2026-12-01): D=256 causal S=8K 569-571 against 532-546 head by
+    // head, documents 354-355 against 337-346; D=128 causal within the
+    // noise of the bench.
     Value gx = gpu::GridDimOp::create(b, gpu::Dimension::x),
           gy = gpu::GridDimOp::create(b, gpu::Dimension::y),
           gz = gpu::GridDimOp::create(b, gpu::Dimension::z);
