@@ -14,7 +14,10 @@ Every system's output is checked first against a float64 reference on two
 heads; attnc must be within 1.25x the error of a naive bf16 implementation
 (S and P materialised in bf16) on those heads, or its timing is not reported.
 All systems run in this one process on the same tensors; TFLOP/s =
-4 * B * H * D * unmasked pairs / median time.
+4 * B * H * D * unmasked pairs / median time. ROUNDS=n times every system n
+times, rotating the order each round, and reports the median (and each
+round's rate): for A/B comparisons closer than the ~3% that a system's place
+in one fixed order can move it.
 """
 import math
 import os
@@ -185,6 +188,12 @@ def run(build, D, S, mask, results):
     cflex = torch.compile(flex_attention, dynamic=False)
     systems.append(("flex", lambda: cflex(q, k, v, block_mask=bm, score_mod=score_mod)))
 
+    # Outputs first (a system that fails its check, or cannot run this
+    # case, is reported and not timed), then the timings: with ROUNDS=n
+    # each system is timed n times, the order rotated a round, and its
+    # median reported (two byte-identical kernels measured 2.6% apart
+    # when timed in different places of one fixed order).
+    lines, timed = {}, []
     for name, f in systems:
         try:
             torch.cuda.synchronize()
@@ -193,17 +202,33 @@ def run(build, D, S, mask, results):
             err = rel(o[0, heads], ref)
             ok = err <= 1.25 * naive_err + 1e-6 and math.isfinite(err)
             if name.startswith("attnc") and not ok:
-                line = f"{case} {name:11s} CHECK FAILED err={err:.2e} naive_bf16={naive_err:.2e}"
-                print(line, flush=True)
-                results.append(line)
+                lines[name] = f"{case} {name:11s} CHECK FAILED err={err:.2e} naive_bf16={naive_err:.2e}"
                 continue
-            ms = do_bench(f, warmup=50, rep=300, return_mode="median")
-            line = (f"{case} {name:11s} {ms:8.3f} ms {flops / ms / 1e9:7.1f} TFLOP/s "
-                    f"err={err:.2e} (naive bf16 {naive_err:.2e})")
+            timed.append((name, f, err))
         except Exception as e:  # a peer that cannot run this case
-            line = f"{case} {name:11s} FAILED {type(e).__name__}: {str(e)[:100]}"
-        print(line, flush=True)
-        results.append(line)
+            lines[name] = f"{case} {name:11s} FAILED {type(e).__name__}: {str(e)[:100]}"
+    rounds = max(1, int(os.environ.get("ROUNDS", "1")))
+    times = {name: [] for name, _, _ in timed}
+    for r in range(rounds):
+        k = r % len(timed) if timed else 0
+        for name, f, err in timed[k:] + timed[:k]:
+            try:
+                times[name].append(do_bench(f, warmup=50, rep=300, return_mode="median"))
+            except Exception as e:
+                lines[name] = f"{case} {name:11s} FAILED {type(e).__name__}: {str(e)[:100]}"
+    for name, f, err in timed:
+        if name in lines or not times[name]:
+            continue
+        ms = sorted(times[name])[len(times[name]) // 2]
+        line = (f"{case} {name:11s} {ms:8.3f} ms {flops / ms / 1e9:7.1f} TFLOP/s "
+                f"err={err:.2e} (naive bf16 {naive_err:.2e})")
+        if rounds > 1:
+            line += " rounds " + " ".join(f"{flops / t / 1e9:.1f}" for t in times[name])
+        lines[name] = line
+    for name, _ in systems:
+        if name in lines:
+            print(lines[name], flush=True)
+            results.append(lines[name])
     del q, k, v, ref, naive
     torch.cuda.empty_cache()
 
