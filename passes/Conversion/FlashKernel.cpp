@@ -396,9 +396,9 @@ LogicalResult KernelBuilder::buildWork() {
     Value linear =
         a.add(x, arith::MulIOp::create(
                      b, gx, a.add(y, arith::MulIOp::create(b, gy, z))));
-    Value perGroup = a.min(
-        arith::CeilDivUIOp::create(b, idx(kGroupBlocks), gx).getResult(),
-        units);
+    Value perGroup =
+        a.min(arith::CeilDivUIOp::create(b, idx(kGroupBlocks), gx).getResult(),
+              units);
     Value groupBlocks = arith::MulIOp::create(b, gx, perGroup);
     Value group = arith::DivUIOp::create(b, linear, groupBlocks);
     Value first = arith::MulIOp::create(b, group, perGroup);
