@@ -1172,14 +1172,22 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
         const bool blockGroups = spec.kind == mask::MaskKind::BlockSparse &&
                                  !keyOffset && spec.blockK % 8 == 0;
         DenseMap<std::pair<int64_t, int64_t>, Value> groupVisible;
-        // Interval masks (none, causal, windows, prefix-LM): row slot sl
+        // Interval masks (none, causal, windows, prefix-LM) and cu_seqlens
+        // documents: row slot sl
         // sees the keys [lo, min(hi, Sk)), taken as i32 relative to the
         // lane's first key (colOf(i) is that key plus a constant), so
         // that each score costs two 32-bit compares of its constant
         // column (64-bit compares and a clamp a score made D = 256 spill
         // on 80-key tiles; a relative column a score, hoisted out of the
         // key loop by LLVM, spilled more).
-        const bool intervals = mask::hasIntervalForm(spec.kind);
+        // cu_seqlens documents too: the row's document [start, end), up
+        // to the row's own key under a causal mask, empty for a row before
+        // the keys.
+        const bool documentRanges =
+            spec.kind == mask::MaskKind::Document &&
+            spec.documentSource == mask::DocumentSource::CuSeqlens;
+        const bool intervals =
+            mask::hasIntervalForm(spec.kind) || documentRanges;
         Value laneFirst =
             a.add(keyOffset ? a.add(k0, keyOffset) : k0, t2);
         auto relative = [&](Value key) -> Value {
@@ -1188,8 +1196,16 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
         SmallVector<Value> loRel, hiRel;
         if (intervals)
           for (const RowMask &rm : rowMasks) {
-            loRel.push_back(relative(rm.lo));
-            hiRel.push_back(relative(a.min(rm.hi, seqK)));
+            Value lo = rm.lo, hi = rm.hi;
+            if (documentRanges) {
+              lo = rm.docStart;
+              hi = rm.docEnd;
+              if (spec.documentCausal)
+                hi = a.min(hi, a.add(rm.pos, idx(1)));
+              hi = arith::SelectOp::create(b, rm.posValid, hi, lo);
+            }
+            loRel.push_back(relative(lo));
+            hiRel.push_back(relative(a.min(hi, seqK)));
           }
         SmallVector<Value> masked;
         for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i) {

@@ -1,4 +1,4 @@
-// RUN: attnc-opt %s --attn-choose-gpu-kernel=chip=sm_90a --attn-tile --attn-skip-masked-tiles --convert-attn-to-gpu 2>/dev/null | FileCheck %s
+// RUN: attnc-opt %s --attn-choose-gpu-kernel=chip=sm_90a --attn-tile --attn-skip-masked-tiles --convert-attn-to-gpu --split-input-file 2>/dev/null | FileCheck %s
 
 // Boundary tiles of an interval mask (here causal): each row slot's visible
 // keys [lo, min(hi, Sk)) are taken once a tile as i32, relative to the
@@ -34,5 +34,40 @@
 // CHECK: scf.yield
 func.func @causal(%q: tensor<?x16x?x128xbf16>, %k: tensor<?x16x?x128xbf16>) -> tensor<?x16x?x128xbf16> {
   %o = attn.attention %q, %k, %k mask(#attn.causal) : tensor<?x16x?x128xbf16>, tensor<?x16x?x128xbf16>, tensor<?x16x?x128xbf16> -> tensor<?x16x?x128xbf16>
+  return %o : tensor<?x16x?x128xbf16>
+}
+
+// -----
+
+// cu_seqlens documents (causal): a row slot's interval is its document
+// [start, end) (the scan of cu_seqlens, %[[DOC]]#0 and #1), up to its own key
+// position + 1, and empty (hi = lo) for a row whose position is before the
+// keys; the scores then take the same two i32 compares.
+// CHECK-LABEL: gpu.func @attnc_attention(
+// CHECK: scf.yield %{{.*}} : f32, f32, f32
+// CHECK-NEXT: } else {
+// CHECK: %[[POS0:.*]] = arith.addi %{{.*}}, %{{.*}} : index
+// CHECK: %[[VALID0:.*]] = arith.cmpi sge, %[[POS0]], %c0{{.*}} : index
+// CHECK: %[[DOC:.*]]:2 = scf.for
+// CHECK: %{{.*}}:2 = scf.for
+// CHECK: scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: %{{.*}} = arith.constant 1 : index
+// CHECK-NEXT: %{{.*}} = arith.subi %{{.*}}, %{{.*}} : index
+// CHECK-NEXT: %[[FIRSTD:.*]] = arith.addi
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT: %[[POS1:.*]] = arith.addi %[[POS0]], %[[ONE]] : index
+// CHECK-NEXT: %[[UPTO:.*]] = arith.minsi %[[DOC]]#1, %[[POS1]] : index
+// CHECK-NEXT: %[[HIKEY:.*]] = arith.select %[[VALID0]], %[[UPTO]], %[[DOC]]#0 : index
+// CHECK-NEXT: %[[DLO64:.*]] = arith.subi %[[DOC]]#0, %[[FIRSTD]] : index
+// CHECK-NEXT: %[[DLO:.*]] = arith.index_cast %[[DLO64]] : index to i32
+// CHECK-NEXT: %[[DHIK:.*]] = arith.minsi %[[HIKEY]], %{{.*}} : index
+// CHECK-NEXT: %[[DHI64:.*]] = arith.subi %[[DHIK]], %[[FIRSTD]] : index
+// CHECK-NEXT: %[[DHI:.*]] = arith.index_cast %[[DHI64]] : index to i32
+// CHECK: %[[D0:.*]] = arith.constant 0 : i32
+// CHECK-NEXT: arith.cmpi sge, %[[D0]], %[[DLO]] : i32
+// CHECK-NEXT: arith.cmpi slt, %[[D0]], %[[DHI]] : i32
+func.func @documents(%q: tensor<?x16x?x128xbf16>, %k: tensor<?x16x?x128xbf16>, %cu: tensor<?xi32>) -> tensor<?x16x?x128xbf16> {
+  %o = attn.attention %q, %k, %k cu_seqlens(%cu : tensor<?xi32>) mask(#attn.document<cu_seqlens, causal>) : tensor<?x16x?x128xbf16>, tensor<?x16x?x128xbf16>, tensor<?x16x?x128xbf16> -> tensor<?x16x?x128xbf16>
   return %o : tensor<?x16x?x128xbf16>
 }
