@@ -1188,8 +1188,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
             spec.documentSource == mask::DocumentSource::CuSeqlens;
         const bool intervals =
             mask::hasIntervalForm(spec.kind) || documentRanges;
-        Value laneFirst =
-            a.add(keyOffset ? a.add(k0, keyOffset) : k0, t2);
+        Value laneFirst = a.add(keyOffset ? a.add(k0, keyOffset) : k0, t2);
         auto relative = [&](Value key) -> Value {
           return arith::IndexCastOp::create(b, i32, a.sub(key, laneFirst));
         };
@@ -1213,8 +1212,8 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
             Value rel = i32c(sLayout.column(i));
             Value fromLo = arith::CmpIOp::create(b, arith::CmpIPredicate::sge,
                                                  rel, loRel[slotOf(i)]);
-            Value belowHi = arith::CmpIOp::create(
-                b, arith::CmpIPredicate::slt, rel, hiRel[slotOf(i)]);
+            Value belowHi = arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
+                                                  rel, hiRel[slotOf(i)]);
             Value vis = arith::AndIOp::create(b, fromLo, belowHi);
             masked.push_back(arith::SelectOp::create(b, vis, s[i], negInf));
             continue;
