@@ -1189,8 +1189,13 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
         const bool intervals =
             mask::hasIntervalForm(spec.kind) || documentRanges;
         Value laneFirst = a.add(keyOffset ? a.add(k0, keyOffset) : k0, t2);
+        // At least -1 (the columns are >= 0, so no compare changes): keys
+        // are below 2^31 (attnrt's seq_k bound), the lane's first key may
+        // pass it by less than block_k, so only a difference below -2^31
+        // could leave the i32 range.
         auto relative = [&](Value key) -> Value {
-          return arith::IndexCastOp::create(b, i32, a.sub(key, laneFirst));
+          return arith::IndexCastOp::create(
+              b, i32, a.max(a.sub(key, laneFirst), idx(-1)));
         };
         SmallVector<Value> loRel, hiRel;
         if (intervals)

@@ -2,7 +2,8 @@
 
 // Boundary tiles of an interval mask (here causal): each row slot's visible
 // keys [lo, min(hi, Sk)) are taken once a tile as i32, relative to the
-// lane's first key (the tile's first key plus 2 t), and each score is kept
+// lane's first key (the tile's first key plus 2 t) and at least -1 (exact
+// for any Sk attnrt accepts), and each score is kept
 // by two i32 compares of its constant column with them: no index (64-bit)
 // compare and no clamp a score. The full tiles yield the scores unmasked.
 // CHECK-LABEL: gpu.func @attnc_attention(
@@ -10,17 +11,17 @@
 // CHECK-NEXT: } else {
 // CHECK: %[[LASTKEY:.*]] = arith.subi %{{.*}}, %c1{{.*}} : index
 // CHECK-NEXT: %[[FIRST:.*]] = arith.addi
+// CHECK-NEXT: %[[M1:.*]] = arith.constant -1 : index
 // CHECK-NEXT: %[[LO64:.*]] = arith.subi %{{.*}}, %[[FIRST]] : index
-// CHECK-NEXT: %[[LO:.*]] = arith.index_cast %[[LO64]] : index to i32
+// CHECK-NEXT: %[[LOA:.*]] = arith.maxsi %[[LO64]], %[[M1]] : index
+// CHECK-NEXT: %[[LO:.*]] = arith.index_cast %[[LOA]] : index to i32
 // CHECK-NEXT: %[[HIK:.*]] = arith.minsi %{{.*}}, %{{.*}} : index
+// CHECK-NEXT: arith.constant -1 : index
 // CHECK-NEXT: %[[HI64:.*]] = arith.subi %[[HIK]], %[[FIRST]] : index
-// CHECK-NEXT: %[[HI:.*]] = arith.index_cast %[[HI64]] : index to i32
+// CHECK-NEXT: %[[HIA:.*]] = arith.maxsi %[[HI64]]
+// CHECK-NEXT: %[[HI:.*]] = arith.index_cast %[[HIA]] : index to i32
 // The second row slot's (rows g + 8).
-// CHECK-NEXT: arith.subi %{{.*}}, %[[FIRST]] : index
-// CHECK-NEXT: arith.index_cast %{{.*}} : index to i32
-// CHECK-NEXT: arith.minsi %{{.*}}, %{{.*}} : index
-// CHECK-NEXT: arith.subi %{{.*}}, %[[FIRST]] : index
-// CHECK-NEXT: arith.index_cast %{{.*}} : index to i32
+// CHECK-COUNT-2: arith.index_cast %{{.*}} : index to i32
 // CHECK-NOT: : index
 // CHECK: %[[C0:.*]] = arith.constant 0 : i32
 // CHECK-NEXT: %[[GE:.*]] = arith.cmpi sge, %[[C0]], %[[LO]] : i32
@@ -59,11 +60,15 @@ func.func @causal(%q: tensor<?x16x?x128xbf16>, %k: tensor<?x16x?x128xbf16>) -> t
 // CHECK-NEXT: %[[POS1:.*]] = arith.addi %[[POS0]], %[[ONE]] : index
 // CHECK-NEXT: %[[UPTO:.*]] = arith.minsi %[[DOC]]#1, %[[POS1]] : index
 // CHECK-NEXT: %[[HIKEY:.*]] = arith.select %[[VALID0]], %[[UPTO]], %[[DOC]]#0 : index
+// CHECK-NEXT: arith.constant -1 : index
 // CHECK-NEXT: %[[DLO64:.*]] = arith.subi %[[DOC]]#0, %[[FIRSTD]] : index
-// CHECK-NEXT: %[[DLO:.*]] = arith.index_cast %[[DLO64]] : index to i32
+// CHECK-NEXT: %[[DLOA:.*]] = arith.maxsi %[[DLO64]]
+// CHECK-NEXT: %[[DLO:.*]] = arith.index_cast %[[DLOA]] : index to i32
 // CHECK-NEXT: %[[DHIK:.*]] = arith.minsi %[[HIKEY]], %{{.*}} : index
+// CHECK-NEXT: arith.constant -1 : index
 // CHECK-NEXT: %[[DHI64:.*]] = arith.subi %[[DHIK]], %[[FIRSTD]] : index
-// CHECK-NEXT: %[[DHI:.*]] = arith.index_cast %[[DHI64]] : index to i32
+// CHECK-NEXT: %[[DHIA:.*]] = arith.maxsi %[[DHI64]]
+// CHECK-NEXT: %[[DHI:.*]] = arith.index_cast %[[DHIA]] : index to i32
 // CHECK: %[[D0:.*]] = arith.constant 0 : i32
 // CHECK-NEXT: arith.cmpi sge, %[[D0]], %[[DLO]] : i32
 // CHECK-NEXT: arith.cmpi slt, %[[D0]], %[[DHI]] : i32
