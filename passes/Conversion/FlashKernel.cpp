@@ -1172,8 +1172,57 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
         const bool blockGroups = spec.kind == mask::MaskKind::BlockSparse &&
                                  !keyOffset && spec.blockK % 8 == 0;
         DenseMap<std::pair<int64_t, int64_t>, Value> groupVisible;
+        // Interval masks (none, causal, windows, prefix-LM) and cu_seqlens
+        // documents: row slot sl
+        // sees the keys [lo, min(hi, Sk)), taken as i32 relative to the
+        // lane's first key (colOf(i) is that key plus a constant), so
+        // that each score costs two 32-bit compares of its constant
+        // column (64-bit compares and a clamp a score made D = 256 spill
+        // on 80-key tiles; a relative column a score, hoisted out of the
+        // key loop by LLVM, spilled more).
+        // cu_seqlens documents too: the row's document [start, end), up
+        // to the row's own key under a causal mask, empty for a row before
+        // the keys.
+        const bool documentRanges =
+            spec.kind == mask::MaskKind::Document &&
+            spec.documentSource == mask::DocumentSource::CuSeqlens;
+        const bool intervals =
+            mask::hasIntervalForm(spec.kind) || documentRanges;
+        Value laneFirst = a.add(keyOffset ? a.add(k0, keyOffset) : k0, t2);
+        // At least -1 (the columns are >= 0, so no compare changes): keys
+        // are below 2^31 (attnrt's seq_k bound), the lane's first key may
+        // pass it by less than block_k, so only a difference below -2^31
+        // could leave the i32 range.
+        auto relative = [&](Value key) -> Value {
+          return arith::IndexCastOp::create(
+              b, i32, a.max(a.sub(key, laneFirst), idx(-1)));
+        };
+        SmallVector<Value> loRel, hiRel;
+        if (intervals)
+          for (const RowMask &rm : rowMasks) {
+            Value lo = rm.lo, hi = rm.hi;
+            if (documentRanges) {
+              lo = rm.docStart;
+              hi = rm.docEnd;
+              if (spec.documentCausal)
+                hi = a.min(hi, a.add(rm.pos, idx(1)));
+              hi = arith::SelectOp::create(b, rm.posValid, hi, lo);
+            }
+            loRel.push_back(relative(lo));
+            hiRel.push_back(relative(a.min(hi, seqK)));
+          }
         SmallVector<Value> masked;
         for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i) {
+          if (intervals) {
+            Value rel = i32c(sLayout.column(i));
+            Value fromLo = arith::CmpIOp::create(b, arith::CmpIPredicate::sge,
+                                                 rel, loRel[slotOf(i)]);
+            Value belowHi = arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
+                                                  rel, hiRel[slotOf(i)]);
+            Value vis = arith::AndIOp::create(b, fromLo, belowHi);
+            masked.push_back(arith::SelectOp::create(b, vis, s[i], negInf));
+            continue;
+          }
           Value vis = arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
                                             colOf(i), seqK);
           Value m;
