@@ -1009,6 +1009,27 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     scf::YieldOp::create(b, ValueRange{arith::ConstantIntOp::create(b, 0, 1)});
     return ifCond.getResult(0);
   };
+  // Tile kt's flags when kt < hi; past it (no tile, nothing to read) empty.
+  auto guardedTileFlags = [&](Value kt, Value hi) -> TileFlags {
+    Value inRange = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, kt, hi);
+    Type i1 = b.getI1Type();
+    auto ifIn = scf::IfOp::create(b, TypeRange{i1, i1}, inRange,
+                                  /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&ifIn.getThenRegion().front());
+      TileFlags f = tileFlags(kt);
+      scf::YieldOp::create(b, ValueRange{f.empty, f.full});
+      b.setInsertionPointToStart(&ifIn.getElseRegion().front());
+      scf::YieldOp::create(b,
+                           ValueRange{arith::ConstantIntOp::create(b, 1, 1),
+                                      arith::ConstantIntOp::create(b, 0, 1)});
+    }
+    TileFlags f;
+    f.empty = ifIn.getResult(0);
+    f.full = ifIn.getResult(1);
+    return f;
+  };
   std::optional<CpAsyncKeyLoop> keyLoop;
   std::optional<TmaKeyLoop> tmaLoop;
   // A wgmma kernel's consumer part sits in this scf.if (splitRoles).
@@ -1428,17 +1449,42 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   Value kCodes;
   auto body = [&](Value kt, Value stageBase,
                   ValueRange it) -> SmallVector<Value> {
+    // The wgmma consumers carry the tile's flags in the loop's last two
+    // values (empty, full), tested an iteration ahead (below).
+    const bool carriesFlags = tileTest && wgmma;
+    TileFlags carried;
+    if (carriesFlags) {
+      carried.empty = it[it.size() - 2];
+      carried.full = it[it.size() - 1];
+      it = it.drop_back(2);
+    }
     SmallVector<Value> mOld(it.begin(), it.begin() + slots);
     SmallVector<Value> lOld(it.begin() + slots, it.begin() + 2 * slots);
     SmallVector<Value> acc(it.begin() + 2 * slots, it.end());
 
     // The tile's work, skipped for a tile proven empty (block-uniform).
+    // With carried flags the next tile is tested here: its mask reads
+    // (the block table, document ids) then wait behind this tile's GEMMs
+    // instead of before them.
     TileFlags flags;
     Value work = arith::ConstantIntOp::create(b, 1, 1);
-    if (tileTest) {
+    std::optional<std::pair<Value, Value>> nextFlags;
+    if (carriesFlags) {
+      flags = carried;
+      TileFlags next = guardedTileFlags(a.add(kt, idx(1)), range.hi);
+      nextFlags = {next.empty, next.full};
+      work = arith::XOrIOp::create(b, flags.empty, work);
+    } else if (tileTest) {
       flags = tileFlags(kt);
       work = arith::XOrIOp::create(b, flags.empty, work);
     }
+    auto withFlags = [&](SmallVector<Value> state) {
+      if (nextFlags) {
+        state.push_back(nextFlags->first);
+        state.push_back(nextFlags->second);
+      }
+      return state;
+    };
     SmallVector<Type> stateTypes(it.getTypes().begin(), it.getTypes().end());
     auto ifWork = scf::IfOp::create(b, stateTypes, work,
                                     /*withElseRegion=*/true);
@@ -1571,7 +1617,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     yields.append(acc.begin(), acc.end());
     scf::YieldOp::create(b, yields);
     b.setInsertionPointAfter(ifWork);
-    return SmallVector<Value>(ifWork.getResults());
+    return withFlags(SmallVector<Value>(ifWork.getResults()));
   };
   // The wgmma consumers' loop when every tile of [lo, hi) is visited, with
   // the softmax of one tile overlapping the GEMMs (FlashAttention-3,
@@ -1703,8 +1749,15 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   if (wgmma && !tileTest) {
     res = overlappedWgmmaLoop(range.lo, range.hi, inits);
   } else if (wgmma) {
+    // The first tile's flags before the loop; the loop's last two values
+    // carry each next tile's (body).
     tmaLoop->hooks.body = body;
-    res = tmaLoop->consume(range.lo, range.hi, inits, releases);
+    TileFlags first = guardedTileFlags(range.lo, range.hi);
+    SmallVector<Value> loopInits(inits.begin(), inits.end());
+    loopInits.push_back(first.empty);
+    loopInits.push_back(first.full);
+    res = tmaLoop->consume(range.lo, range.hi, loopInits, releases)
+              .drop_back(2);
   } else if (fp8) {
     // Each tile's codes, once every thread sees them, become the 16-bit
     // tile at byte 0 (exact: every e4m3 value is a bf16 and an f16), which

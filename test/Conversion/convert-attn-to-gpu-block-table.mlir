@@ -4,12 +4,20 @@
 // multiple of 8 dividing the kernel's 128 keys): on a boundary tile a lane
 // reads the block table once per row slot and 8-column group (2 x 16), not
 // once per score (64), which kept ptxas spilling on 128-key tiles. The
-// consumers' tile test reads it once (per block of the tile), and so does
-// the producer's. A producer that tests tiles keeps 40 registers (with 24
-// ptxas spilled it for block masks of small blocks), the two consumer
-// warpgroups the rest (232).
+// consumers' tile test reads it once (per block of the tile): for the first
+// tile before the key loop, and in the loop for the next tile, an
+// iteration ahead (an scf.if on kt + 1 < hi, the flags carried by the
+// loop), before this tile's boundary reads; the producer's once too. A
+// producer that tests tiles keeps 40 registers (with 24 ptxas spilled it
+// for block masks of small blocks), the two consumer warpgroups the rest
+// (232).
 // CHECK-LABEL: gpu.func @attnc_attention(
 // CHECK: nvvm.setmaxregister  increase 232
+// CHECK: llvm.load {{.*}} -> i8
+// CHECK: scf.for %[[KT:.*]] = %{{.*}} iter_args({{.*}}) -> ({{.*}}, i1, i1) {
+// CHECK: %[[NEXT:.*]] = arith.addi %[[KT]], %c1{{.*}} : index
+// CHECK-NEXT: %[[AHEAD:.*]] = arith.cmpi slt, %[[NEXT]], %{{.*}} : index
+// CHECK-NEXT: scf.if %[[AHEAD]] -> (i1, i1) {
 // CHECK: llvm.load {{.*}} -> i8
 // CHECK-COUNT-32: llvm.load {{.*}} -> i8
 // CHECK-NOT: llvm.load {{.*}} -> i8
