@@ -57,8 +57,8 @@ for d, dtype, causal in [(64, "bf16", ""), (128, "f16", ":causal"), (64, "f16", 
     runs = [spec(b=2, mask=f"document:1,500,37,462{causal}", **base),
             spec(b=1, mask=f"document:129{causal}", **base),
             spec(b=1, mask=f"document:64,64,64,1,300{causal}", **base),
-            # Many query tiles of uneven cost (the wgmma block grid ranks
-            # cu_seqlens documents' tiles by their key tiles).
+            # Many query tiles of uneven cost, over several of the wgmma
+            # block grid's longest-first groups.
             spec(b=2, mask=f"document:3000,17,900,129,2100,1{causal}", **base)]
     lines.append(f"document{causal.replace(':', '_')}_d{d}_{dtype} | {spec(b=1, mask=m, **base)} | {'; '.join(runs)}")
 # Score modifications.
