@@ -210,8 +210,9 @@ def run(build, D, S, mask, results):
     rounds = max(1, int(os.environ.get("ROUNDS", "1")))
     times = {name: [] for name, _, _ in timed}
     for r in range(rounds):
-        k = r % len(timed) if timed else 0
-        for name, f, err in timed[k:] + timed[:k]:
+        # (not k: the systems' closures read this scope's q, k, v)
+        start = r % len(timed) if timed else 0
+        for name, f, err in timed[start:] + timed[:start]:
             try:
                 times[name].append(do_bench(f, warmup=50, rep=300, return_mode="median"))
             except Exception as e:
