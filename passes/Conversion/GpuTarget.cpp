@@ -306,9 +306,12 @@ public:
       persistent = p.noMask && !p.ragged;
     }
     // D = 256 without a mask: 80-key tiles (two stages of K and V and Q
-    // fill 224 KiB; 2026-12-01 S=8K: 651.0 vs 593.9 TFLOP/s on 64); under
-    // a mask ptxas spills them (8 bytes, causal).
-    if (width == 512 && p.noMask)
+    // fill 224 KiB; 2026-12-01 S=8K: 651.0 vs 593.9 TFLOP/s on 64). Causal
+    // and prefix-LM masks too, since their boundary tiles compare i32
+    // columns (2026-12-01, session 5, S=8K causal: 590.9 and 584.1 vs
+    // 568.4 and 567.0 on 64-key tiles). Documents, ALiBi, score_fn
+    // regions and ragged batches spill on them.
+    if (width == 512 && (p.noMask || (p.intervalMask && !p.ragged)))
       blockK = 80;
     return make(p, blockK, warps, /*mTiles=*/1, /*qInSmem=*/true,
                 /*gqaPack=*/1, /*splitKv=*/false, /*keyWarps=*/1,

@@ -37,6 +37,8 @@ static void setMaskKind(KernelProblem &p, const mask::MaskSpec &spec) {
     p.windowKeys = spec.windowLeft + spec.windowRight + 1;
   if (spec.kind == mask::MaskKind::BlockSparse)
     p.maskBlockKeys = spec.blockK;
+  p.intervalMask = spec.kind == mask::MaskKind::Causal ||
+                   spec.kind == mask::MaskKind::PrefixLM;
 }
 
 KernelProblem KernelProblem::of(AttentionOp op) {
@@ -55,6 +57,8 @@ KernelProblem KernelProblem::of(AttentionOp op) {
   p.kvFp8 = static_cast<bool>(op.getKvScales());
   p.ragged = static_cast<bool>(op.getCuSeqlensQ());
   p.raggedKeys = static_cast<bool>(op.getCuSeqlensK());
+  if (op.getAlibiSlopes() || op.getAlibi() || op.hasScoreFn())
+    p.intervalMask = false;
   p.packBlocker = packBlockerOf(op.getAlibiSlopes() || op.getAlibi(),
                                 static_cast<bool>(op.getBlockMask()),
                                 op.hasMaskFn() || op.hasScoreFn());
@@ -80,6 +84,8 @@ KernelProblem KernelProblem::of(TileStepOp step) {
   p.kvFp8 = static_cast<bool>(step.getKvScales());
   p.ragged = static_cast<bool>(step.getCuSeqlensQ());
   p.raggedKeys = static_cast<bool>(step.getCuSeqlensK());
+  if (step.getAlibiSlopes() || step.getAlibi() || step.hasScoreFn())
+    p.intervalMask = false;
   p.packBlocker = packBlockerOf(step.getAlibiSlopes() || step.getAlibi(),
                                 static_cast<bool>(step.getBlockMask()),
                                 step.hasMaskFn() || step.hasScoreFn());

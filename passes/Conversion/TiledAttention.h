@@ -44,6 +44,10 @@ struct KernelProblem {
   int64_t windowKeys = 0;
   /// A block mask's keys per block, 0 for other masks.
   int64_t maskBlockKeys = 0;
+  /// A causal or prefix-LM mask without a per-score bias (ALiBi, a
+  /// score_fn region): boundary tiles keep each score by two compares of
+  /// its column against the row's bounds, and nothing else a score.
+  bool intervalMask = false;
   /// The attention has per-sequence KV lengths (kv_lens).
   bool kvLens = false;
   /// Rows of a page of a paged cache (page_table), 0 when contiguous.

@@ -102,7 +102,8 @@ func.func @d128_prefix(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x8x?x128xbf16>) -
 
 // D = 256 without a mask: two warpgroups on 80-key tiles (O takes 128
 // registers; two stages of K and V fill shared memory). sm_80: one m-tile
-// per warp, 8 warps. Under a causal mask, 64-key tiles (decode_d256 below).
+// per warp, 8 warps. Causal and prefix-LM masks too (d256_causal); with
+// ALiBi, 64-key tiles.
 // CHECK-LABEL: func.func @d256(
 // CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 80, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
 // SM80-LABEL: func.func @d256(
@@ -112,6 +113,18 @@ func.func @d256(%q: tensor<?x4x?x256xbf16>, %k: tensor<?x4x?x256xbf16>, %v: tens
   return %o : tensor<?x4x?x256xbf16>
 }
 
+// -----
+
+// CHECK-LABEL: func.func @d256_causal(
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 80, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 80, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 64, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
+func.func @d256_causal(%q: tensor<?x4x?x256xbf16>, %k: tensor<?x4x?x256xbf16>, %v: tensor<?x4x?x256xbf16>) -> (tensor<?x4x?x256xbf16>, tensor<?x4x?x256xbf16>, tensor<?x4x?x256xbf16>) {
+  %c = attn.attention %q, %k, %v mask(#attn.causal) : tensor<?x4x?x256xbf16>, tensor<?x4x?x256xbf16>, tensor<?x4x?x256xbf16> -> tensor<?x4x?x256xbf16>
+  %p = attn.attention %q, %k, %v mask(#attn.prefix_lm<prefix = 40, top_left>) : tensor<?x4x?x256xbf16>, tensor<?x4x?x256xbf16>, tensor<?x4x?x256xbf16> -> tensor<?x4x?x256xbf16>
+  %a = attn.attention %q, %k, %v mask(#attn.causal) alibi = [0.5, 0.25, 0.125, 0.0625] : tensor<?x4x?x256xbf16>, tensor<?x4x?x256xbf16>, tensor<?x4x?x256xbf16> -> tensor<?x4x?x256xbf16>
+  return %c, %p, %a : tensor<?x4x?x256xbf16>, tensor<?x4x?x256xbf16>, tensor<?x4x?x256xbf16>
+}
 
 // -----
 
@@ -156,7 +169,7 @@ func.func @decode_static(%q: tensor<1x16x4x64xbf16>, %k: tensor<1x2x100x64xbf16>
 // Head dims other than 64 and 128 (not yet run on the GPU with the decode
 // kernel) take the prefill kernel.
 // CHECK-LABEL: func.func @decode_d256(
-// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 64, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 80, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
 func.func @decode_d256(%q: tensor<?x8x?x256xbf16>, %k: tensor<?x2x?x256xbf16>, %v: tensor<?x2x?x256xbf16>) -> tensor<?x8x?x256xbf16> {
   %o = attn.attention %q, %k, %v mask(#attn.causal) {attn.decode} : tensor<?x8x?x256xbf16>, tensor<?x2x?x256xbf16>, tensor<?x2x?x256xbf16> -> tensor<?x8x?x256xbf16>
   return %o : tensor<?x8x?x256xbf16>
