@@ -981,6 +981,12 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   // computed. A region scan is not run on the GPU: those tiles stay
   // element-wise.
   bool tileTest = tiled.testsTilesAtRunTime();
+  // Tile tests on the wgmma kernel take the overlapped schedule on a
+  // compacted ring (overlappedWgmmaLoop), except on a persistent grid (its
+  // items continue one another's ring uses, counted in tiles visited) and
+  // for heads wider than 128 (D = 256 block masks spilled 12 bytes there):
+  // those run one tile at a time, the next tile's flags carried (body).
+  const bool compactedRing = wgmma && tileTest && !round && d + dv <= 256;
   auto tileFlags = [&](Value kt) {
     IRMapping map = hostToKernel;
     map.map(tiled.loops[0].getInductionVar(), kt);
@@ -1069,7 +1075,10 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
                   {i32c(64 * box), toI32(a.add(qStart, q0)), toI32(head),
                    toI32(qBatch)},
                   bar);
-      tmaLoop->produce(range.lo, range.hi);
+      if (compactedRing)
+        tmaLoop->produceCompacted(range.lo, range.hi);
+      else
+        tmaLoop->produce(range.lo, range.hi);
       if (!consumerIf)
         return success();
       b.setInsertionPoint(consumerIf.getThenRegion().front().getTerminator());
@@ -1619,15 +1628,21 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     b.setInsertionPointAfter(ifWork);
     return withFlags(SmallVector<Value>(ifWork.getResults()));
   };
-  // The wgmma consumers' loop when every tile of [lo, hi) is visited, with
-  // the softmax of one tile overlapping the GEMMs (FlashAttention-3,
-  // Algorithm 2): at tile kt, S = Q K(kt)^T and O += P(kt - 1) V(kt - 1)
-  // are issued together; the softmax of S runs while P V completes; O is
-  // then rescaled to the new row maxima and P(kt) packed (its registers
-  // free only once the P V reading the previous P has completed). The
-  // state carries P of the last tile (bf16/f16 pairs) besides m, l and O.
-  auto overlappedWgmmaLoop = [&](Value lo, Value hi,
-                                 ValueRange inits) -> ValueRange {
+  // The wgmma consumers' loop with the softmax of one tile overlapping the
+  // GEMMs (FlashAttention-3, Algorithm 2): at tile kt, S = Q K(kt)^T and
+  // O += P(prev) V(prev) are issued together; the softmax of S runs while
+  // P V completes; O is then rescaled to the new row maxima and P(kt)
+  // packed (its registers free only once the P V reading the previous P
+  // has completed). The state carries P of the last tile (bf16/f16 pairs)
+  // besides m, l and O. Without a tile test every tile of [lo, hi) is
+  // visited (prev = kt - 1). With one (`compacted`: block masks, seq_ids
+  // documents, mask_fn regions on a block grid) the ring is compacted:
+  // the producer loads only the tiles holding a visible pair, the first
+  // of them is found before the loop, and the loop skips the empty ones,
+  // carrying the ring's next use, the last tile visited (prev) and the
+  // next tile's flags (empty, full), tested an iteration ahead.
+  auto overlappedWgmmaLoop = [&](Value lo, Value hi, ValueRange inits,
+                                 bool compacted) -> ValueRange {
     Value slab = qSlab();
     auto rescale = [&](SmallVector<Value> acc, ArrayRef<Value> alpha) {
       MmaAccumulatorLayout accLayout{1, vTiles};
@@ -1635,21 +1650,70 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
         acc[i] = arith::MulFOp::create(b, acc[i], alpha[accLayout.slot(i)]);
       return acc;
     };
-    TileFlags noFlags;
+    // The ring's stage of tile kt, ring use `use` when compacted.
+    auto waitKeys = [&](Value kt, Value use) {
+      return compacted ? tmaLoop->waitKeysOfUse(use)
+                       : tmaLoop->waitKeys(kt, lo);
+    };
+    auto waitValues = [&](Value kt, Value use) {
+      return compacted ? tmaLoop->waitValuesOfUse(use)
+                       : tmaLoop->waitValues(kt, lo);
+    };
+    auto releaseKeys = [&](Value kt, Value use) {
+      if (compacted)
+        tmaLoop->releaseKeysOfUse(use, releases);
+      else
+        tmaLoop->releaseKeys(kt, lo, releases);
+    };
+    auto releaseValues = [&](Value kt, Value use) {
+      if (compacted)
+        tmaLoop->releaseValuesOfUse(use, releases);
+      else
+        tmaLoop->releaseValues(kt, lo, releases);
+    };
     Value one = idx(1);
     // Ping-pong (FlashAttention-3): with several consumer warpgroups, they
     // take turns to issue their GEMMs, so that one's softmax runs while
     // another's GEMMs hold the tensor cores. Warpgroup g waits on named
     // barrier 1 + g (its 128 threads and the 128 of the warpgroup before it,
     // which arrive once they have issued); the last warpgroup lets the first
-    // start.
+    // start. A tile test is block-uniform: every warpgroup visits the same
+    // tiles.
     const int64_t groups = config.getWarps() / 4;
     Value i32Threads = i32c(256);
     auto turnBarrier = [&](Value group) {
       return arith::AddIOp::create(
           b, arith::IndexCastOp::create(b, i32, group), i32c(1));
     };
-    Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, lo, hi);
+    // The first tile: lo, or the first tile of [lo, hi) holding a visible
+    // pair (hi when none does), with its flags.
+    Value first = lo;
+    TileFlags firstFlags;
+    if (compacted) {
+      Type indexType = b.getIndexType(), i1 = b.getI1Type();
+      auto search = scf::WhileOp::create(
+          b, TypeRange{indexType, i1},
+          ValueRange{lo, arith::ConstantIntOp::create(b, 0, 1).getResult()});
+      {
+        OpBuilder::InsertionGuard g(b);
+        Block *before = b.createBlock(&search.getBefore(), {}, {indexType, i1},
+                                      {b.getLoc(), b.getLoc()});
+        Value kt = before->getArgument(0);
+        TileFlags f = guardedTileFlags(kt, hi);
+        Value inRange =
+            arith::CmpIOp::create(b, arith::CmpIPredicate::slt, kt, hi);
+        scf::ConditionOp::create(b, arith::AndIOp::create(b, inRange, f.empty),
+                                 ValueRange{kt, f.full});
+        Block *after = b.createBlock(&search.getAfter(), {}, {indexType, i1},
+                                     {b.getLoc(), b.getLoc()});
+        scf::YieldOp::create(b, ValueRange{a.add(after->getArgument(0), one),
+                                           after->getArgument(1)});
+      }
+      first = search.getResult(0);
+      firstFlags.full = search.getResult(1);
+      firstFlags.empty = arith::ConstantIntOp::create(b, 0, 1);
+    }
+    Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, first, hi);
     auto ifAny = scf::IfOp::create(b, inits.getTypes(), any,
                                    /*withElseRegion=*/true);
     OpBuilder::InsertionGuard guard(b);
@@ -1664,32 +1728,39 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       b.setInsertionPointToStart(&ifLast.getThenRegion().front());
       NVVM::BarrierArriveOp::create(b, turnBarrier(idx(0)), i32Threads);
     }
-    // Tile lo: S and its softmax alone (O is still zero).
+    // The first tile: S and its softmax alone (O is still zero).
     // Each tile's keys are released once its S has completed, its values
     // once its P V has: the producer loads the next keys a tile earlier
     // than a release of the whole stage after P V would let it.
+    Value use0 = idx(0);
     SmallVector<Value> s0 =
-        wgmmaE->wait(0, issueQK(slab, tmaLoop->waitKeys(lo, lo)));
-    tmaLoop->releaseKeys(lo, lo, releases);
-    TileSoftmax first = softmaxTile(lo, noFlags, s0, inits.take_front(slots),
-                                    inits.slice(slots, slots));
-    SmallVector<Value> loopInits(first.mNew);
-    loopInits.append(first.lNew);
+        wgmmaE->wait(0, issueQK(slab, waitKeys(first, use0)));
+    releaseKeys(first, use0);
+    TileSoftmax firstSm =
+        softmaxTile(first, firstFlags, s0, inits.take_front(slots),
+                    inits.slice(slots, slots));
+    SmallVector<Value> loopInits(firstSm.mNew);
+    loopInits.append(firstSm.lNew);
     loopInits.append(inits.begin() + 2 * slots, inits.end());
-    SmallVector<Value> p0 = packP(first.p);
+    SmallVector<Value> p0 = packP(firstSm.p);
     loopInits.append(p0);
-    auto loop = scf::ForOp::create(b, a.add(lo, one), hi, one, loopInits);
-    {
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(loop.getBody());
-      Value kt = loop.getInductionVar();
-      ValueRange it = loop.getRegionIterArgs();
+    // Compacted: the next use, the last tile visited, the next tile's
+    // flags.
+    const size_t stateSize = loopInits.size();
+    if (compacted) {
+      TileFlags next = guardedTileFlags(a.add(first, one), hi);
+      loopInits.append({one, first, next.empty, next.full});
+    }
+    // One overlapped step at tile kt (use `use`) after tile prev (use
+    // prevUse): the new m, l, O and P.
+    auto step = [&](Value kt, Value use, Value prev, Value prevUse,
+                    const TileFlags &flags,
+                    ValueRange it) -> SmallVector<Value> {
       ValueRange m = it.take_front(slots), l = it.slice(slots, slots);
       ValueRange acc = it.slice(2 * slots, it.size() - 2 * slots - pRegs);
       ValueRange p = it.take_back(pRegs);
-      Value prev = a.sub(kt, one);
-      Value stage = tmaLoop->waitKeys(kt, lo);
-      Value prevStage = tmaLoop->waitValues(prev, lo);
+      Value stage = waitKeys(kt, use);
+      Value prevStage = waitValues(prev, prevUse);
       if (groups > 1)
         NVVM::BarrierOp::create(b, /*res=*/Type(), turnBarrier(warpGroup),
                                 i32Threads, /*reductionOp=*/{},
@@ -1704,15 +1775,54 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
                                                idx(groups))),
             i32Threads);
       SmallVector<Value> sDone = wgmmaE->wait(1, sPending);
-      tmaLoop->releaseKeys(kt, lo, releases);
-      TileSoftmax sm = softmaxTile(kt, noFlags, sDone, m, l);
+      releaseKeys(kt, use);
+      TileSoftmax sm = softmaxTile(kt, flags, sDone, m, l);
       SmallVector<Value> accDone = wgmmaE->wait(0, accPending);
-      tmaLoop->releaseValues(prev, lo, releases);
+      releaseValues(prev, prevUse);
       SmallVector<Value> yields(sm.mNew);
       yields.append(sm.lNew);
       yields.append(rescale(accDone, sm.alpha));
       yields.append(packP(sm.p));
-      scf::YieldOp::create(b, yields);
+      return yields;
+    };
+    auto loop = scf::ForOp::create(b, a.add(first, one), hi, one, loopInits);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value kt = loop.getInductionVar();
+      ValueRange it = loop.getRegionIterArgs();
+      if (!compacted) {
+        Value prev = a.sub(kt, one);
+        scf::YieldOp::create(b,
+                             step(kt, Value(), prev, Value(), TileFlags(), it));
+      } else {
+        ValueRange state = it.take_front(stateSize);
+        Value use = it[stateSize], prev = it[stateSize + 1];
+        TileFlags flags;
+        flags.empty = it[stateSize + 2];
+        flags.full = it[stateSize + 3];
+        TileFlags next = guardedTileFlags(a.add(kt, one), hi);
+        SmallVector<Type> types(state.getTypes().begin(),
+                                state.getTypes().end());
+        types.append({b.getIndexType(), b.getIndexType()});
+        auto ifWork = scf::IfOp::create(b, types, flags.empty,
+                                        /*withElseRegion=*/true);
+        {
+          OpBuilder::InsertionGuard g(b);
+          b.setInsertionPointToStart(&ifWork.getThenRegion().front());
+          SmallVector<Value> skip(state);
+          skip.append({use, prev});
+          scf::YieldOp::create(b, skip);
+          b.setInsertionPointToStart(&ifWork.getElseRegion().front());
+          SmallVector<Value> done =
+              step(kt, use, prev, a.sub(use, one), flags, state);
+          done.append({a.add(use, one), kt});
+          scf::YieldOp::create(b, done);
+        }
+        SmallVector<Value> yields(ifWork.getResults());
+        yields.append({next.empty, next.full});
+        scf::YieldOp::create(b, yields);
+      }
     }
     // A persistent grid: the first warpgroup takes the turn the last one
     // gave after its last GEMMs of this item (its initial one above comes
@@ -1730,15 +1840,16 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     }
     // The last tile's P V (the only tile that can run past a ragged
     // sequence's keys).
-    ValueRange fin = loop.getResults();
-    Value last = a.sub(hi, one);
-    Value lastStage = tmaLoop->waitValues(last, lo);
+    ValueRange fin = loop.getResults().take_front(stateSize);
+    Value last = compacted ? loop.getResult(stateSize + 1) : a.sub(hi, one);
+    Value lastUse = compacted ? a.sub(loop.getResult(stateSize), one) : Value();
+    Value lastStage = waitValues(last, lastUse);
     zeroVTail(last, lastStage);
     SmallVector<Value> acc = wgmmaE->wait(
         0, issuePV(SmallVector<Value>(fin.take_back(pRegs)), lastStage,
                    SmallVector<Value>(
                        fin.slice(2 * slots, fin.size() - 2 * slots - pRegs))));
-    tmaLoop->releaseValues(last, lo, releases);
+    releaseValues(last, lastUse);
     SmallVector<Value> yields(fin.take_front(2 * slots));
     yields.append(acc);
     scf::YieldOp::create(b, yields);
@@ -1746,8 +1857,8 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   };
 
   ValueRange res;
-  if (wgmma && !tileTest) {
-    res = overlappedWgmmaLoop(range.lo, range.hi, inits);
+  if (wgmma && (!tileTest || compactedRing)) {
+    res = overlappedWgmmaLoop(range.lo, range.hi, inits, compactedRing);
   } else if (wgmma) {
     // The first tile's flags before the loop; the loop's last two values
     // carry each next tile's (body).

@@ -227,11 +227,18 @@ void TmaKeyLoop::initBarriers() {
   }
 }
 
-std::pair<Value, Value> TmaKeyLoop::stageOf(Value kt, Value lo) {
+Value TmaKeyLoop::useOf(Value kt, Value lo) {
   IndexArith a{b};
   Value use = a.sub(kt, lo);
-  if (useBase)
-    use = a.add(use, useBase);
+  return useBase ? a.add(use, useBase) : use;
+}
+
+std::pair<Value, Value> TmaKeyLoop::stageOf(Value kt, Value lo) {
+  return stageOfUse(useOf(kt, lo));
+}
+
+std::pair<Value, Value> TmaKeyLoop::stageOfUse(Value use) {
+  IndexArith a{b};
   return {arith::RemUIOp::create(b, use, a.constant(stages)),
           arith::DivUIOp::create(b, use, a.constant(stages))};
 }
@@ -244,8 +251,69 @@ Value TmaKeyLoop::parity(Value use, int64_t offset) {
 }
 
 Value TmaKeyLoop::barrierOf(int64_t kind, Value kt, Value lo) {
+  return barrierOfUse(kind, useOf(kt, lo));
+}
+
+Value TmaKeyLoop::barrierOfUse(int64_t kind, Value use) {
   IndexArith a{b};
-  return barrier(a.add(stageOf(kt, lo).first, a.constant(kind * stages)));
+  return barrier(a.add(stageOfUse(use).first, a.constant(kind * stages)));
+}
+
+void TmaKeyLoop::produceCompacted(Value lo, Value hi) {
+  IndexArith a{b};
+  // The ring's uses from 0: a persistent kernel's items would need the
+  // count of the tiles loaded before them (FlashKernel keeps its tile
+  // tests on the uncompacted ring there).
+  auto loop =
+      scf::ForOp::create(b, lo, hi, a.constant(1), ValueRange{a.constant(0)});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value kt = loop.getInductionVar();
+  Value use = loop.getRegionIterArgs()[0];
+  Value load = hooks.notEmpty(kt, arith::ConstantIntOp::create(b, 1, 1));
+  auto ifLoad = scf::IfOp::create(b, TypeRange{b.getIndexType()}, load,
+                                  /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(&ifLoad.getThenRegion().front());
+    auto [stage, n] = stageOfUse(use);
+    for (int64_t half = 0; half < 2; ++half) {
+      tma::wait(b, barrierOfUse(2 + half, use), parity(n, 1));
+      (half == 0 ? hooks.issueKeys
+                 : hooks.issueValues)(kt, stage, barrierOfUse(half, use));
+    }
+    scf::YieldOp::create(b, ValueRange{a.add(use, a.constant(1))});
+    b.setInsertionPointToStart(&ifLoad.getElseRegion().front());
+    scf::YieldOp::create(b, ValueRange{use});
+  }
+  scf::YieldOp::create(b, ifLoad.getResults());
+}
+
+Value TmaKeyLoop::waitHalfOfUse(int64_t kind, Value use) {
+  IndexArith a{b};
+  auto [stage, n] = stageOfUse(use);
+  tma::wait(b, barrierOfUse(kind, use), parity(n, 0));
+  return arith::MulIOp::create(b, stage, a.constant(stageBytes));
+}
+
+Value TmaKeyLoop::waitKeysOfUse(Value use) { return waitHalfOfUse(0, use); }
+
+Value TmaKeyLoop::waitValuesOfUse(Value use) { return waitHalfOfUse(1, use); }
+
+void TmaKeyLoop::releaseHalfOfUse(int64_t kind, Value use, Value releases) {
+  // The warpgroup's wgmmas reading this half of the stage have completed.
+  auto ifRelease = scf::IfOp::create(b, releases, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifRelease.getThenRegion().front());
+  tma::arrive(b, barrierOfUse(kind, use));
+}
+
+void TmaKeyLoop::releaseKeysOfUse(Value use, Value releases) {
+  releaseHalfOfUse(2, use, releases);
+}
+
+void TmaKeyLoop::releaseValuesOfUse(Value use, Value releases) {
+  releaseHalfOfUse(3, use, releases);
 }
 
 void TmaKeyLoop::produce(Value lo, Value hi) {
@@ -276,40 +344,25 @@ Value TmaKeyLoop::stageBase(Value kt, Value lo) {
                                a.constant(stageBytes));
 }
 
-void TmaKeyLoop::wait(int64_t kind, Value kt, Value lo) {
-  tma::wait(b, barrierOf(kind, kt, lo), parity(stageOf(kt, lo).second, 0));
-}
-
 Value TmaKeyLoop::waitKeys(Value kt, Value lo) {
-  wait(0, kt, lo);
-  return stageBase(kt, lo);
+  return waitHalfOfUse(0, useOf(kt, lo));
 }
 
 Value TmaKeyLoop::waitValues(Value kt, Value lo) {
-  wait(1, kt, lo);
-  return stageBase(kt, lo);
+  return waitHalfOfUse(1, useOf(kt, lo));
 }
 
 Value TmaKeyLoop::waitFull(Value kt, Value lo) {
-  wait(0, kt, lo);
+  waitKeys(kt, lo);
   return waitValues(kt, lo);
 }
 
-void TmaKeyLoop::releaseHalf(int64_t kind, Value kt, Value lo,
-                             Value releases) {
-  // The warpgroup's wgmmas reading this half of the stage have completed.
-  auto ifRelease = scf::IfOp::create(b, releases, /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&ifRelease.getThenRegion().front());
-  tma::arrive(b, barrierOf(kind, kt, lo));
-}
-
 void TmaKeyLoop::releaseKeys(Value kt, Value lo, Value releases) {
-  releaseHalf(2, kt, lo, releases);
+  releaseHalfOfUse(2, useOf(kt, lo), releases);
 }
 
 void TmaKeyLoop::releaseValues(Value kt, Value lo, Value releases) {
-  releaseHalf(3, kt, lo, releases);
+  releaseHalfOfUse(3, useOf(kt, lo), releases);
 }
 
 void TmaKeyLoop::release(Value kt, Value lo, Value releases) {

@@ -195,6 +195,13 @@ public:
   /// releasing its keys, values or both (one thread per consumer
   /// warpgroup, `releases`).
   mlir::Value stageBase(mlir::Value kt, mlir::Value lo);
+  /// A compacted ring (produceCompacted): the ring's uses count the
+  /// tiles loaded, not the tiles visited. The same pieces by use number.
+  void produceCompacted(mlir::Value lo, mlir::Value hi);
+  mlir::Value waitKeysOfUse(mlir::Value use);
+  mlir::Value waitValuesOfUse(mlir::Value use);
+  void releaseKeysOfUse(mlir::Value use, mlir::Value releases);
+  void releaseValuesOfUse(mlir::Value use, mlir::Value releases);
   mlir::Value waitKeys(mlir::Value kt, mlir::Value lo);
   mlir::Value waitValues(mlir::Value kt, mlir::Value lo);
   mlir::Value waitFull(mlir::Value kt, mlir::Value lo);
@@ -208,15 +215,20 @@ public:
   mlir::Value useBase;
 
 private:
-  /// Stage and use number (index) of tile kt.
+  /// Stage and use number (index) of tile kt, and of ring use `use`.
   std::pair<mlir::Value, mlir::Value> stageOf(mlir::Value kt, mlir::Value lo);
+  std::pair<mlir::Value, mlir::Value> stageOfUse(mlir::Value use);
   mlir::Value parity(mlir::Value use, int64_t offset);
   /// Barrier `kind` (0 keys full, 1 values full, 2 keys empty, 3 values
   /// empty) of tile kt's stage.
   mlir::Value barrierOf(int64_t kind, mlir::Value kt, mlir::Value lo);
-  void wait(int64_t kind, mlir::Value kt, mlir::Value lo);
-  void releaseHalf(int64_t kind, mlir::Value kt, mlir::Value lo,
-                   mlir::Value releases);
+  mlir::Value barrierOfUse(int64_t kind, mlir::Value use);
+  /// Ring use of tile kt (of the loop from lo).
+  mlir::Value useOf(mlir::Value kt, mlir::Value lo);
+  /// Waits on full barrier `kind` (0 keys, 1 values) of `use`; returns
+  /// its stage's offset.
+  mlir::Value waitHalfOfUse(int64_t kind, mlir::Value use);
+  void releaseHalfOfUse(int64_t kind, mlir::Value use, mlir::Value releases);
 
   mlir::ImplicitLocOpBuilder &b;
   int64_t stages, stageBytes, consumerGroups;

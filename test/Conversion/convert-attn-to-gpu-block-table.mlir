@@ -3,26 +3,47 @@
 // A block mask whose key blocks tile the key tiles (block_k = 128, a
 // multiple of 8 dividing the kernel's 128 keys): on a boundary tile a lane
 // reads the block table once per row slot and 8-column group (2 x 16), not
-// once per score (64), which kept ptxas spilling on 128-key tiles. The
-// consumers' tile test reads it once (per block of the tile): for the first
-// tile before the key loop, and in the loop for the next tile, an
-// iteration ahead (an scf.if on kt + 1 < hi, the flags carried by the
-// loop), before this tile's boundary reads; the producer's once too. A
+// once per score (64), which kept ptxas spilling on 128-key tiles.
+// The consumers run the overlapped schedule on a compacted ring: an
+// scf.while finds the first tile holding a visible pair (one table read a
+// tile), whose S and softmax (32 boundary reads) come alone; the loop over
+// the tiles after it carries the ring's next use, the last tile visited and
+// the next tile's flags (empty, full), read an iteration ahead (an scf.if
+// on kt + 1 < hi); an empty tile yields the state unchanged, waiting on no
+// barrier; a visible one waits for its keys and the last tile's values
+// and issues S = Q K^T with that tile's P V. The producer carries the ring's
+// use count and loads only the visible tiles (one table read a tile). A
 // producer that tests tiles keeps 40 registers (with 24 ptxas spilled it
 // for block masks of small blocks), the two consumer warpgroups the rest
 // (232).
 // CHECK-LABEL: gpu.func @attnc_attention(
 // CHECK: nvvm.setmaxregister  increase 232
+// CHECK: scf.while ({{.*}}) : (index, i1) -> (index, i1) {
 // CHECK: llvm.load {{.*}} -> i8
-// CHECK: scf.for %[[KT:.*]] = %{{.*}} iter_args({{.*}}) -> ({{.*}}, i1, i1) {
+// CHECK-NOT: llvm.load {{.*}} -> i8
+// CHECK: scf.condition
+// CHECK-COUNT-32: llvm.load {{.*}} -> i8
+// CHECK: llvm.load {{.*}} -> i8
+// CHECK-NOT: llvm.load {{.*}} -> i8
+// CHECK: scf.for %[[KT:[^ ]+]] = {{.*}} iter_args({{.*}}, %[[EMPTY:[^ ]+]] = %{{[^ ]+}}, %{{[^ ]+}} = %{{[^ ]+}}) -> ({{.*}}, index, index, i1, i1) {
 // CHECK: %[[NEXT:.*]] = arith.addi %[[KT]], %c1{{.*}} : index
 // CHECK-NEXT: %[[AHEAD:.*]] = arith.cmpi slt, %[[NEXT]], %{{.*}} : index
 // CHECK-NEXT: scf.if %[[AHEAD]] -> (i1, i1) {
 // CHECK: llvm.load {{.*}} -> i8
+// CHECK: scf.if %[[EMPTY]] -> (
+// CHECK-NEXT: scf.yield %arg
+// CHECK-NEXT: } else {
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.wgmma.mma_async
 // CHECK-COUNT-32: llvm.load {{.*}} -> i8
 // CHECK-NOT: llvm.load {{.*}} -> i8
 // CHECK: nvvm.setmaxregister  decrease 40
+// CHECK: scf.for {{.*}} iter_args(%{{[^ ]+}} = %{{[^ ]+}}) -> (index) {
 // CHECK: llvm.load {{.*}} -> i8
+// CHECK-NOT: llvm.load {{.*}} -> i8
+// CHECK: scf.if %{{.*}} -> (index) {
+// CHECK: nvvm.cp.async.bulk.tensor
 // CHECK-NOT: llvm.load {{.*}} -> i8
 func.func @attention(%q: tensor<?x16x?x128xbf16>, %k: tensor<?x16x?x128xbf16>, %bm: tensor<1x1x?x?xi8>) -> tensor<?x16x?x128xbf16> {
   %o = attn.attention %q, %k, %k block_mask(%bm : tensor<1x1x?x?xi8>) mask(#attn.block_sparse<block_q = 128, block_k = 128>) {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>} : tensor<?x16x?x128xbf16>, tensor<?x16x?x128xbf16>, tensor<?x16x?x128xbf16> -> tensor<?x16x?x128xbf16>
