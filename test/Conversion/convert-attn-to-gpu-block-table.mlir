@@ -30,6 +30,7 @@
 // CHECK-NEXT: %[[AHEAD:.*]] = arith.cmpi slt, %[[NEXT]], %{{.*}} : index
 // CHECK-NEXT: scf.if %[[AHEAD]] -> (i1, i1) {
 // CHECK: llvm.load {{.*}} -> i8
+// CHECK-NOT: llvm.load {{.*}} -> i8
 // CHECK: scf.if %[[EMPTY]] -> (
 // CHECK-NEXT: scf.yield %arg
 // CHECK-NEXT: } else {
