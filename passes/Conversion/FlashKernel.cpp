@@ -1650,27 +1650,6 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
         acc[i] = arith::MulFOp::create(b, acc[i], alpha[accLayout.slot(i)]);
       return acc;
     };
-    // The ring's stage of tile kt, ring use `use` when compacted.
-    auto waitKeys = [&](Value kt, Value use) {
-      return compacted ? tmaLoop->waitKeysOfUse(use)
-                       : tmaLoop->waitKeys(kt, lo);
-    };
-    auto waitValues = [&](Value kt, Value use) {
-      return compacted ? tmaLoop->waitValuesOfUse(use)
-                       : tmaLoop->waitValues(kt, lo);
-    };
-    auto releaseKeys = [&](Value kt, Value use) {
-      if (compacted)
-        tmaLoop->releaseKeysOfUse(use, releases);
-      else
-        tmaLoop->releaseKeys(kt, lo, releases);
-    };
-    auto releaseValues = [&](Value kt, Value use) {
-      if (compacted)
-        tmaLoop->releaseValuesOfUse(use, releases);
-      else
-        tmaLoop->releaseValues(kt, lo, releases);
-    };
     Value one = idx(1);
     // Ping-pong (FlashAttention-3): with several consumer warpgroups, they
     // take turns to issue their GEMMs, so that one's softmax runs while
@@ -1732,10 +1711,11 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     // Each tile's keys are released once its S has completed, its values
     // once its P V has: the producer loads the next keys a tile earlier
     // than a release of the whole stage after P V would let it.
-    Value use0 = idx(0);
+    // Ring uses: the compacted ring counts its own from 0.
+    Value use0 = compacted ? idx(0) : tmaLoop->useOf(first, lo);
     SmallVector<Value> s0 =
-        wgmmaE->wait(0, issueQK(slab, waitKeys(first, use0)));
-    releaseKeys(first, use0);
+        wgmmaE->wait(0, issueQK(slab, tmaLoop->waitKeys(use0)));
+    tmaLoop->releaseKeys(use0, releases);
     TileSoftmax firstSm =
         softmaxTile(first, firstFlags, s0, inits.take_front(slots),
                     inits.slice(slots, slots));
@@ -1751,16 +1731,15 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       TileFlags next = guardedTileFlags(a.add(first, one), hi);
       loopInits.append({one, first, next.empty, next.full});
     }
-    // One overlapped step at tile kt (use `use`) after tile prev (use
-    // prevUse): the new m, l, O and P.
-    auto step = [&](Value kt, Value use, Value prev, Value prevUse,
-                    const TileFlags &flags,
+    // One overlapped step at tile kt (ring use `use`) after ring use
+    // prevUse: the new m, l, O and P.
+    auto step = [&](Value kt, Value use, Value prevUse, const TileFlags &flags,
                     ValueRange it) -> SmallVector<Value> {
       ValueRange m = it.take_front(slots), l = it.slice(slots, slots);
       ValueRange acc = it.slice(2 * slots, it.size() - 2 * slots - pRegs);
       ValueRange p = it.take_back(pRegs);
-      Value stage = waitKeys(kt, use);
-      Value prevStage = waitValues(prev, prevUse);
+      Value stage = tmaLoop->waitKeys(use);
+      Value prevStage = tmaLoop->waitValues(prevUse);
       if (groups > 1)
         NVVM::BarrierOp::create(b, /*res=*/Type(), turnBarrier(warpGroup),
                                 i32Threads, /*reductionOp=*/{},
@@ -1775,10 +1754,10 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
                                                idx(groups))),
             i32Threads);
       SmallVector<Value> sDone = wgmmaE->wait(1, sPending);
-      releaseKeys(kt, use);
+      tmaLoop->releaseKeys(use, releases);
       TileSoftmax sm = softmaxTile(kt, flags, sDone, m, l);
       SmallVector<Value> accDone = wgmmaE->wait(0, accPending);
-      releaseValues(prev, prevUse);
+      tmaLoop->releaseValues(prevUse, releases);
       SmallVector<Value> yields(sm.mNew);
       yields.append(sm.lNew);
       yields.append(rescale(accDone, sm.alpha));
@@ -1792,9 +1771,9 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       Value kt = loop.getInductionVar();
       ValueRange it = loop.getRegionIterArgs();
       if (!compacted) {
-        Value prev = a.sub(kt, one);
+        Value use = tmaLoop->useOf(kt, lo);
         scf::YieldOp::create(b,
-                             step(kt, Value(), prev, Value(), TileFlags(), it));
+                             step(kt, use, a.sub(use, one), TileFlags(), it));
       } else {
         ValueRange state = it.take_front(stateSize);
         Value use = it[stateSize], prev = it[stateSize + 1];
@@ -1815,7 +1794,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
           scf::YieldOp::create(b, skip);
           b.setInsertionPointToStart(&ifWork.getElseRegion().front());
           SmallVector<Value> done =
-              step(kt, use, prev, a.sub(use, one), flags, state);
+              step(kt, use, a.sub(use, one), flags, state);
           done.append({a.add(use, one), kt});
           scf::YieldOp::create(b, done);
         }
@@ -1842,14 +1821,15 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     // sequence's keys).
     ValueRange fin = loop.getResults().take_front(stateSize);
     Value last = compacted ? loop.getResult(stateSize + 1) : a.sub(hi, one);
-    Value lastUse = compacted ? a.sub(loop.getResult(stateSize), one) : Value();
-    Value lastStage = waitValues(last, lastUse);
+    Value lastUse = compacted ? a.sub(loop.getResult(stateSize), one)
+                              : tmaLoop->useOf(last, lo);
+    Value lastStage = tmaLoop->waitValues(lastUse);
     zeroVTail(last, lastStage);
     SmallVector<Value> acc = wgmmaE->wait(
         0, issuePV(SmallVector<Value>(fin.take_back(pRegs)), lastStage,
                    SmallVector<Value>(
                        fin.slice(2 * slots, fin.size() - 2 * slots - pRegs))));
-    releaseValues(last, lastUse);
+    tmaLoop->releaseValues(lastUse, releases);
     SmallVector<Value> yields(fin.take_front(2 * slots));
     yields.append(acc);
     scf::YieldOp::create(b, yields);

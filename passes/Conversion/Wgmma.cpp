@@ -233,11 +233,7 @@ Value TmaKeyLoop::useOf(Value kt, Value lo) {
   return useBase ? a.add(use, useBase) : use;
 }
 
-std::pair<Value, Value> TmaKeyLoop::stageOf(Value kt, Value lo) {
-  return stageOfUse(useOf(kt, lo));
-}
-
-std::pair<Value, Value> TmaKeyLoop::stageOfUse(Value use) {
+std::pair<Value, Value> TmaKeyLoop::stageOf(Value use) {
   IndexArith a{b};
   return {arith::RemUIOp::create(b, use, a.constant(stages)),
           arith::DivUIOp::create(b, use, a.constant(stages))};
@@ -250,13 +246,42 @@ Value TmaKeyLoop::parity(Value use, int64_t offset) {
       arith::RemUIOp::create(b, a.add(use, a.constant(offset)), a.constant(2)));
 }
 
-Value TmaKeyLoop::barrierOf(int64_t kind, Value kt, Value lo) {
-  return barrierOfUse(kind, useOf(kt, lo));
+Value TmaKeyLoop::barrierOf(int64_t kind, Value use) {
+  IndexArith a{b};
+  return barrier(a.add(stageOf(use).first, a.constant(kind * stages)));
 }
 
-Value TmaKeyLoop::barrierOfUse(int64_t kind, Value use) {
+void TmaKeyLoop::loadHalf(int64_t half, Value kt, Value use, Value load) {
+  auto [stage, n] = stageOf(use);
+  tma::wait(b, barrierOf(2 + half, use), parity(n, 1));
+  Value full = barrierOf(half, use);
+  auto issue = [&]() {
+    (half == 0 ? hooks.issueKeys : hooks.issueValues)(kt, stage, full);
+  };
+  if (!load) {
+    issue();
+    return;
+  }
+  auto ifLoad = scf::IfOp::create(b, load, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifLoad.getThenRegion().front());
+  issue();
+  b.setInsertionPointToStart(&ifLoad.getElseRegion().front());
+  tma::arrive(b, full);
+}
+
+void TmaKeyLoop::produce(Value lo, Value hi) {
   IndexArith a{b};
-  return barrier(a.add(stageOfUse(use).first, a.constant(kind * stages)));
+  auto loop = scf::ForOp::create(b, lo, hi, a.constant(1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value kt = loop.getInductionVar();
+  Value use = useOf(kt, lo);
+  Value load = hooks.notEmpty(kt, arith::ConstantIntOp::create(b, 1, 1));
+  // Keys, then values, each once the consumers have released the stage's
+  // previous use of them.
+  for (int64_t half = 0; half < 2; ++half)
+    loadHalf(half, kt, use, load);
 }
 
 void TmaKeyLoop::produceCompacted(Value lo, Value hi) {
@@ -276,12 +301,8 @@ void TmaKeyLoop::produceCompacted(Value lo, Value hi) {
   {
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(&ifLoad.getThenRegion().front());
-    auto [stage, n] = stageOfUse(use);
-    for (int64_t half = 0; half < 2; ++half) {
-      tma::wait(b, barrierOfUse(2 + half, use), parity(n, 1));
-      (half == 0 ? hooks.issueKeys
-                 : hooks.issueValues)(kt, stage, barrierOfUse(half, use));
-    }
+    for (int64_t half = 0; half < 2; ++half)
+      loadHalf(half, kt, use, /*load=*/Value());
     scf::YieldOp::create(b, ValueRange{a.add(use, a.constant(1))});
     b.setInsertionPointToStart(&ifLoad.getElseRegion().front());
     scf::YieldOp::create(b, ValueRange{use});
@@ -289,85 +310,31 @@ void TmaKeyLoop::produceCompacted(Value lo, Value hi) {
   scf::YieldOp::create(b, ifLoad.getResults());
 }
 
-Value TmaKeyLoop::waitHalfOfUse(int64_t kind, Value use) {
+Value TmaKeyLoop::waitHalf(int64_t kind, Value use) {
   IndexArith a{b};
-  auto [stage, n] = stageOfUse(use);
-  tma::wait(b, barrierOfUse(kind, use), parity(n, 0));
+  auto [stage, n] = stageOf(use);
+  tma::wait(b, barrierOf(kind, use), parity(n, 0));
   return arith::MulIOp::create(b, stage, a.constant(stageBytes));
 }
 
-Value TmaKeyLoop::waitKeysOfUse(Value use) { return waitHalfOfUse(0, use); }
+Value TmaKeyLoop::waitKeys(Value use) { return waitHalf(0, use); }
 
-Value TmaKeyLoop::waitValuesOfUse(Value use) { return waitHalfOfUse(1, use); }
+Value TmaKeyLoop::waitValues(Value use) { return waitHalf(1, use); }
 
-void TmaKeyLoop::releaseHalfOfUse(int64_t kind, Value use, Value releases) {
+void TmaKeyLoop::releaseHalf(int64_t kind, Value use, Value releases) {
   // The warpgroup's wgmmas reading this half of the stage have completed.
   auto ifRelease = scf::IfOp::create(b, releases, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&ifRelease.getThenRegion().front());
-  tma::arrive(b, barrierOfUse(kind, use));
+  tma::arrive(b, barrierOf(kind, use));
 }
 
-void TmaKeyLoop::releaseKeysOfUse(Value use, Value releases) {
-  releaseHalfOfUse(2, use, releases);
+void TmaKeyLoop::releaseKeys(Value use, Value releases) {
+  releaseHalf(2, use, releases);
 }
 
-void TmaKeyLoop::releaseValuesOfUse(Value use, Value releases) {
-  releaseHalfOfUse(3, use, releases);
-}
-
-void TmaKeyLoop::produce(Value lo, Value hi) {
-  IndexArith a{b};
-  auto loop = scf::ForOp::create(b, lo, hi, a.constant(1));
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(loop.getBody());
-  Value kt = loop.getInductionVar();
-  auto [stage, use] = stageOf(kt, lo);
-  Value load = hooks.notEmpty(kt, arith::ConstantIntOp::create(b, 1, 1));
-  // Keys, then values, each once the consumers have released the stage's
-  // previous use of them.
-  for (int64_t half = 0; half < 2; ++half) {
-    tma::wait(b, barrierOf(2 + half, kt, lo), parity(use, 1));
-    Value full = barrierOf(half, kt, lo);
-    auto ifLoad = scf::IfOp::create(b, load, /*withElseRegion=*/true);
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPointToStart(&ifLoad.getThenRegion().front());
-    (half == 0 ? hooks.issueKeys : hooks.issueValues)(kt, stage, full);
-    b.setInsertionPointToStart(&ifLoad.getElseRegion().front());
-    tma::arrive(b, full);
-  }
-}
-
-Value TmaKeyLoop::stageBase(Value kt, Value lo) {
-  IndexArith a{b};
-  return arith::MulIOp::create(b, stageOf(kt, lo).first,
-                               a.constant(stageBytes));
-}
-
-Value TmaKeyLoop::waitKeys(Value kt, Value lo) {
-  return waitHalfOfUse(0, useOf(kt, lo));
-}
-
-Value TmaKeyLoop::waitValues(Value kt, Value lo) {
-  return waitHalfOfUse(1, useOf(kt, lo));
-}
-
-Value TmaKeyLoop::waitFull(Value kt, Value lo) {
-  waitKeys(kt, lo);
-  return waitValues(kt, lo);
-}
-
-void TmaKeyLoop::releaseKeys(Value kt, Value lo, Value releases) {
-  releaseHalfOfUse(2, useOf(kt, lo), releases);
-}
-
-void TmaKeyLoop::releaseValues(Value kt, Value lo, Value releases) {
-  releaseHalfOfUse(3, useOf(kt, lo), releases);
-}
-
-void TmaKeyLoop::release(Value kt, Value lo, Value releases) {
-  releaseKeys(kt, lo, releases);
-  releaseValues(kt, lo, releases);
+void TmaKeyLoop::releaseValues(Value use, Value releases) {
+  releaseHalf(3, use, releases);
 }
 
 ValueRange TmaKeyLoop::consume(Value lo, Value hi, ValueRange inits,
@@ -377,9 +344,12 @@ ValueRange TmaKeyLoop::consume(Value lo, Value hi, ValueRange inits,
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value kt = loop.getInductionVar();
-  Value base = waitFull(kt, lo);
+  Value use = useOf(kt, lo);
+  waitKeys(use);
+  Value base = waitValues(use);
   SmallVector<Value> state = hooks.body(kt, base, loop.getRegionIterArgs());
-  release(kt, lo, releases);
+  releaseKeys(use, releases);
+  releaseValues(use, releases);
   scf::YieldOp::create(b, state);
   return loop.getResults();
 }

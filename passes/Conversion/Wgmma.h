@@ -184,30 +184,25 @@ public:
   void initBarriers();
   /// The producer's loop (emitted where only the producer lane runs).
   void produce(mlir::Value lo, mlir::Value hi);
+  /// The producer's loop of a compacted ring: only the tiles holding a
+  /// visible pair pass through it, so its uses count the tiles loaded, not
+  /// the tiles visited (the consumers count them likewise).
+  void produceCompacted(mlir::Value lo, mlir::Value hi);
   /// The consumers' loop from `inits`; `releases` (i1) is true on one thread
   /// of each consumer warpgroup. Returns the final state.
   mlir::ValueRange consume(mlir::Value lo, mlir::Value hi,
                            mlir::ValueRange inits, mlir::Value releases);
 
-  /// The pieces of a consumer loop of another schedule (tiles of the loop
-  /// from `lo`): the byte offset of tile kt's stage; waiting until tile
-  /// kt's keys, values or both have landed (returns its stage's offset);
-  /// releasing its keys, values or both (one thread per consumer
-  /// warpgroup, `releases`).
-  mlir::Value stageBase(mlir::Value kt, mlir::Value lo);
-  /// A compacted ring (produceCompacted): the ring's uses count the
-  /// tiles loaded, not the tiles visited. The same pieces by use number.
-  void produceCompacted(mlir::Value lo, mlir::Value hi);
-  mlir::Value waitKeysOfUse(mlir::Value use);
-  mlir::Value waitValuesOfUse(mlir::Value use);
-  void releaseKeysOfUse(mlir::Value use, mlir::Value releases);
-  void releaseValuesOfUse(mlir::Value use, mlir::Value releases);
-  mlir::Value waitKeys(mlir::Value kt, mlir::Value lo);
-  mlir::Value waitValues(mlir::Value kt, mlir::Value lo);
-  mlir::Value waitFull(mlir::Value kt, mlir::Value lo);
-  void releaseKeys(mlir::Value kt, mlir::Value lo, mlir::Value releases);
-  void releaseValues(mlir::Value kt, mlir::Value lo, mlir::Value releases);
-  void release(mlir::Value kt, mlir::Value lo, mlir::Value releases);
+  /// The pieces of a consumer loop of another schedule, by ring use: the
+  /// use of tile kt of the loop from `lo` (a compacted ring counts its
+  /// uses itself); waiting until the keys or values of a use have landed
+  /// (returns its stage's byte offset); releasing them (one thread per
+  /// consumer warpgroup, `releases`).
+  mlir::Value useOf(mlir::Value kt, mlir::Value lo);
+  mlir::Value waitKeys(mlir::Value use);
+  mlir::Value waitValues(mlir::Value use);
+  void releaseKeys(mlir::Value use, mlir::Value releases);
+  void releaseValues(mlir::Value use, mlir::Value releases);
 
   Hooks hooks;
   /// The ring uses before tile `lo` (index; null for none): a persistent
@@ -215,20 +210,21 @@ public:
   mlir::Value useBase;
 
 private:
-  /// Stage and use number (index) of tile kt, and of ring use `use`.
-  std::pair<mlir::Value, mlir::Value> stageOf(mlir::Value kt, mlir::Value lo);
-  std::pair<mlir::Value, mlir::Value> stageOfUse(mlir::Value use);
+  /// Stage and use number (index) of ring use `use`.
+  std::pair<mlir::Value, mlir::Value> stageOf(mlir::Value use);
   mlir::Value parity(mlir::Value use, int64_t offset);
   /// Barrier `kind` (0 keys full, 1 values full, 2 keys empty, 3 values
-  /// empty) of tile kt's stage.
-  mlir::Value barrierOf(int64_t kind, mlir::Value kt, mlir::Value lo);
-  mlir::Value barrierOfUse(int64_t kind, mlir::Value use);
-  /// Ring use of tile kt (of the loop from lo).
-  mlir::Value useOf(mlir::Value kt, mlir::Value lo);
+  /// empty) of the stage of `use`.
+  mlir::Value barrierOf(int64_t kind, mlir::Value use);
+  /// The producer: waits until the consumers have released half `half` (0
+  /// keys, 1 values) of the stage's previous use, then loads that half of
+  /// tile kt for `use` (or only arrives on its full barrier, `load` false).
+  void loadHalf(int64_t half, mlir::Value kt, mlir::Value use,
+                mlir::Value load);
   /// Waits on full barrier `kind` (0 keys, 1 values) of `use`; returns
   /// its stage's offset.
-  mlir::Value waitHalfOfUse(int64_t kind, mlir::Value use);
-  void releaseHalfOfUse(int64_t kind, mlir::Value use, mlir::Value releases);
+  mlir::Value waitHalf(int64_t kind, mlir::Value use);
+  void releaseHalf(int64_t kind, mlir::Value use, mlir::Value releases);
 
   mlir::ImplicitLocOpBuilder &b;
   int64_t stages, stageBytes, consumerGroups;
