@@ -302,7 +302,12 @@ public:
       bool perScore = p.maskBlockKeys > 0 && p.maskBlockKeys % 8 != 0;
       blockK = perScore ? 64 : 128;
     } else if (width <= 256) {
-      blockK = p.noMask ? 176 : 128;
+      // Causal and prefix-LM masks (i32 boundary tiles) on FlashAttention-3's
+      // 176-key tile too (2026-12-01, fifth session runs 7-8, causal: 4K
+      // 500.1 vs 481.3 TFLOP/s on 128-key tiles, 8K 549.2 vs 512.3, 16K
+      // 589.2 vs 535.3); documents and ragged batches keep 128.
+      bool wide = p.noMask || (p.intervalMask && !p.ragged);
+      blockK = wide ? 176 : 128;
       persistent = p.noMask && !p.ragged;
     }
     // D = 256 without a mask: 80-key tiles (two stages of K and V and Q
