@@ -1094,7 +1094,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     hooks.issue = issueTile;
     hooks.notEmpty = notEmpty;
     keyLoop.emplace(b, *copier, hooks, fp8 ? layout.fp8StageBytes : stageBytes,
-                    fp8 ? config.getStages() : 2);
+                    config.getStages());
     keyLoop->prologue(range.lo, range.hi);
     if (config.getQInSmem())
       copier->copyRows(qHead, qRowStride, q0, seqQ, d, qPitch, idx(qOffset),

@@ -150,16 +150,16 @@ public:
     if (config.getWgmma() && (config.getStages() < 2 || config.getStages() > 4))
       return p.emitError("expected stages in [2, 4] with wgmma on target ")
              << chip() << " (the TMA ring), got " << config.getStages();
-    // cp.async: two stages of 16-bit tiles; an fp8 cache's codes stream
-    // through a ring of 2 to 4 staging stages (the targets choose two: more
-    // were slower on the H200, bench/RESULTS.md).
-    if (!config.getWgmma() && p.kvFp8 &&
+    // cp.async: a ring of 2 to 4 stages in the decode kernels and for an
+    // fp8 cache's codes (the targets choose two: more were slower on the
+    // H200, bench/RESULTS.md); the mma.sync prefill kernels double-buffer.
+    bool ring = p.kvFp8 || config.getSplitKv();
+    if (!config.getWgmma() && ring &&
         (config.getStages() < 2 || config.getStages() > 4))
-      return p.emitError("expected stages in [2, 4] with an fp8 cache on "
-                         "target ")
-             << chip() << " (the staging ring of the codes), got "
-             << config.getStages();
-    if (!config.getWgmma() && !p.kvFp8 && config.getStages() != 2)
+      return p.emitError("expected stages in [2, 4] for an fp8 cache or a "
+                         "decode kernel on target ")
+             << chip() << " (the cp.async ring), got " << config.getStages();
+    if (!config.getWgmma() && !ring && config.getStages() != 2)
       return p.emitError("expected stages = 2 for target ")
              << chip() << " (cp.async double buffering), got "
              << config.getStages();
@@ -220,12 +220,15 @@ protected:
     int64_t rows = (staticLength ? p.seqQ : 1) * pack;
     if (rows > 64)
       return std::nullopt;
-    // 16 keys per key warp: 4 warps on 64-key tiles. More than 16 rows take
-    // more query tiles of 16 (the configuration the GPU conformance sweep
-    // runs, Sq up to 129).
-    return make(p, /*blockK=*/64, /*warps=*/4, /*mTiles=*/1, false, pack,
+    // 4 key warps. More than 16 rows take more query tiles of 16 (the
+    // configuration the GPU conformance sweep runs, Sq up to 129).
+    return make(p, decodeKeyTile(p), /*warps=*/4, /*mTiles=*/1, false, pack,
                 /*splitKv=*/true, /*keyWarps=*/4);
   }
+
+  /// The decode kernel's key tile: 16 keys per key warp (64-key tiles,
+  /// three blocks a multiprocessor).
+  virtual int64_t decodeKeyTile(const KernelProblem &) const { return 64; }
 };
 
 /// sm_90a (Hopper): prefill with warpgroup MMA (wgmma = true), two
@@ -242,9 +245,23 @@ public:
     if (config.getWgmma())
       return Sm80Target::kernelFamily(config);
     return config.getSplitKv()
-               ? "mma.sync m16n8k16 decode kernel, cp.async double buffering"
+               ? "mma.sync m16n8k16 decode kernel on a cp.async ring"
                : "mma.sync m16n8k16, cp.async double buffering (the "
                  "sm_80-class kernel)";
+  }
+
+  /// D = 128: 128-key tiles, 32 keys per key warp (139 KB of shared
+  /// memory: one block a multiprocessor, 64 KB of keys and values a stage).
+  /// On the H200 (2026-12-01, sixth session runs 3-5, Hq=32, Hkv=8,
+  /// decode_bench): B=64 Sk=8K 518-519 us against 533.5 on 64-key tiles,
+  /// B=1 Sk=128K 147.5-147.9 against 156.2; an fp8 cache 311-319 against
+  /// 352.0 at B=64, but 98.8-99.1 against 96.4 at B=1. A paged 16-bit
+  /// cache keeps 64-key tiles: on 128-key tiles it took 716 against 554.5
+  /// us at B=64 (not profiled; each row's copy waits for its page-table
+  /// load, which three blocks a multiprocessor may hide better than one).
+  int64_t decodeKeyTile(const KernelProblem &p) const override {
+    bool paged16 = p.pageSize > 0 && !p.kvFp8;
+    return p.headDim == 128 && !paged16 ? 128 : 64;
   }
 
   GpuKernelAttr chooseConfig(const KernelProblem &p) const override {

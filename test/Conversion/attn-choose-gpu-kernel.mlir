@@ -130,10 +130,13 @@ func.func @d256_causal(%q: tensor<?x4x?x256xbf16>, %k: tensor<?x4x?x256xbf16>, %
 
 // attn.decode: the 4 query heads of a KV head packed into 16 rows (a tile
 // holds 16 / 4 = 4 query positions), 4 warps sharing them and splitting each
-// key tile, the key range split over blocks at run time.
+// key tile, the key range split over blocks at run time. sm_90a at D = 128:
+// 128-key tiles (32 keys a warp); sm_80: 64-key tiles.
 // CHECK-LABEL: func.func @decode_gqa4(
-// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, gqa_pack = 4, key_warps = 4, split_kv = true>
-// CHECK-SAME: attn.tile_sizes = array<i64: 4, 64>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 128, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, gqa_pack = 4, key_warps = 4, split_kv = true>
+// CHECK-SAME: attn.tile_sizes = array<i64: 4, 128>
+// SM80-LABEL: func.func @decode_gqa4(
+// SM80: #attn.gpu_kernel<chip = "sm_80", block_q = 16, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, gqa_pack = 4, key_warps = 4, split_kv = true>
 func.func @decode_gqa4(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x2x?x128xbf16>, %v: tensor<?x2x?x128xbf16>) -> tensor<?x8x?x128xbf16> {
   %o = attn.attention %q, %k, %v mask(#attn.causal) {attn.decode} : tensor<?x8x?x128xbf16>, tensor<?x2x?x128xbf16>, tensor<?x2x?x128xbf16> -> tensor<?x8x?x128xbf16>
   return %o : tensor<?x8x?x128xbf16>

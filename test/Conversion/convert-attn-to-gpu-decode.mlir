@@ -62,7 +62,7 @@
 // CHECK: gpu.shuffle  xor
 // CHECK: scf.for %{{.*}} step %c8
 // CHECK: math.exp2
-// REMARK: remark: convert-attn-to-gpu: sm_90a kernel {{.*}} block_q = 16, block_k = 64, 4 warps x 1 m-tiles; {{.*}}; the 4 query heads of a KV head share each tile's rows (gqa_pack), so K and V are read once per group; 4 warps share the rows and each takes 16 of the 64 keys of a tile (key_warps), merged in shared memory; key range split over thread blocks at run time (split_kv), partial results merged by the combine kernel
+// REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16 decode kernel on a cp.async ring), block_q = 16, block_k = 128, 4 warps x 1 m-tiles; {{.*}}; the 4 query heads of a KV head share each tile's rows (gqa_pack), so K and V are read once per group; 4 warps share the rows and each takes 32 of the 128 keys of a tile (key_warps), merged in shared memory; key range split over thread blocks at run time (split_kv), partial results merged by the combine kernel
 func.func @decode(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x2x?x128xbf16>, %v: tensor<?x2x?x128xbf16>) -> tensor<?x8x?x128xbf16> {
   %o = attn.attention %q, %k, %v mask(#attn.causal) {attn.decode} : tensor<?x8x?x128xbf16>, tensor<?x2x?x128xbf16>, tensor<?x2x?x128xbf16> -> tensor<?x8x?x128xbf16>
   return %o : tensor<?x8x?x128xbf16>
@@ -89,4 +89,29 @@ func.func @prefill(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x2x?x128xbf16>, %v: t
 func.func @decode_alibi(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>) -> tensor<?x4x?x64xbf16> {
   %o = attn.attention %q, %k, %v mask(#attn.causal) alibi = [0.5, 0.25, 0.125, 0.0625] {attn.decode} : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x4x?x64xbf16>
   return %o : tensor<?x4x?x64xbf16>
+}
+
+// -----
+
+// A 16-bit decode kernel pinned to a three-stage cp.async ring (the target
+// chooses two): the prologue commits tile lo (with nothing else: Q sits in
+// registers), then tile lo + 1; the loop prefetches tile kt + 2 into the
+// stage tile kt - 1 used and waits until at most 2 groups are pending, so
+// two tiles stay in flight while one is consumed.
+// CHECK-LABEL: func.func @decode_three_stages(
+// CHECK: gpu.func @attnc_attention(
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-NEXT: %{{.*}} = arith.addi %{{.*}}, %[[C1]] : index
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: scf.for
+// CHECK: %[[C2:.*]] = arith.constant 2 : index
+// CHECK-NEXT: %{{.*}} = arith.addi %{{.*}}, %[[C2]] : index
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-NEXT: nvvm.cp.async.wait.group 2
+// CHECK-NEXT: gpu.barrier
+// REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16 decode kernel on a cp.async ring), block_q = 16, block_k = 128,
+func.func @decode_three_stages(%q: tensor<?x8x1x128xbf16>, %k: tensor<?x2x?x128xbf16>) -> tensor<?x8x1x128xbf16> {
+  %o = attn.attention %q, %k, %k {attn.decode, attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 128, warps = 4, m_tiles = 1, stages = 3, q_in_smem = false, gqa_pack = 4, key_warps = 4, split_kv = true>} : tensor<?x8x1x128xbf16>, tensor<?x2x?x128xbf16>, tensor<?x2x?x128xbf16> -> tensor<?x8x1x128xbf16>
+  return %o : tensor<?x8x1x128xbf16>
 }

@@ -38,11 +38,21 @@ func.func @wgmma_paged(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x16x2x64xbf16>, %v
 
 // -----
 
-// An fp8 cache's codes stream through a ring of 2 to 4 staging stages.
+// An fp8 cache's codes stream through a cp.async ring of 2 to 4 stages.
 func.func @fp8_stages(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xf8E4M3FN>, %v: tensor<?x2x?x64xf8E4M3FN>, %s: tensor<2x2xf32>) -> tensor<?x4x?x64xbf16> {
-  // expected-error @+1 {{expected stages in [2, 4] with an fp8 cache on target sm_90a (the staging ring of the codes), got 5}}
+  // expected-error @+1 {{expected stages in [2, 4] for an fp8 cache or a decode kernel on target sm_90a (the cp.async ring), got 5}}
   %o = attn.attention %q, %k, %v kv_scales(%s : tensor<2x2xf32>) mask(#attn.causal) {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 64, warps = 4, m_tiles = 2, stages = 5, q_in_smem = true>} : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xf8E4M3FN>, tensor<?x2x?x64xf8E4M3FN> -> tensor<?x4x?x64xbf16>
   return %o : tensor<?x4x?x64xbf16>
+}
+
+// -----
+
+// The decode kernel's 16-bit tiles stream through a cp.async ring of 2 to 4
+// stages too.
+func.func @decode_stages(%q: tensor<?x8x1x128xbf16>, %k: tensor<?x2x?x128xbf16>) -> tensor<?x8x1x128xbf16> {
+  // expected-error @+1 {{expected stages in [2, 4] for an fp8 cache or a decode kernel on target sm_90a (the cp.async ring), got 5}}
+  %o = attn.attention %q, %k, %k {attn.decode, attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 128, warps = 4, m_tiles = 1, stages = 5, q_in_smem = false, gqa_pack = 4, key_warps = 4, split_kv = true>} : tensor<?x8x1x128xbf16>, tensor<?x2x?x128xbf16>, tensor<?x2x?x128xbf16> -> tensor<?x8x1x128xbf16>
+  return %o : tensor<?x8x1x128xbf16>
 }
 
 // -----

@@ -5,9 +5,9 @@
 // (page_table). On sm_90a they take the mma.sync kernel (the wgmma kernel
 // reads contiguous K/V by TMA), and the remark says so.
 // REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16, cp.async double buffering (the sm_80-class kernel)), {{.*}}; KV cache: per-sequence lengths (kv_lens), by the mma.sync kernel's row copies (the wgmma kernel does not read caches yet)
-// REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16 decode kernel, {{.*}}; KV cache: per-sequence lengths (kv_lens), pages of 16 rows read through the page table, by the mma.sync kernel's row copies
+// REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16 decode kernel on a cp.async ring), {{.*}}; KV cache: per-sequence lengths (kv_lens), pages of 16 rows read through the page table, by the mma.sync kernel's row copies
 // REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16, {{.*}}; KV cache: fp8 e4m3 codes converted in shared memory, their scales folded into the scores and the output, by the mma.sync kernel's row copies
-// REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16 decode kernel, {{.*}}; KV cache: fp8 e4m3 codes
+// REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16 decode kernel on a cp.async ring), {{.*}}; KV cache: fp8 e4m3 codes
 
 // kv_lens: the block reads its sequence's length once, kv_lens[batch]
 // clamped to [0, seq_k]; that length bounds the key tiles, the masks and
