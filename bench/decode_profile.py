@@ -2,7 +2,9 @@
 python3 bench/decode_profile.py BUILD_GPU_DIR [B:Sk ...] (Hq=32, Hkv=8,
 D=128, bf16; artifact $ARTIFACT, default bench_decode_d128_none; an
 artifact whose name holds "fp8" gets fp8 e4m3 keys and values with unit
-scales). Checks nothing; run bench/decode_bench.py for checked timings."""
+scales, one whose name holds "paged16" pages of 16 rows in a shuffled order
+with kv_lens, as in bench/decode_bench.py). Checks nothing; run
+bench/decode_bench.py for checked timings."""
 import os
 import sys
 
@@ -19,9 +21,21 @@ for case in sys.argv[2:] or ["1:131072"]:
     q = torch.randn(B, 32, 1, 128, device="cuda", dtype=torch.bfloat16)
     k = torch.randn(B, 8, Sk, 128, device="cuda", dtype=torch.bfloat16)
     v = torch.randn(B, 8, Sk, 128, device="cuda", dtype=torch.bfloat16)
+    extra = {}
     if "fp8" in name:
         k, v = k.to(torch.float8_e4m3fn), v.to(torch.float8_e4m3fn)
-        kern(q, k, v, kv_scales=torch.ones(2, 8, device="cuda"))
-    else:
-        kern(q, k, v)
+        extra["kv_scales"] = torch.ones(2, 8, device="cuda")
+    if "paged16" in name:
+        pages = B * Sk // 16
+        perm = torch.randperm(pages, device="cuda")
+
+        def paged(x):
+            logical = x.view(torch.uint8).transpose(1, 2).reshape(pages, 16, 8, -1)
+            out = torch.empty_like(logical)
+            out[perm] = logical
+            return out.view(x.dtype)
+        k, v = paged(k), paged(v)
+        extra["kv_lens"] = torch.full((B,), Sk, dtype=torch.int32, device="cuda")
+        extra["page_table"] = perm.view(B, Sk // 16).to(torch.int32).contiguous()
+    kern(q, k, v, **extra)
     torch.cuda.synchronize()
