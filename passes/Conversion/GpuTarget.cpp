@@ -227,7 +227,7 @@ protected:
   }
 
   /// The decode kernel's key tile: 16 keys per key warp (64-key tiles,
-  /// three blocks a multiprocessor).
+  /// several blocks a multiprocessor).
   virtual int64_t decodeKeyTile(const KernelProblem &) const { return 64; }
 };
 
