@@ -297,6 +297,9 @@ public:
     int64_t width = p.headDim + p.valueHeadDim;
     int64_t warps = 8, blockK = 64;
     bool persistent = false;
+    // No mask, or causal / prefix-LM boundary tiles comparing i32 columns
+    // (not for ragged batches): the wider key tiles below fit them.
+    bool wideTiles = p.noMask || (p.intervalMask && !p.ragged);
     if (width <= 128) {
       warps = 12;
       blockK = 128;
@@ -323,8 +326,7 @@ public:
       // 176-key tile too (2026-12-01, fifth session runs 7-8, causal: 4K
       // 500.1 vs 481.3 TFLOP/s on 128-key tiles, 8K 549.2 vs 512.3, 16K
       // 589.2 vs 535.3); documents and ragged batches keep 128.
-      bool wide = p.noMask || (p.intervalMask && !p.ragged);
-      blockK = wide ? 176 : 128;
+      blockK = wideTiles ? 176 : 128;
       persistent = p.noMask && !p.ragged;
     }
     // D = 256 without a mask: 80-key tiles (two stages of K and V and Q
@@ -333,7 +335,7 @@ public:
     // columns (2026-12-01, session 5, S=8K causal: 590.9 and 584.1 vs
     // 568.4 and 567.0 on 64-key tiles). Documents, ALiBi, score_fn
     // regions and ragged batches spill on them.
-    if (width == 512 && (p.noMask || (p.intervalMask && !p.ragged)))
+    if (width == 512 && wideTiles)
       blockK = 80;
     return make(p, blockK, warps, /*mTiles=*/1, /*qInSmem=*/true,
                 /*gqaPack=*/1, /*splitKv=*/false, /*keyWarps=*/1,
