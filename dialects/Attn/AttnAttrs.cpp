@@ -271,7 +271,8 @@ Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
   // The optional decode parameters, in this order.
   int64_t keyWarps = 1;
   bool sawPack = false, sawKeyWarps = false, sawSplit = false, wgmma = false,
-       sawWgmma = false, sawPersistent = false, persistent = false;
+       sawWgmma = false, sawPersistent = false, persistent = false,
+       sawTma = false, tmaLoads = false;
   int64_t exp2Fma = 0;
   while (succeeded(p.parseOptionalComma())) {
     if (!sawPack && succeeded(p.parseOptionalKeyword("gqa_pack"))) {
@@ -295,6 +296,11 @@ Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
       sawPack = sawKeyWarps = sawSplit = sawWgmma = sawPersistent = true;
       if (p.parseEqual() || parseBoolValue(p, "persistent", persistent))
         return {};
+    } else if (!sawTma && succeeded(p.parseOptionalKeyword("tma_loads"))) {
+      sawPack = sawKeyWarps = sawSplit = sawWgmma = sawPersistent = sawTma =
+          true;
+      if (p.parseEqual() || parseBoolValue(p, "tma_loads", tmaLoads))
+        return {};
     } else {
       if (parseNamedInt(p, "exp2_fma", exp2Fma))
         return {};
@@ -305,7 +311,8 @@ Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
     return {};
   return getChecked([&] { return p.emitError(p.getNameLoc()); }, p.getContext(),
                     chip, blockQ, blockK, warps, mTiles, stages, qInSmem,
-                    gqaPack, splitKv, keyWarps, wgmma, persistent, exp2Fma);
+                    gqaPack, splitKv, keyWarps, wgmma, persistent, tmaLoads,
+                    exp2Fma);
 }
 
 void GpuKernelAttr::print(AsmPrinter &p) const {
@@ -323,6 +330,8 @@ void GpuKernelAttr::print(AsmPrinter &p) const {
     p << ", wgmma = true";
   if (getPersistent())
     p << ", persistent = true";
+  if (getTmaLoads())
+    p << ", tma_loads = true";
   if (getExp2Fma())
     p << ", exp2_fma = " << getExp2Fma();
   p << ">";
@@ -335,7 +344,7 @@ LogicalResult GpuKernelAttr::verify(function_ref<InFlightDiagnostic()> emitError
                                     bool qInSmem, int64_t gqaPack,
                                     bool splitKv, int64_t keyWarps,
                                     bool wgmma, bool persistent,
-                                    int64_t exp2Fma) {
+                                    bool tmaLoads, int64_t exp2Fma) {
   if (chip.empty())
     return emitError() << "expected a non-empty chip";
   if (warps < 1 || warps > 32)
@@ -383,6 +392,12 @@ LogicalResult GpuKernelAttr::verify(function_ref<InFlightDiagnostic()> emitError
   if (persistent && !wgmma)
     return emitError() << "expected wgmma = true with persistent = true (the "
                           "persistent grid is the wgmma kernel's)";
+  if (tmaLoads && wgmma)
+    return emitError() << "expected tma_loads only without wgmma (the wgmma "
+                          "kernel loads every tile by TMA)";
+  if (tmaLoads && qInSmem)
+    return emitError() << "expected q_in_smem = false with tma_loads (the "
+                          "swizzled ring holds K and V only)";
   if (exp2Fma < 0 || exp2Fma > 8)
     return emitError() << "expected exp2_fma in [0, 8] (weights of every 8 "
                           "computed on the FMA pipe), got "

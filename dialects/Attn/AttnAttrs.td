@@ -123,6 +123,14 @@ def Attn_GpuKernelAttr : AttrDef<Attn_Dialect, "GpuKernel"> {
     producer loading the next item's Q and K/V while the consumers finish
     the last; each head's last query tiles come first.
 
+    `tma_loads = true` (sm_90a, without wgmma, printed only when set) loads
+    the K and V tiles of the mma.sync kernel by TMA (`cp.async.bulk.tensor`)
+    instead of cp.async: one thread issues each tile's boxes into a ring of
+    `stages` 128-byte swizzled stages, completing on one mbarrier a stage,
+    and the warps read them with ldmatrix at swizzled addresses. Q stays in
+    registers (q_in_smem = false); the target decides which caches it
+    supports (contiguous 16-bit keys and values).
+
     `exp2_fma = n` (0 to 8, printed only when not 0) computes n of every 8
     softmax weights exp2(x) of a thread with FMA-pipe arithmetic (a
     round-to-nearest split x = j + f, a degree-3 polynomial for 2^f, relative
@@ -146,7 +154,8 @@ def Attn_GpuKernelAttr : AttrDef<Attn_Dialect, "GpuKernel"> {
                         "int64_t":$stages, "bool":$qInSmem,
                         "int64_t":$gqaPack, "bool":$splitKv,
                         "int64_t":$keyWarps, "bool":$wgmma,
-                        "bool":$persistent, "int64_t":$exp2Fma);
+                        "bool":$persistent, "bool":$tmaLoads,
+                        "int64_t":$exp2Fma);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

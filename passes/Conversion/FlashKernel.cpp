@@ -45,7 +45,7 @@ using attnc::mask::MaskKind;
 
 int64_t attnc::flashKernelSharedMemoryBytes(const KernelProblem &p,
                                         GpuKernelAttr config) {
-  if (config.getWgmma())
+  if (config.getWgmma() || config.getTmaLoads())
     return SwizzledSmemLayout::get(p.headDim, p.valueHeadDim, config).bytes;
   return PaddedSmemLayout::get(p.headDim, p.valueHeadDim, config, p.kvFp8)
       .bytes;
@@ -233,13 +233,14 @@ LogicalResult KernelBuilder::build() {
   qOffset = layout.qOffset;
   useSharedMemory(smem);
   const bool wgmma = config.getWgmma();
-  if (wgmma) {
-    // Q, K and V in 128-byte swizzled boxes (Wgmma.h); the padded layout's
-    // pitches are unused.
+  if (wgmma || config.getTmaLoads()) {
+    // Q (wgmma), K and V in 128-byte swizzled boxes (Wgmma.h); the padded
+    // layout's pitches are unused (tma_loads: its merge buffers stay).
     swizzled = SwizzledSmemLayout::get(d, dv, config);
     vOffset = swizzled.vOffset;
     stageBytes = swizzled.stageBytes;
-    qOffset = swizzled.qOffset;
+    if (wgmma)
+      qOffset = swizzled.qOffset;
   }
   // A persistent wgmma kernel parts its roles first and each walks the
   // work items; otherwise the block's one item is worked out by every
@@ -864,12 +865,14 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   // The wgmma kernel's tile loads: TMA (KernelAbi.h tensor maps), ceil(D /
   // 64) boxes of K or of V, completing on the stage's keys or values full
   // barrier.
-  auto issueTma = [&](bool values, Value kt, Value stage, Value bar) {
+  auto boxBytes = [&](bool values) {
+    return ((values ? dv : d) + 63) / 64 * swizzled.keyBoxBytes;
+  };
+  auto loadBoxes = [&](bool values, Value kt, Value stage, Value bar) {
     Value k0 = arith::MulIOp::create(b, kt, idx(bk));
     Value base = a.add(arith::MulIOp::create(b, stage, idx(stageBytes)),
                        idx(values ? vOffset : 0));
     int64_t width = values ? dv : d;
-    tma::arriveExpectTx(b, bar, (width + 63) / 64 * swizzled.keyBoxBytes);
     // Packed keys of a ragged batch: rows from the sequence's start in
     // batch entry 0 (rows past its end are masked, their V rows zeroed).
     Value row = toI32(a.add(kStart, k0));
@@ -879,10 +882,18 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
                 {i32c(64 * box), row, toI32(kvHead), toI32(kBatch)}, bar);
   };
   auto issueKeys = [&](Value kt, Value stage, Value bar) {
-    issueTma(false, kt, stage, bar);
+    tma::arriveExpectTx(b, bar, boxBytes(false));
+    loadBoxes(false, kt, stage, bar);
   };
   auto issueValues = [&](Value kt, Value stage, Value bar) {
-    issueTma(true, kt, stage, bar);
+    tma::arriveExpectTx(b, bar, boxBytes(true));
+    loadBoxes(true, kt, stage, bar);
+  };
+  // tma_loads: a tile's keys and values on its stage's one full barrier.
+  auto issueTileTma = [&](Value kt, Value stage, Value bar) {
+    tma::arriveExpectTx(b, bar, boxBytes(false) + boxBytes(true));
+    loadBoxes(false, kt, stage, bar);
+    loadBoxes(true, kt, stage, bar);
   };
   // Two-stage pipeline: tile kt + 1 streams in with cp.async while tile kt
   // is computed. One cp.async group per tile (possibly empty).
@@ -1038,6 +1049,8 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   };
   std::optional<CpAsyncKeyLoop> keyLoop;
   std::optional<TmaKeyLoop> tmaLoop;
+  std::optional<TmaTileRing> tmaRing;
+  const bool tmaLoads = config.getTmaLoads();
   // A wgmma kernel's consumer part sits in this scf.if (splitRoles).
   std::optional<OpBuilder::InsertionGuard> consumerGuard;
   Value releases;
@@ -1089,6 +1102,13 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
         b, arith::CmpIPredicate::eq, arith::RemUIOp::create(b, tid, idx(128)),
         idx(0));
     tma::wait(b, qBarrier(0), parityOf(qUse));
+  } else if (tmaLoads) {
+    Value leader = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid,
+                                         idx(0));
+    tmaRing.emplace(b, TmaTileRing::Hooks{issueTileTma, notEmpty, nullptr},
+                    stages, stageBytes, leader,
+                    [&](Value i) { return barrierAt(i); });
+    tmaRing->prologue(range.lo, range.hi);
   } else {
     CpAsyncKeyLoop::Hooks hooks;
     hooks.issue = issueTile;
@@ -1123,6 +1143,30 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       arith::MulIOp::create(
           b, a.add(arith::MulIOp::create(b, mLow, idx(8)), rIdx), idx(vPitch)),
       arith::MulIOp::create(b, mHigh, idx(8)));
+  // tma_loads: the same lanes' rows in the swizzled boxes (Wgmma.h), K's
+  // row 8 mHigh + r and V's 8 mLow + r (bytes), and the swizzled 16-byte
+  // chunk of each column pair: K's k-step ks reads chunk 2 (ks % 4) + mLow
+  // of box ks / 4, V's n-tiles j, j + 1 chunk j % 8 + mHigh of box j / 8,
+  // each xor r (every row the lane supplies is r mod 8).
+  struct {
+    Value kRowBytes, vRowBytes;
+    SmallVector<Value, 4> kChunk, vChunk;
+  } swizzledLane;
+  if (tmaLoads) {
+    auto rowBytes = [&](Value m8) {
+      return arith::MulIOp::create(
+          b, a.add(arith::MulIOp::create(b, m8, idx(8)), rIdx),
+          idx(kSwizzleRowBytes));
+    };
+    swizzledLane.kRowBytes = rowBytes(mHigh);
+    swizzledLane.vRowBytes = rowBytes(mLow);
+    for (int64_t j = 0; j < 4; ++j)
+      for (auto [chunk, low] : {std::pair{&swizzledLane.kChunk, mLow},
+                                std::pair{&swizzledLane.vChunk, mHigh}})
+        chunk->push_back(arith::MulIOp::create(
+            b, arith::XOrIOp::create(b, a.add(idx(2 * j), low), rIdx),
+            idx(16)));
+  }
 
   // The scores of tile `kt` (`s`, the C-fragment layout of `nTiles` 8-key
   // n-tiles) through the score pipeline, the mask on boundary tiles and
@@ -1360,7 +1404,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   // within a row, so a row of a box is its 128 contiguous bytes. The
   // condition is uniform over the consumers.
   auto zeroVTail = [&](Value kt, Value stageBase) {
-    if (!raggedK || !wgmma)
+    if (!(raggedK && wgmma) && !(tmaLoads && problem.kvLens))
       return;
     Value k0 = arith::MulIOp::create(b, kt, idx(bk));
     Value keep = a.max(a.min(a.sub(seqK, k0), idx(bk)), idx(0));
@@ -1559,17 +1603,34 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
                   s.begin() + m * sPerTile + 4 * (n + 1));
       }
     }
-    Value kLaneBytes =
-        a.add(stageBase, arith::MulIOp::create(b, kLane, idx(2)));
-    if (keyOffset)
-      kLaneBytes = a.add(kLaneBytes,
-                         arith::MulIOp::create(b, keyOffset, idx(kPitch * 2)));
+    // The byte address of K's ldmatrix of n-tiles n, n + 1 and k-step ks:
+    // padded rows, or (tma_loads) swizzled boxes (swizzledLane).
+    std::function<Value(int64_t, int64_t)> kFragAt;
+    if (tmaLoads) {
+      Value rowBytes = a.add(stageBase, swizzledLane.kRowBytes);
+      if (keyOffset)
+        rowBytes = a.add(rowBytes, arith::MulIOp::create(
+                                       b, keyOffset, idx(kSwizzleRowBytes)));
+      kFragAt = [&, rowBytes](int64_t n, int64_t ks) {
+        return a.add(a.add(rowBytes, idx(8 * n * kSwizzleRowBytes +
+                                         ks / 4 * swizzled.keyBoxBytes)),
+                     swizzledLane.kChunk[ks % 4]);
+      };
+    } else {
+      Value kLaneBytes =
+          a.add(stageBase, arith::MulIOp::create(b, kLane, idx(2)));
+      if (keyOffset)
+        kLaneBytes = a.add(
+            kLaneBytes, arith::MulIOp::create(b, keyOffset, idx(kPitch * 2)));
+      kFragAt = [&, kLaneBytes](int64_t n, int64_t ks) {
+        return a.add(kLaneBytes, idx((8 * n * kPitch + 16 * ks) * 2));
+      };
+    }
     for (int64_t n = 0; n < (wgmma || kInRegisters ? 0 : nTiles); n += 2) {
       SmallVector<SmallVector<Value, 4>> c0(mt, {zero, zero, zero, zero}),
           c1 = c0;
       for (int64_t ks = 0; ks < kSteps; ++ks) {
-        SmallVector<Value, 4> frag = mmaE->ldmatrix(
-            a.add(kLaneBytes, idx((8 * n * kPitch + 16 * ks) * 2)), false);
+        SmallVector<Value, 4> frag = mmaE->ldmatrix(kFragAt(n, ks), false);
         for (int64_t m = 0; m < mt; ++m) {
           c0[m] = mmaE->mma(qFrag[m][ks], {frag[0], frag[1]}, c0[m]);
           c1[m] = mmaE->mma(qFrag[m][ks], {frag[2], frag[3]}, c1[m]);
@@ -1591,12 +1652,32 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
 
     // O += P V: P's C fragments of key n-tiles 2kk and 2kk + 1 are the A
     // fragment of key step kk; V's B fragments come from ldmatrix.trans.
-    Value vLaneBytes =
-        a.add(stageBase,
-              a.add(idx(vOffset), arith::MulIOp::create(b, vLane, idx(2))));
-    if (keyOffset)
-      vLaneBytes = a.add(vLaneBytes,
-                         arith::MulIOp::create(b, keyOffset, idx(vPitch * 2)));
+    // The byte address of V's ldmatrix.trans of key step kk and dv n-tiles
+    // j, j + 1, as K's.
+    std::function<Value(int64_t, int64_t)> vFragAt;
+    if (tmaLoads) {
+      Value rowBytes =
+          a.add(stageBase, a.add(idx(vOffset), swizzledLane.vRowBytes));
+      if (keyOffset)
+        rowBytes = a.add(rowBytes, arith::MulIOp::create(
+                                       b, keyOffset, idx(kSwizzleRowBytes)));
+      vFragAt = [&, rowBytes](int64_t kk, int64_t j) {
+        return a.add(a.add(rowBytes, idx(16 * kk * kSwizzleRowBytes +
+                                         j / 8 * swizzled.keyBoxBytes)),
+                     swizzledLane.vChunk[j % 8 / 2]);
+      };
+      zeroVTail(kt, stageBase);
+    } else {
+      Value vLaneBytes =
+          a.add(stageBase,
+                a.add(idx(vOffset), arith::MulIOp::create(b, vLane, idx(2))));
+      if (keyOffset)
+        vLaneBytes = a.add(
+            vLaneBytes, arith::MulIOp::create(b, keyOffset, idx(vPitch * 2)));
+      vFragAt = [&, vLaneBytes](int64_t kk, int64_t j) {
+        return a.add(vLaneBytes, idx((16 * kk * vPitch + 8 * j) * 2));
+      };
+    }
     if (wgmma) {
       zeroVTail(kt, stageBase);
       acc = wgmmaE->wait(0, issuePV(packP(s), stageBase, acc));
@@ -1610,8 +1691,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
                          mmaV->packPair(p[6], p[7])});
       }
       for (int64_t j = 0; j < vTiles; j += 2) {
-        SmallVector<Value, 4> frag = mmaE->ldmatrix(
-            a.add(vLaneBytes, idx((16 * kk * vPitch + 8 * j) * 2)), true);
+        SmallVector<Value, 4> frag = mmaE->ldmatrix(vFragAt(kk, j), true);
         for (int64_t m = 0; m < mt; ++m)
           for (int64_t h = 0; h < 2; ++h) {
             auto at = acc.begin() + m * accPerTile + 4 * (j + h);
@@ -1869,6 +1949,9 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       return body(kt, idx(0), it);
     };
     res = keyLoop->loop(range.lo, range.hi, inits);
+  } else if (tmaLoads) {
+    tmaRing->hooks.body = body;
+    res = tmaRing->loop(range.lo, range.hi, inits);
   } else {
     keyLoop->hooks.body = body;
     res = keyLoop->loop(range.lo, range.hi, inits);
@@ -2112,7 +2195,8 @@ attnc::buildFlashKernel(ModuleOp module, const TiledAttention &t) {
   LLVM::GlobalOp::create(b, LLVM::LLVMArrayType::get(b.getI8Type(), 0),
                          /*isConstant=*/false, LLVM::Linkage::External,
                          kSharedMemoryName, Attribute(),
-                         /*alignment=*/config.getWgmma() ? 1024 : 16,
+                         /*alignment=*/
+                         config.getWgmma() || config.getTmaLoads() ? 1024 : 16,
                          /*addrSpace=*/3);
   // The parameters of the kernel ABI table (KernelAbi.h), in its order.
   Type ptr = LLVM::LLVMPointerType::get(ctx);

@@ -147,19 +147,34 @@ public:
       return p.emitError("expected persistent = false with a ragged batch "
                          "(cu_seqlens_q) on target ")
              << chip() << ": the persistent grid runs dense batches";
-    if (config.getWgmma() && (config.getStages() < 2 || config.getStages() > 4))
-      return p.emitError("expected stages in [2, 4] with wgmma on target ")
+    // TMA loads in the mma.sync kernel: whole boxes of a contiguous 16-bit
+    // cache (the kernel zeroes V rows past kv_lens; pages are not followed).
+    if (config.getTmaLoads() && !supportsWgmma())
+      return p.emitError("expected tma_loads = false for target ")
+             << chip() << ": TMA needs sm_90a";
+    if (config.getTmaLoads() && (p.pageSize || p.kvFp8 || p.raggedKeys))
+      return p.emitError("expected tma_loads = false with ")
+             << (p.kvFp8      ? "an fp8 cache (kv_scales)"
+                 : p.pageSize ? "a paged cache (page_table)"
+                              : "packed keys (cu_seqlens_k)")
+             << " on target " << chip()
+             << ": TMA loads whole boxes of contiguous 16-bit keys and values";
+    if ((config.getWgmma() || config.getTmaLoads()) &&
+        (config.getStages() < 2 || config.getStages() > 4))
+      return p.emitError("expected stages in [2, 4] with wgmma or tma_loads "
+                         "on target ")
              << chip() << " (the TMA ring), got " << config.getStages();
     // cp.async: a ring of 2 to 4 stages in the decode kernels and for an
     // fp8 cache's codes (the targets choose two: more were slower on the
     // H200, bench/RESULTS.md); the mma.sync prefill kernels double-buffer.
     bool ring = p.kvFp8 || config.getSplitKv();
-    if (!config.getWgmma() && ring &&
+    bool cpAsync = !config.getWgmma() && !config.getTmaLoads();
+    if (cpAsync && ring &&
         (config.getStages() < 2 || config.getStages() > 4))
       return p.emitError("expected stages in [2, 4] for an fp8 cache or a "
                          "decode kernel on target ")
              << chip() << " (the cp.async ring), got " << config.getStages();
-    if (!config.getWgmma() && !ring && config.getStages() != 2)
+    if (cpAsync && !ring && config.getStages() != 2)
       return p.emitError("expected stages = 2 for target ")
              << chip() << " (cp.async double buffering), got "
              << config.getStages();
@@ -191,11 +206,11 @@ protected:
                      int64_t mTiles, bool qInSmem, int64_t gqaPack = 1,
                      bool splitKv = false, int64_t keyWarps = 1,
                      bool wgmma = false, bool persistent = false,
-                     int64_t exp2Fma = 0) const {
+                     int64_t exp2Fma = 0, bool tmaLoads = false) const {
     return GpuKernelAttr::get(p.op->getContext(), chip(),
                               16 * mTiles * warps / keyWarps, blockK, warps,
                               mTiles, /*stages=*/2, qInSmem, gqaPack, splitKv,
-                              keyWarps, wgmma, persistent, exp2Fma);
+                              keyWarps, wgmma, persistent, tmaLoads, exp2Fma);
   }
 
   /// Decode (attn.decode): the query heads of a KV group packed into the
@@ -223,12 +238,15 @@ protected:
     // 4 key warps. More than 16 rows take more query tiles of 16 (the
     // configuration the GPU conformance sweep runs, Sq up to 129).
     return make(p, decodeKeyTile(p), /*warps=*/4, /*mTiles=*/1, false, pack,
-                /*splitKv=*/true, /*keyWarps=*/4);
+                /*splitKv=*/true, /*keyWarps=*/4, /*wgmma=*/false,
+                /*persistent=*/false, /*exp2Fma=*/0, decodeTmaLoads(p));
   }
 
   /// The decode kernel's key tile: 16 keys per key warp (64-key tiles,
   /// several blocks a multiprocessor).
   virtual int64_t decodeKeyTile(const KernelProblem &) const { return 64; }
+  /// Whether the decode kernel loads its tiles by TMA (tma_loads).
+  virtual bool decodeTmaLoads(const KernelProblem &) const { return false; }
 };
 
 /// sm_90a (Hopper): prefill with warpgroup MMA (wgmma = true), two
@@ -244,6 +262,9 @@ public:
   StringRef kernelFamily(GpuKernelAttr config) const override {
     if (config.getWgmma())
       return Sm80Target::kernelFamily(config);
+    if (config.getTmaLoads())
+      return "mma.sync m16n8k16 decode kernel on a TMA ring (one mbarrier a "
+             "stage)";
     return config.getSplitKv()
                ? "mma.sync m16n8k16 decode kernel on a cp.async ring"
                : "mma.sync m16n8k16, cp.async double buffering (the "
@@ -262,6 +283,12 @@ public:
   int64_t decodeKeyTile(const KernelProblem &p) const override {
     bool paged16 = p.pageSize > 0 && !p.kvFp8;
     return p.headDim == 128 && !paged16 ? 128 : 64;
+  }
+
+  /// Contiguous 16-bit caches: TMA loads (one thread issues a tile's
+  /// boxes; the cp.async copies spent the warps' issue slots).
+  bool decodeTmaLoads(const KernelProblem &p) const override {
+    return !p.pageSize && !p.kvFp8 && !p.raggedKeys;
   }
 
   GpuKernelAttr chooseConfig(const KernelProblem &p) const override {

@@ -7,6 +7,7 @@
 #include "passes/Codegen/IndexArith.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -29,6 +30,16 @@ SwizzledSmemLayout SwizzledSmemLayout::get(int64_t headDim,
   l.vOffset = boxes(headDim) * l.keyBoxBytes;
   l.stageBytes = l.vOffset + boxes(valueHeadDim) * l.keyBoxBytes;
   l.qOffset = config.getStages() * l.stageBytes;
+  if (!config.getWgmma()) {
+    // tma_loads (the mma.sync kernel): Q in registers, one full barrier a
+    // stage, after the key warps' merge buffers (PaddedSmemLayout), which
+    // overwrite the stages after the key loop.
+    int64_t w = config.getKeyWarps(), bq = config.getBlockQ();
+    int64_t merge = w > 1 ? w * bq * (valueHeadDim + 1 + 4) * 4 : 0;
+    l.barrierOffset = (std::max(l.qOffset, merge) + 7) / 8 * 8;
+    l.bytes = l.barrierOffset + 8 * config.getStages();
+    return l;
+  }
   l.qBytes = boxes(headDim) * l.queryBoxBytes;
   l.barrierOffset = l.qOffset + l.qBytes;
   l.bytes = l.barrierOffset + 8 * (4 * config.getStages() + 2);
@@ -350,6 +361,64 @@ ValueRange TmaKeyLoop::consume(Value lo, Value hi, ValueRange inits,
   SmallVector<Value> state = hooks.body(kt, base, loop.getRegionIterArgs());
   releaseKeys(use, releases);
   releaseValues(use, releases);
+  scf::YieldOp::create(b, state);
+  return loop.getResults();
+}
+
+void TmaTileRing::load(Value kt, Value i, Value hi) {
+  IndexArith a{b};
+  Value inRange = arith::AndIOp::create(
+      b, leader, arith::CmpIOp::create(b, arith::CmpIPredicate::slt, kt, hi));
+  auto ifLoad = scf::IfOp::create(b, inRange, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifLoad.getThenRegion().front());
+  Value stage = arith::RemUIOp::create(b, i, a.constant(stages));
+  Value full = barrier(stage);
+  Value visible = hooks.notEmpty(kt, arith::ConstantIntOp::create(b, 1, 1));
+  auto ifVisible = scf::IfOp::create(b, visible, /*withElseRegion=*/true);
+  b.setInsertionPointToStart(&ifVisible.getThenRegion().front());
+  hooks.issue(kt, stage, full);
+  b.setInsertionPointToStart(&ifVisible.getElseRegion().front());
+  tma::arrive(b, full);
+}
+
+void TmaTileRing::prologue(Value lo, Value hi) {
+  IndexArith a{b};
+  {
+    auto ifLeader = scf::IfOp::create(b, leader, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifLeader.getThenRegion().front());
+    for (int64_t s = 0; s < stages; ++s)
+      tma::initBarrier(b, barrier(a.constant(s)), 1);
+    tma::fenceBarrierInit(b);
+  }
+  gpu::BarrierOp::create(b);
+  for (int64_t i = 0; i + 1 < stages; ++i)
+    load(a.add(lo, a.constant(i)), a.constant(i), hi);
+}
+
+ValueRange TmaTileRing::loop(Value lo, Value hi, ValueRange inits) {
+  IndexArith a{b};
+  auto loop = scf::ForOp::create(b, lo, hi, a.constant(1), inits);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value kt = loop.getInductionVar();
+  Value i = a.sub(kt, lo);
+  // Tile kt + stages - 1 into the stage tile kt - 1 used (every warp is
+  // past it: the barrier closing the last iteration), then wait for this
+  // one: use i / stages of its stage.
+  load(a.add(kt, a.constant(stages - 1)), a.add(i, a.constant(stages - 1)),
+       hi);
+  Value stage = arith::RemUIOp::create(b, i, a.constant(stages));
+  Value parity = arith::IndexCastOp::create(
+      b, b.getI32Type(),
+      arith::RemUIOp::create(
+          b, arith::DivUIOp::create(b, i, a.constant(stages)), a.constant(2)));
+  tma::wait(b, barrier(stage), parity);
+  SmallVector<Value> state = hooks.body(
+      kt, arith::MulIOp::create(b, stage, a.constant(stageBytes)),
+      loop.getRegionIterArgs());
+  gpu::BarrierOp::create(b);
   scf::YieldOp::create(b, state);
   return loop.getResults();
 }

@@ -42,6 +42,8 @@ inline constexpr int64_t kSwizzleRowBytes = 128;
 /// empty one per stage (TmaKeyLoop), then Q's. A tile of R rows and width W is
 /// ceil(W / 64) boxes of R x 128 bytes; element (r, c) of box c / 64 sits at
 /// byte r * 128 + (((c % 64) / 8) xor (r % 8)) * 16 + (c % 8) * 2.
+/// The mma.sync kernel with tma_loads has no Q tile and one full barrier a
+/// stage, after its key warps' merge buffers.
 struct SwizzledSmemLayout {
   /// Bytes of one box of a K or V tile and of the Q tile.
   int64_t keyBoxBytes = 0, queryBoxBytes = 0;
@@ -228,6 +230,58 @@ private:
 
   mlir::ImplicitLocOpBuilder &b;
   int64_t stages, stageBytes, consumerGroups;
+  std::function<mlir::Value(mlir::Value)> barrier;
+};
+
+/// The key loop of the mma.sync kernel with tma_loads: one thread (the
+/// leader) loads key tiles [lo, hi) by TMA into a ring of `stages` stages,
+/// stages - 1 tiles ahead; every thread waits on the stage's full barrier
+/// (the n-th use of a stage completes its phase n), computes the tile and
+/// meets the others at a block barrier before the leader loads that stage
+/// again. The loads are one thread's few instructions a tile instead of
+/// every thread's copies (CpAsyncKeyLoop). A tile the hooks prove empty is
+/// not loaded: the leader arrives on its barrier without bytes, so that the
+/// phases stay in step.
+class TmaTileRing {
+public:
+  struct Hooks {
+    /// Loads tile `kt` into `stage` by TMA completing on `full`, including
+    /// the arrive.expect_tx (the leader).
+    std::function<void(mlir::Value kt, mlir::Value stage, mlir::Value full)>
+        issue;
+    /// `cond` and tile `kt` holding a visible pair (CpAsyncKeyLoop).
+    std::function<mlir::Value(mlir::Value kt, mlir::Value cond)> notEmpty;
+    /// The work of tile `kt` at byte `stageBase`, once it has landed.
+    std::function<llvm::SmallVector<mlir::Value>(
+        mlir::Value kt, mlir::Value stageBase, mlir::ValueRange state)>
+        body;
+  };
+
+  /// `barrier(s)` is stage s's full barrier; `leader` (i1) is true on the
+  /// one thread that initialises the barriers and issues the loads.
+  TmaTileRing(mlir::ImplicitLocOpBuilder &b, Hooks hooks, int64_t stages,
+              int64_t stageBytes, mlir::Value leader,
+              std::function<mlir::Value(mlir::Value)> barrier)
+      : hooks(std::move(hooks)), b(b), stages(stages), stageBytes(stageBytes),
+        leader(leader), barrier(std::move(barrier)) {}
+
+  /// Initialises the barriers and publishes them to the block (a block
+  /// barrier; emitted where every thread runs), then loads tiles lo ..
+  /// lo + stages - 2.
+  void prologue(mlir::Value lo, mlir::Value hi);
+  /// The loop over [lo, hi) from `inits`; returns the final state.
+  mlir::ValueRange loop(mlir::Value lo, mlir::Value hi, mlir::ValueRange inits);
+
+  Hooks hooks;
+
+private:
+  /// The leader loads tile kt into ring position `i` (kt - lo) when kt < hi:
+  /// its boxes, or for an empty tile an arrival alone.
+  void load(mlir::Value kt, mlir::Value i, mlir::Value hi);
+
+  mlir::ImplicitLocOpBuilder &b;
+  int64_t stages, stageBytes;
+  mlir::Value leader;
   std::function<mlir::Value(mlir::Value)> barrier;
 };
 

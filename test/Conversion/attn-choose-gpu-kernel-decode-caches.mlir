@@ -3,9 +3,11 @@
 // Decode over KV caches at D = 128 on sm_90a: per-sequence lengths and an
 // fp8 cache (paged or not) keep the 128-key tiles; a paged 16-bit cache
 // takes 64-key tiles (three blocks a multiprocessor; on 128-key tiles it
-// was 1.3x slower on the H200, bench/RESULTS.md).
+// was 1.3x slower on the H200, bench/RESULTS.md). Only the contiguous
+// 16-bit cache loads by TMA (tma_loads): TMA does not follow pages, and
+// fp8 codes are converted from a staging ring.
 // CHECK-LABEL: func.func @decode_caches_d128(
-// CHECK: kv_lens{{.*}}#attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 128, {{.*}}split_kv = true>
+// CHECK: kv_lens{{.*}}#attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 128, {{.*}}split_kv = true, tma_loads = true>
 // CHECK: page_table{{.*}}#attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 64, {{.*}}split_kv = true>
 // CHECK: kv_scales{{.*}}#attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 128, {{.*}}split_kv = true>
 // CHECK: page_table{{.*}}kv_scales{{.*}}#attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 128, {{.*}}split_kv = true>

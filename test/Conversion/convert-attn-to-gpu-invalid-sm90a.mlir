@@ -13,7 +13,7 @@ func.func @wgmma_block_q(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %
 
 // The TMA ring has 2 to 4 stages.
 func.func @wgmma_stages(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>) -> tensor<?x4x?x64xbf16> {
-  // expected-error @+1 {{expected stages in [2, 4] with wgmma on target sm_90a (the TMA ring), got 5}}
+  // expected-error @+1 {{expected stages in [2, 4] with wgmma or tma_loads on target sm_90a (the TMA ring), got 5}}
   %o = attn.attention %q, %k, %v {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 64, warps = 4, m_tiles = 1, stages = 5, q_in_smem = true, wgmma = true>} : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x4x?x64xbf16>
   return %o : tensor<?x4x?x64xbf16>
 }
