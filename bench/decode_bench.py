@@ -9,7 +9,8 @@ contiguous [B, Hkv, Sk, D], and the same keys through a KV cache
 16 rows in shuffled order). The artifacts bench_decode_d128_{none,causal,
 kvlens,paged16} come from scripts/build-gpu-artifacts.sh (spec decode=1: GQA packing and
 split-KV). A single query row sees every key, so causal (bottom-right) and
-no mask compute the same thing.
+no mask compute the same thing. DECODE_D=64 runs the same at D=64 with the
+bench_decode_d64_* artifacts the build has (no mask and causal).
 
 Every system's output is checked first against a float64 reference on
 (batch, head) pairs; attnc must be within 1.25x the error of a naive bf16
@@ -30,7 +31,16 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import attnc  # noqa: E402
 
 DEV = "cuda"
-HQ, HKV, D = 32, 8, 128
+HQ, HKV = 32, 8
+# DECODE_D=64 times the bench_decode_d64_* artifacts (those that exist).
+D = int(os.environ.get("DECODE_D", "128"))
+
+
+def kernel(build, name):
+    """attnc.Kernel of artifact bench_decode_d{D}_{name}, or None if the
+    build has none."""
+    path = os.path.join(build, "artifacts", f"bench_decode_d{D}_{name}.attnc")
+    return attnc.Kernel(path) if os.path.exists(path) else None
 
 
 def reference(q, k, v, pairs, kn=None, vn=None):
@@ -76,14 +86,16 @@ def run(build, B, Sk, copy_gbs, results):
 
     systems = []
     for mask in ("none", "causal"):
-        kern = attnc.Kernel(os.path.join(build, "artifacts", f"bench_decode_d128_{mask}.attnc"))
-        systems.append((f"attnc_{mask}", lambda kern=kern: kern(q, k, v)[0]))
+        kern = kernel(build, mask)
+        if kern:
+            systems.append((f"attnc_{mask}", lambda kern=kern: kern(q, k, v)[0]))
     # The same keys and values through a KV cache: per-sequence lengths
     # (all Sk) over the contiguous tensors, and pages of 16 rows in a
     # shuffled order ([num_pages, 16, Hkv, D], page_table [B, Sk / 16]).
     lens = torch.full((B,), Sk, dtype=torch.int32, device=DEV)
-    kern_lens = attnc.Kernel(os.path.join(build, "artifacts", "bench_decode_d128_kvlens.attnc"))
-    systems.append(("attnc_kvlens", lambda: kern_lens(q, k, v, kv_lens=lens)[0]))
+    kern_lens = kernel(build, "kvlens")
+    if kern_lens:
+        systems.append(("attnc_kvlens", lambda: kern_lens(q, k, v, kv_lens=lens)[0]))
     pages = B * Sk // 16
     perm = torch.randperm(pages, device=DEV)
     def paged(x):
@@ -93,9 +105,10 @@ def run(build, B, Sk, copy_gbs, results):
         return out
     kp, vp = paged(k), paged(v)
     table = perm.view(B, Sk // 16).to(torch.int32).contiguous()
-    kern_paged = attnc.Kernel(os.path.join(build, "artifacts", "bench_decode_d128_paged16.attnc"))
-    systems.append(("attnc_paged16",
-                    lambda: kern_paged(q, kp, vp, kv_lens=lens, page_table=table)[0]))
+    kern_paged = kernel(build, "paged16")
+    if kern_paged:
+        systems.append(("attnc_paged16",
+                        lambda: kern_paged(q, kp, vp, kv_lens=lens, page_table=table)[0]))
     # fp8 e4m3 codes with per-head scales (max |x| / 448), contiguous and in
     # the same shuffled pages; checked against their own float64 reference on
     # the dequantised values (and their own naive bf16 bar).
@@ -108,16 +121,18 @@ def run(build, B, Sk, copy_gbs, results):
     scales = torch.stack([ks, vs]).contiguous()
     kd = (k8.float() * ks.view(1, HKV, 1, 1)).to(torch.float64)
     vd = (v8.float() * vs.view(1, HKV, 1, 1)).to(torch.float64)
-    kern_fp8 = attnc.Kernel(os.path.join(build, "artifacts", "bench_decode_d128_fp8.attnc"))
-    kern_fp8p = attnc.Kernel(os.path.join(build, "artifacts", "bench_decode_d128_fp8_paged16.attnc"))
+    kern_fp8 = kernel(build, "fp8")
+    kern_fp8p = kernel(build, "fp8_paged16")
     k8p, v8p = paged(k8.view(torch.uint8)).view(torch.float8_e4m3fn), \
         paged(v8.view(torch.uint8)).view(torch.float8_e4m3fn)
-    fp8_systems = [
-        ("attnc_fp8", lambda: kern_fp8(q, k8, v8, kv_scales=scales)[0]),
-        ("attnc_fp8_paged16", lambda: kern_fp8p(q, k8p, v8p, kv_lens=lens, page_table=table,
-                                                kv_scales=scales)[0]),
-    ]
-    kern1 = attnc.Kernel(os.path.join(build, "artifacts", "bench_decode_d128_none.attnc"))
+    fp8_systems = []
+    if kern_fp8:
+        fp8_systems.append(("attnc_fp8", lambda: kern_fp8(q, k8, v8, kv_scales=scales)[0]))
+    if kern_fp8p:
+        fp8_systems.append(("attnc_fp8_paged16",
+                            lambda: kern_fp8p(q, k8p, v8p, kv_lens=lens, page_table=table,
+                                              kv_scales=scales)[0]))
+    kern1 = kernel(build, "none")
     # Forced split counts (SPLITS="1 2 4 ..."; default: 1, the unsplit kernel).
     for n in os.environ.get("SPLITS", "1").split():
         systems.append((f"attnc_{n}split", lambda n=int(n): kern1(q, k, v, num_splits=n)[0]))

@@ -115,3 +115,70 @@ func.func @decode_three_stages(%q: tensor<?x8x1x128xbf16>, %k: tensor<?x2x?x128x
   %o = attn.attention %q, %k, %k {attn.decode, attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 128, warps = 4, m_tiles = 1, stages = 3, q_in_smem = false, gqa_pack = 4, key_warps = 4, split_kv = true>} : tensor<?x8x1x128xbf16>, tensor<?x2x?x128xbf16>, tensor<?x2x?x128xbf16> -> tensor<?x8x1x128xbf16>
   return %o : tensor<?x8x1x128xbf16>
 }
+
+// -----
+
+// tma_loads (sm_90a): thread 0 initialises one full barrier a stage (after
+// the stages, 3 x 64 KiB), publishes them with a block barrier, and loads
+// each tile's K and V (two 64-column boxes each at D = 128) by TMA on the
+// stage's barrier, expecting their 64 KiB: stages - 1 tiles before the
+// loop, then tile kt + 2 at the top of iteration kt (a tile proven empty
+// only arrives). Every thread waits for use (kt - lo) / 3 of its stage
+// (parity mod 2) before reading it with ldmatrix; a block barrier ends each
+// iteration, before the stage is loaded again. No cp.async. With kv_lens,
+// the V rows of a tile past the sequence's keys are zeroed before P V and
+// fenced for the async proxy (the next TMA load of the stage).
+// CHECK-LABEL: func.func @decode_tma(
+// CHECK: gpu.func @attnc_attention(
+// CHECK-NOT: nvvm.cp.async
+// CHECK: %[[LEADER:.*]] = arith.cmpi eq, %thread_id_x, %{{.*}} : index
+// CHECK-NEXT: scf.if %[[LEADER]] {
+// CHECK: %c196608 = arith.constant 196608 : index
+// CHECK-COUNT-3: nvvm.mbarrier.init %{{.*}}, %c1_i32{{.*}} : !llvm.ptr<3>, i32
+// CHECK-NEXT: nvvm.fence.mbarrier.init
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.barrier
+// CHECK: arith.andi %[[LEADER]]
+// CHECK: nvvm.mbarrier.arrive.expect_tx %[[P0:.*]], %c65536_i32
+// CHECK-COUNT-4: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %[[P0]], box
+// CHECK: } else {
+// CHECK-NEXT: nvvm.mbarrier.arrive %[[P0]]
+// CHECK: arith.andi %[[LEADER]]
+// CHECK: nvvm.mbarrier.arrive.expect_tx %[[P1:.*]], %c65536_i32
+// CHECK-COUNT-4: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %[[P1]], box
+// The lane's swizzled chunks: 4 for K, 4 for V.
+// CHECK-COUNT-8: arith.xori
+// CHECK: scf.for %[[KT:.*]] = %[[LO:.*]] to
+// CHECK: %[[I:.*]] = arith.subi %[[KT]], %[[LO]]
+// CHECK: %[[NEXTI:.*]] = arith.addi %[[I]], %c2{{(_[0-9]+)?}} : index
+// CHECK: %[[AHEAD:.*]] = arith.addi %[[KT]], %c2{{(_[0-9]+)?}} : index
+// CHECK-NEXT: %[[MORE:.*]] = arith.cmpi slt, %[[AHEAD]],
+// CHECK-NEXT: %[[LOADS:.*]] = arith.andi %[[LEADER]], %[[MORE]]
+// CHECK-NEXT: scf.if %[[LOADS]] {
+// CHECK-NEXT: %{{.*}} = arith.constant 3 : index
+// CHECK-NEXT: arith.remui %[[NEXTI]],
+// CHECK: nvvm.mbarrier.arrive.expect_tx %[[NEXT:.*]], %c65536_i32
+// CHECK-NEXT: %{{.*}} = arith.constant 128 : index
+// CHECK-NEXT: arith.muli %[[AHEAD]],
+// CHECK-COUNT-4: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %[[NEXT]], box
+// CHECK: } else {
+// CHECK-NEXT: nvvm.mbarrier.arrive %[[NEXT]]
+// CHECK: %[[STAGE:.*]] = arith.remui %[[I]], %c3
+// CHECK: %[[USE:.*]] = arith.divui %[[I]], %c3
+// CHECK-NEXT: %[[PAR:.*]] = arith.remui %[[USE]], %c2
+// CHECK-NEXT: %[[PAR32:.*]] = arith.index_cast %[[PAR]] : index to i32
+// CHECK: nvvm.mbarrier.try_wait.parity %{{.*}}, %[[PAR32]]
+// CHECK: nvvm.ldmatrix
+// CHECK: scf.for %{{.*}} = %thread_id_x to %{{.*}} step %c128
+// CHECK: llvm.store %{{.*}} : vector<4xi32>, !llvm.ptr<3>
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: nvvm.barrier id = %c8_i32 number_of_threads = %c128_i32
+// CHECK: nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<col>
+// CHECK: gpu.barrier
+// CHECK-NEXT: scf.yield
+// CHECK: gpu.func @attnc_combine(
+// REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16 decode kernel on a TMA ring (one mbarrier a stage)), block_q = 16, block_k = 128,
+func.func @decode_tma(%q: tensor<?x8x1x128xbf16>, %k: tensor<?x2x?x128xbf16>, %l: tensor<?xi32>) -> tensor<?x8x1x128xbf16> {
+  %o = attn.attention %q, %k, %k kv_lens(%l : tensor<?xi32>) {attn.decode, attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 128, warps = 4, m_tiles = 1, stages = 3, q_in_smem = false, gqa_pack = 4, key_warps = 4, split_kv = true, tma_loads = true>} : tensor<?x8x1x128xbf16>, tensor<?x2x?x128xbf16>, tensor<?x2x?x128xbf16> -> tensor<?x8x1x128xbf16>
+  return %o : tensor<?x8x1x128xbf16>
+}

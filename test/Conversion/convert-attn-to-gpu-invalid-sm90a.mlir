@@ -85,3 +85,41 @@ func.func @ragged_split_kv(%q: tensor<1x8x?x64xbf16>, %k: tensor<1x2x?x64xbf16>,
   %o = attn.attention %q, %k, %k cu_seqlens_q(%cq : tensor<?xi32>) cu_seqlens_k(%cq : tensor<?xi32>) mask(#attn.causal) {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, gqa_pack = 4, key_warps = 4, split_kv = true>} : tensor<1x8x?x64xbf16>, tensor<1x2x?x64xbf16>, tensor<1x2x?x64xbf16> -> tensor<1x8x?x64xbf16>
   return %o : tensor<1x8x?x64xbf16>
 }
+
+// -----
+
+// TMA loads in the mma.sync kernel read whole boxes of contiguous 16-bit
+// keys and values: not the pages of a paged cache,
+func.func @tma_loads_paged(%q: tensor<?x8x1x128xbf16>, %kp: tensor<?x16x2x128xbf16>, %l: tensor<?xi32>, %t: tensor<?x?xi32>) -> tensor<?x8x1x128xbf16> {
+  // expected-error @+1 {{expected tma_loads = false with a paged cache (page_table) on target sm_90a: TMA loads whole boxes of contiguous 16-bit keys and values}}
+  %o = attn.attention %q, %kp, %kp kv_lens(%l : tensor<?xi32>) page_table(%t : tensor<?x?xi32>) {attn.decode, attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 128, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, gqa_pack = 4, key_warps = 4, split_kv = true, tma_loads = true>} : tensor<?x8x1x128xbf16>, tensor<?x16x2x128xbf16>, tensor<?x16x2x128xbf16> -> tensor<?x8x1x128xbf16>
+  return %o : tensor<?x8x1x128xbf16>
+}
+
+// -----
+
+// nor the codes of an fp8 cache (converted from a staging ring),
+func.func @tma_loads_fp8(%q: tensor<?x8x1x128xbf16>, %k8: tensor<?x2x?x128xf8E4M3FN>, %s: tensor<2x2xf32>) -> tensor<?x8x1x128xbf16> {
+  // expected-error @+1 {{expected tma_loads = false with an fp8 cache (kv_scales) on target sm_90a: TMA loads whole boxes of contiguous 16-bit keys and values}}
+  %o = attn.attention %q, %k8, %k8 kv_scales(%s : tensor<2x2xf32>) {attn.decode, attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 128, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, gqa_pack = 4, key_warps = 4, split_kv = true, tma_loads = true>} : tensor<?x8x1x128xbf16>, tensor<?x2x?x128xf8E4M3FN>, tensor<?x2x?x128xf8E4M3FN> -> tensor<?x8x1x128xbf16>
+  return %o : tensor<?x8x1x128xbf16>
+}
+
+// -----
+
+// nor a ragged batch's packed keys (a box would cross into the next
+// sequence's rows),
+func.func @tma_loads_ragged(%q: tensor<1x8x?x64xbf16>, %k: tensor<1x2x?x64xbf16>, %cq: tensor<?xi32>) -> tensor<1x8x?x64xbf16> {
+  // expected-error @+1 {{expected tma_loads = false with packed keys (cu_seqlens_k) on target sm_90a: TMA loads whole boxes of contiguous 16-bit keys and values}}
+  %o = attn.attention %q, %k, %k cu_seqlens_q(%cq : tensor<?xi32>) cu_seqlens_k(%cq : tensor<?xi32>) mask(#attn.causal) {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, tma_loads = true>} : tensor<1x8x?x64xbf16>, tensor<1x2x?x64xbf16>, tensor<1x2x?x64xbf16> -> tensor<1x8x?x64xbf16>
+  return %o : tensor<1x8x?x64xbf16>
+}
+
+// -----
+
+// and its ring, like the wgmma kernel's, has 2 to 4 stages.
+func.func @tma_loads_stages(%q: tensor<?x8x1x128xbf16>, %k: tensor<?x2x?x128xbf16>) -> tensor<?x8x1x128xbf16> {
+  // expected-error @+1 {{expected stages in [2, 4] with wgmma or tma_loads on target sm_90a (the TMA ring), got 1}}
+  %o = attn.attention %q, %k, %k {attn.decode, attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 128, warps = 4, m_tiles = 1, stages = 1, q_in_smem = false, gqa_pack = 4, key_warps = 4, split_kv = true, tma_loads = true>} : tensor<?x8x1x128xbf16>, tensor<?x2x?x128xbf16>, tensor<?x2x?x128xbf16> -> tensor<?x8x1x128xbf16>
+  return %o : tensor<?x8x1x128xbf16>
+}

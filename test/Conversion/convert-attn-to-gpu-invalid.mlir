@@ -145,3 +145,12 @@ func.func @fp8_kv(%q: tensor<2x4x?x64xbf16>, %k: tensor<2x2x?x64xf8E4M3FN>, %v: 
   %o = attn.attention %q, %k, %v kv_scales(%s : tensor<2x2xf32>) mask(#attn.causal) : tensor<2x4x?x64xbf16>, tensor<2x2x?x64xf8E4M3FN>, tensor<2x2x?x64xf8E4M3FN> -> tensor<2x4x?x64xbf16>
   return %o : tensor<2x4x?x64xbf16>
 }
+
+// -----
+
+// TMA loads need sm_90a.
+func.func @tma_loads_sm80(%q: tensor<?x8x1x128xbf16>, %k: tensor<?x2x?x128xbf16>) -> tensor<?x8x1x128xbf16> {
+  // expected-error @+1 {{expected tma_loads = false for target sm_80: TMA needs sm_90a}}
+  %o = attn.attention %q, %k, %k {attn.decode, attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_80", block_q = 16, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, gqa_pack = 4, key_warps = 4, split_kv = true, tma_loads = true>} : tensor<?x8x1x128xbf16>, tensor<?x2x?x128xbf16>, tensor<?x2x?x128xbf16> -> tensor<?x8x1x128xbf16>
+  return %o : tensor<?x8x1x128xbf16>
+}

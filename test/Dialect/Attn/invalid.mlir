@@ -1273,3 +1273,22 @@ func.func @ragged_packed_key_batch(%q: !rq, %q2: !rq2, %k: !rk, %k2: !rk2, %kc: 
   %o = attn.attention %q, %k2, %k2 cu_seqlens_q(%c : tensor<4xi32>) cu_seqlens_k(%c : tensor<4xi32>) : !rq, !rk2, !rk2 -> !rq
   return %o : !rq
 }
+
+// -----
+
+// #attn.gpu_kernel: the wgmma kernel always loads by TMA; tma_loads is the
+// mma.sync kernel's.
+func.func @gpu_kernel_tma_loads_wgmma(%q: tensor<2x8x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{expected tma_loads only without wgmma (the wgmma kernel loads every tile by TMA)}}
+  %o = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, tma_loads = true>} : tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// #attn.gpu_kernel: with tma_loads Q stays in registers.
+func.func @gpu_kernel_tma_loads_q_in_smem(%q: tensor<2x8x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{expected q_in_smem = false with tma_loads (the swizzled ring holds K and V only)}}
+  %o = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = true, tma_loads = true>} : tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}

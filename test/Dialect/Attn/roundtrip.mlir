@@ -220,3 +220,16 @@ func.func @gpu_kernel_decode(%q: tensor<2x8x1x128xbf16>, %k: tensor<2x2x9x128xbf
   %d = attn.attention %q, %k, %k {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_80", block_q = 16, block_k = 64, warps = 1, m_tiles = 1, stages = 2, q_in_smem = false, gqa_pack = 1>} : tensor<2x8x1x128xbf16>, tensor<2x2x9x128xbf16>, tensor<2x2x9x128xbf16> -> tensor<2x8x1x128xbf16>
   return %a, %b, %c, %d : tensor<2x8x1x128xbf16>, tensor<2x8x1x128xbf16>, tensor<2x8x1x128xbf16>, tensor<2x8x1x128xbf16>
 }
+
+// tma_loads prints only when set, after the decode parameters and before
+// exp2_fma.
+// CHECK-LABEL: func.func @gpu_kernel_tma_loads(
+// CHECK: {attn.decode, attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 128, warps = 4, m_tiles = 1, stages = 3, q_in_smem = false, gqa_pack = 4, key_warps = 4, split_kv = true, tma_loads = true>}
+// CHECK: {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, tma_loads = true, exp2_fma = 2>}
+// CHECK: {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false>}
+func.func @gpu_kernel_tma_loads(%q: tensor<2x8x1x128xbf16>, %k: tensor<2x2x16x128xbf16>) -> (tensor<2x8x1x128xbf16>, tensor<2x8x1x128xbf16>, tensor<2x8x1x128xbf16>) {
+  %a = attn.attention %q, %k, %k {attn.decode, attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 128, warps = 4, m_tiles = 1, stages = 3, q_in_smem = false, gqa_pack = 4, key_warps = 4, split_kv = true, tma_loads = true>} : tensor<2x8x1x128xbf16>, tensor<2x2x16x128xbf16>, tensor<2x2x16x128xbf16> -> tensor<2x8x1x128xbf16>
+  %b = attn.attention %q, %k, %k {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, tma_loads = true, exp2_fma = 2>} : tensor<2x8x1x128xbf16>, tensor<2x2x16x128xbf16>, tensor<2x2x16x128xbf16> -> tensor<2x8x1x128xbf16>
+  %c = attn.attention %q, %k, %k {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, tma_loads = false>} : tensor<2x8x1x128xbf16>, tensor<2x2x16x128xbf16>, tensor<2x2x16x128xbf16> -> tensor<2x8x1x128xbf16>
+  return %a, %b, %c : tensor<2x8x1x128xbf16>, tensor<2x8x1x128xbf16>, tensor<2x8x1x128xbf16>
+}
