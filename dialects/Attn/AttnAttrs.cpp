@@ -337,14 +337,13 @@ void GpuKernelAttr::print(AsmPrinter &p) const {
   p << ">";
 }
 
-LogicalResult GpuKernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                    StringRef chip, int64_t blockQ,
-                                    int64_t blockK, int64_t warps,
-                                    int64_t mTiles, int64_t stages,
-                                    bool qInSmem, int64_t gqaPack,
-                                    bool splitKv, int64_t keyWarps,
-                                    bool wgmma, bool persistent,
-                                    bool tmaLoads, int64_t exp2Fma) {
+LogicalResult
+GpuKernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                      StringRef chip, int64_t blockQ, int64_t blockK,
+                      int64_t warps, int64_t mTiles, int64_t stages,
+                      bool qInSmem, int64_t gqaPack, bool splitKv,
+                      int64_t keyWarps, bool wgmma, bool persistent,
+                      bool tmaLoads, int64_t exp2Fma) {
   if (chip.empty())
     return emitError() << "expected a non-empty chip";
   if (warps < 1 || warps > 32)

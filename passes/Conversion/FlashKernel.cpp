@@ -1103,8 +1103,8 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
         idx(0));
     tma::wait(b, qBarrier(0), parityOf(qUse));
   } else if (tmaLoads) {
-    Value leader = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid,
-                                         idx(0));
+    Value leader =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, idx(0));
     tmaRing.emplace(b, TmaTileRing::Hooks{issueTileTma, notEmpty, nullptr},
                     stages, stageBytes, leader,
                     [&](Value i) { return barrierAt(i); });
@@ -1609,8 +1609,9 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     if (tmaLoads) {
       Value rowBytes = a.add(stageBase, swizzledLane.kRowBytes);
       if (keyOffset)
-        rowBytes = a.add(rowBytes, arith::MulIOp::create(
-                                       b, keyOffset, idx(kSwizzleRowBytes)));
+        rowBytes =
+            a.add(rowBytes,
+                  arith::MulIOp::create(b, keyOffset, idx(kSwizzleRowBytes)));
       kFragAt = [&, rowBytes](int64_t n, int64_t ks) {
         return a.add(a.add(rowBytes, idx(8 * n * kSwizzleRowBytes +
                                          ks / 4 * swizzled.keyBoxBytes)),
@@ -1659,8 +1660,9 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       Value rowBytes =
           a.add(stageBase, a.add(idx(vOffset), swizzledLane.vRowBytes));
       if (keyOffset)
-        rowBytes = a.add(rowBytes, arith::MulIOp::create(
-                                       b, keyOffset, idx(kSwizzleRowBytes)));
+        rowBytes =
+            a.add(rowBytes,
+                  arith::MulIOp::create(b, keyOffset, idx(kSwizzleRowBytes)));
       vFragAt = [&, rowBytes](int64_t kk, int64_t j) {
         return a.add(a.add(rowBytes, idx(16 * kk * kSwizzleRowBytes +
                                          j / 8 * swizzled.keyBoxBytes)),

@@ -169,8 +169,7 @@ public:
     // H200, bench/RESULTS.md); the mma.sync prefill kernels double-buffer.
     bool ring = p.kvFp8 || config.getSplitKv();
     bool cpAsync = !config.getWgmma() && !config.getTmaLoads();
-    if (cpAsync && ring &&
-        (config.getStages() < 2 || config.getStages() > 4))
+    if (cpAsync && ring && (config.getStages() < 2 || config.getStages() > 4))
       return p.emitError("expected stages in [2, 4] for an fp8 cache or a "
                          "decode kernel on target ")
              << chip() << " (the cp.async ring), got " << config.getStages();
@@ -271,8 +270,9 @@ public:
                  "sm_80-class kernel)";
   }
 
-  /// D = 128: 128-key tiles, 32 keys per key warp (139 KB of shared
-  /// memory: one block a multiprocessor, 64 KB of keys and values a stage).
+  /// D = 128: 128-key tiles, 32 keys per key warp (139 KB of shared memory
+  /// with cp.async copies, 131 KB with TMA loads: one block a
+  /// multiprocessor, 64 KB of keys and values a stage).
   /// On the H200 (2026-12-01, sixth session runs 3-5, Hq=32, Hkv=8,
   /// decode_bench): B=64 Sk=8K 518-519 us against 533.5 on 64-key tiles,
   /// B=1 Sk=128K 147.5-147.9 against 156.2; an fp8 cache 311-319 against

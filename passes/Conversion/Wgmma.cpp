@@ -407,17 +407,16 @@ ValueRange TmaTileRing::loop(Value lo, Value hi, ValueRange inits) {
   // Tile kt + stages - 1 into the stage tile kt - 1 used (every warp is
   // past it: the barrier closing the last iteration), then wait for this
   // one: use i / stages of its stage.
-  load(a.add(kt, a.constant(stages - 1)), a.add(i, a.constant(stages - 1)),
-       hi);
+  load(a.add(kt, a.constant(stages - 1)), a.add(i, a.constant(stages - 1)), hi);
   Value stage = arith::RemUIOp::create(b, i, a.constant(stages));
   Value parity = arith::IndexCastOp::create(
       b, b.getI32Type(),
       arith::RemUIOp::create(
           b, arith::DivUIOp::create(b, i, a.constant(stages)), a.constant(2)));
   tma::wait(b, barrier(stage), parity);
-  SmallVector<Value> state = hooks.body(
-      kt, arith::MulIOp::create(b, stage, a.constant(stageBytes)),
-      loop.getRegionIterArgs());
+  SmallVector<Value> state =
+      hooks.body(kt, arith::MulIOp::create(b, stage, a.constant(stageBytes)),
+                 loop.getRegionIterArgs());
   gpu::BarrierOp::create(b);
   scf::YieldOp::create(b, state);
   return loop.getResults();
