@@ -101,8 +101,14 @@ static std::string decodeRemark(const KernelProblem &p, GpuKernelAttr config) {
       add("fp8 e4m3 codes converted in shared memory, their scales folded "
           "into the scores and the output");
     s += "; KV cache: " + parts +
-         ", by the mma.sync kernel's row copies (the wgmma kernel does not "
-         "read caches yet)";
+         (config.getTmaLoads()
+              ? std::string(", by the mma.sync kernel's TMA boxes") +
+                    (p.pageSize ? " (a box a page, or a key tile of a "
+                                  "larger page)"
+                                : "") +
+                    ", V rows past a sequence's length zeroed"
+              : std::string(", by the mma.sync kernel's row copies")) +
+         " (the wgmma kernel does not read caches yet)";
   }
   if (p.ragged)
     s += std::string("; ragged batch: each sequence's query rows") +

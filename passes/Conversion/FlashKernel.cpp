@@ -890,7 +890,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     loadBoxes(true, kt, stage, bar);
   };
   // tma_loads: a tile's keys and values on its stage's one full barrier.
-  auto issueTileTma = [&](Value kt, Value stage, Value bar) {
+  auto issueTileTma = [&](Value kt, Value stage, Value bar, Value) {
     tma::arriveExpectTx(b, bar, boxBytes(false) + boxBytes(true));
     loadBoxes(false, kt, stage, bar);
     loadBoxes(true, kt, stage, bar);
@@ -909,6 +909,57 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
             arith::MulIOp::create(b, batch, indexOf(arg(abi::MaxPages))), i32);
     lastPage = a.sub(indexOf(arg(abi::NumPages)), idx(1));
   }
+  // tma_loads over a paged cache: a key tile is `chunks` boxes of
+  // `chunkRows` rows (a page, or a tile of a larger page), and lane j < chunks of
+  // warp 0 loads chunk j (its K and V boxes, at rows j * chunkRows of the
+  // stage) from the page it read an iteration earlier (pageAhead): row k0
+  // mod P of page page_table[batch, (k0 + j chunkRows) / P]. Past the
+  // sequence's keys the index is clamped to its last key (a real page
+  // whose rows are masked, their V rows zeroed).
+  const int64_t chunkRows = pageSize ? std::min(pageSize, bk) : bk,
+                chunks = bk / chunkRows;
+  auto pageAhead = [&](Value kt) -> Value {
+    Value j = arith::RemUIOp::create(b, lane, idx(chunks));
+    Value key = a.add(arith::MulIOp::create(b, kt, idx(bk)),
+                      arith::MulIOp::create(b, j, idx(chunkRows)));
+    key = a.min(key, a.max(a.sub(seqK, idx(1)), idx(0)));
+    Value id = indexOf(LLVM::LoadOp::create(
+        b, i32,
+        gep(pageRow, arith::DivUIOp::create(b, key, idx(pageSize)), i32),
+        /*align=*/4));
+    return a.min(a.max(id, idx(0)), lastPage);
+  };
+  auto issuePagedTma = [&](Value kt, Value stage, Value bar, Value page) {
+    auto ifLeader = scf::IfOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, idx(0)),
+        /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&ifLeader.getThenRegion().front());
+      tma::arriveExpectTx(b, bar, boxBytes(false) + boxBytes(true));
+    }
+    auto ifChunk = scf::IfOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, lane,
+                                 idx(chunks)),
+        /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifChunk.getThenRegion().front());
+    Value k0 = arith::MulIOp::create(b, kt, idx(bk));
+    Value row = toI32(arith::RemUIOp::create(b, k0, idx(pageSize)));
+    Value chunkBytes = arith::MulIOp::create(
+        b, lane, idx(chunkRows * kSwizzleRowBytes));
+    for (bool values : {false, true}) {
+      Value base =
+          a.add(a.add(arith::MulIOp::create(b, stage, idx(stageBytes)),
+                      idx(values ? vOffset : 0)),
+                chunkBytes);
+      for (int64_t box = 0; box * 64 < (values ? dv : d); ++box)
+        tma::load(
+            b, mmaE->smemAt(a.add(base, idx(box * swizzled.keyBoxBytes))),
+            arg(values ? abi::VMap : abi::KMap),
+            {i32c(64 * box), row, toI32(kvHead), toI32(page)}, bar);
+    }
+  };
   // Row sources for the copier, whose `column` counts 16-bit units: an
   // fp8 row's byte offset is twice that.
   const int64_t columnScale = fp8 ? 2 : 1;
@@ -1105,8 +1156,14 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   } else if (tmaLoads) {
     Value leader =
         arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, idx(0));
-    tmaRing.emplace(b, TmaTileRing::Hooks{issueTileTma, notEmpty, nullptr},
-                    stages, stageBytes, leader,
+    TmaTileRing::Hooks hooks{issueTileTma, nullptr, notEmpty, nullptr};
+    Value issuer = leader;
+    if (pageSize) {
+      hooks.issue = issuePagedTma;
+      hooks.ahead = pageAhead;
+      issuer = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, warp, idx(0));
+    }
+    tmaRing.emplace(b, hooks, stages, stageBytes, leader, issuer,
                     [&](Value i) { return barrierAt(i); });
     tmaRing->prologue(range.lo, range.hi);
   } else {

@@ -147,18 +147,23 @@ public:
       return p.emitError("expected persistent = false with a ragged batch "
                          "(cu_seqlens_q) on target ")
              << chip() << ": the persistent grid runs dense batches";
-    // TMA loads in the mma.sync kernel: whole boxes of a contiguous 16-bit
-    // cache (the kernel zeroes V rows past kv_lens; pages are not followed).
+    // TMA loads in the mma.sync kernel: boxes of 16-bit keys and values,
+    // of a contiguous cache or of pages of a multiple of 8 rows (the kernel
+    // zeroes V rows past kv_lens).
     if (config.getTmaLoads() && !supportsWgmma())
       return p.emitError("expected tma_loads = false for target ")
              << chip() << ": TMA needs sm_90a";
-    if (config.getTmaLoads() && (p.pageSize || p.kvFp8 || p.raggedKeys))
+    if (config.getTmaLoads() && (p.kvFp8 || p.raggedKeys))
       return p.emitError("expected tma_loads = false with ")
-             << (p.kvFp8      ? "an fp8 cache (kv_scales)"
-                 : p.pageSize ? "a paged cache (page_table)"
-                              : "packed keys (cu_seqlens_k)")
+             << (p.kvFp8 ? "an fp8 cache (kv_scales)"
+                         : "packed keys (cu_seqlens_k)")
              << " on target " << chip()
-             << ": TMA loads whole boxes of contiguous 16-bit keys and values";
+             << ": TMA loads boxes of 16-bit keys and values of a cache";
+    if (config.getTmaLoads() && p.pageSize % 8 != 0)
+      return p.emitError("expected tma_loads = false with pages of ")
+             << p.pageSize << " rows on target " << chip()
+             << ": a TMA box of a page has a multiple of 8 rows (128-byte "
+                "swizzle atoms)";
     if ((config.getWgmma() || config.getTmaLoads()) &&
         (config.getStages() < 2 || config.getStages() > 4))
       return p.emitError("expected stages in [2, 4] with wgmma or tma_loads "
@@ -281,14 +286,15 @@ public:
   /// us at B=64 (not profiled; each row's copy waits for its page-table
   /// load, which three blocks a multiprocessor may hide better than one).
   int64_t decodeKeyTile(const KernelProblem &p) const override {
-    bool paged16 = p.pageSize > 0 && !p.kvFp8;
-    return p.headDim == 128 && !paged16 ? 128 : 64;
+    bool pagedCopies = p.pageSize > 0 && !p.kvFp8 && !decodeTmaLoads(p);
+    return p.headDim == 128 && !pagedCopies ? 128 : 64;
   }
 
-  /// Contiguous 16-bit caches: TMA loads (one thread issues a tile's
-  /// boxes; the cp.async copies spent the warps' issue slots).
+  /// 16-bit caches, contiguous or in pages of a multiple of 8 rows: TMA
+  /// loads (one thread, or a lane a page, issues a tile's boxes; the
+  /// cp.async copies spent the warps' issue slots).
   bool decodeTmaLoads(const KernelProblem &p) const override {
-    return !p.pageSize && !p.kvFp8 && !p.raggedKeys;
+    return !p.kvFp8 && !p.raggedKeys && p.pageSize % 8 == 0;
   }
 
   GpuKernelAttr chooseConfig(const KernelProblem &p) const override {

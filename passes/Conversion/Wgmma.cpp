@@ -365,10 +365,10 @@ ValueRange TmaKeyLoop::consume(Value lo, Value hi, ValueRange inits,
   return loop.getResults();
 }
 
-void TmaTileRing::load(Value kt, Value i, Value hi) {
+void TmaTileRing::load(Value kt, Value i, Value hi, Value ahead) {
   IndexArith a{b};
   Value inRange = arith::AndIOp::create(
-      b, leader, arith::CmpIOp::create(b, arith::CmpIPredicate::slt, kt, hi));
+      b, issuer, arith::CmpIOp::create(b, arith::CmpIPredicate::slt, kt, hi));
   auto ifLoad = scf::IfOp::create(b, inRange, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&ifLoad.getThenRegion().front());
@@ -377,8 +377,10 @@ void TmaTileRing::load(Value kt, Value i, Value hi) {
   Value visible = hooks.notEmpty(kt, arith::ConstantIntOp::create(b, 1, 1));
   auto ifVisible = scf::IfOp::create(b, visible, /*withElseRegion=*/true);
   b.setInsertionPointToStart(&ifVisible.getThenRegion().front());
-  hooks.issue(kt, stage, full);
+  hooks.issue(kt, stage, full, ahead);
   b.setInsertionPointToStart(&ifVisible.getElseRegion().front());
+  auto ifLeader = scf::IfOp::create(b, leader, /*withElseRegion=*/false);
+  b.setInsertionPointToStart(&ifLeader.getThenRegion().front());
   tma::arrive(b, full);
 }
 
@@ -393,31 +395,50 @@ void TmaTileRing::prologue(Value lo, Value hi) {
     tma::fenceBarrierInit(b);
   }
   gpu::BarrierOp::create(b);
-  for (int64_t i = 0; i + 1 < stages; ++i)
-    load(a.add(lo, a.constant(i)), a.constant(i), hi);
+  for (int64_t i = 0; i + 1 < stages; ++i) {
+    Value kt = a.add(lo, a.constant(i));
+    load(kt, a.constant(i), hi, hooks.ahead ? hooks.ahead(kt) : Value());
+  }
+  if (hooks.ahead)
+    firstAhead = hooks.ahead(a.add(lo, a.constant(stages - 1)));
 }
 
 ValueRange TmaTileRing::loop(Value lo, Value hi, ValueRange inits) {
   IndexArith a{b};
-  auto loop = scf::ForOp::create(b, lo, hi, a.constant(1), inits);
+  SmallVector<Value> loopInits(inits.begin(), inits.end());
+  if (firstAhead)
+    loopInits.push_back(firstAhead);
+  auto loop = scf::ForOp::create(b, lo, hi, a.constant(1), loopInits);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value kt = loop.getInductionVar();
   Value i = a.sub(kt, lo);
+  ValueRange state = loop.getRegionIterArgs();
+  Value ahead;
+  if (firstAhead) {
+    ahead = state.back();
+    state = state.drop_back();
+  }
   // Tile kt + stages - 1 into the stage tile kt - 1 used (every warp is
-  // past it: the barrier closing the last iteration), then wait for this
-  // one: use i / stages of its stage.
-  load(a.add(kt, a.constant(stages - 1)), a.add(i, a.constant(stages - 1)), hi);
+  // past it: the barrier closing the last iteration), then (with `ahead`)
+  // the value of the tile after it, then wait for this one: use i / stages
+  // of its stage.
+  load(a.add(kt, a.constant(stages - 1)), a.add(i, a.constant(stages - 1)),
+       hi, ahead);
+  Value nextAhead =
+      firstAhead ? hooks.ahead(a.add(kt, a.constant(stages))) : Value();
   Value stage = arith::RemUIOp::create(b, i, a.constant(stages));
   Value parity = arith::IndexCastOp::create(
       b, b.getI32Type(),
       arith::RemUIOp::create(
           b, arith::DivUIOp::create(b, i, a.constant(stages)), a.constant(2)));
   tma::wait(b, barrier(stage), parity);
-  SmallVector<Value> state =
-      hooks.body(kt, arith::MulIOp::create(b, stage, a.constant(stageBytes)),
-                 loop.getRegionIterArgs());
+  SmallVector<Value> next = hooks.body(
+      kt, arith::MulIOp::create(b, stage, a.constant(stageBytes)), state);
   gpu::BarrierOp::create(b);
-  scf::YieldOp::create(b, state);
-  return loop.getResults();
+  if (nextAhead)
+    next.push_back(nextAhead);
+  scf::YieldOp::create(b, next);
+  ValueRange results = loop.getResults();
+  return firstAhead ? results.drop_back() : results;
 }

@@ -233,9 +233,12 @@ private:
   std::function<mlir::Value(mlir::Value)> barrier;
 };
 
-/// The key loop of the mma.sync kernel with tma_loads: one thread (the
-/// leader) loads key tiles [lo, hi) by TMA into a ring of `stages` stages,
-/// stages - 1 tiles ahead; every thread waits on the stage's full barrier
+/// The key loop of the mma.sync kernel with tma_loads: the issuing threads
+/// (one, or a warp's lanes for a paged cache) load key tiles [lo, hi) by
+/// TMA into a ring of `stages` stages, stages - 1 tiles ahead; a value each
+/// tile's loads need (a lane's page id) may be read one iteration earlier
+/// still (`ahead`), so that its latency hides behind a tile's work. Every
+/// thread waits on the stage's full barrier
 /// (the n-th use of a stage completes its phase n), computes the tile and
 /// meets the others at a block barrier before the leader loads that stage
 /// again. The loads are one thread's few instructions a tile instead of
@@ -246,9 +249,14 @@ class TmaTileRing {
 public:
   struct Hooks {
     /// Loads tile `kt` into `stage` by TMA completing on `full`, including
-    /// the arrive.expect_tx (the leader).
-    std::function<void(mlir::Value kt, mlir::Value stage, mlir::Value full)>
+    /// the leader's arrive.expect_tx (run by the issuing threads; `ahead` is
+    /// this thread's value of hooks.ahead for kt, or null).
+    std::function<void(mlir::Value kt, mlir::Value stage, mlir::Value full,
+                       mlir::Value ahead)>
         issue;
+    /// Optional: a value of tile `kt` that `issue` needs, computed by every
+    /// thread an iteration before the tile is issued (any kt: past hi too).
+    std::function<mlir::Value(mlir::Value kt)> ahead;
     /// `cond` and tile `kt` holding a visible pair (CpAsyncKeyLoop).
     std::function<mlir::Value(mlir::Value kt, mlir::Value cond)> notEmpty;
     /// The work of tile `kt` at byte `stageBase`, once it has landed.
@@ -258,12 +266,14 @@ public:
   };
 
   /// `barrier(s)` is stage s's full barrier; `leader` (i1) is true on the
-  /// one thread that initialises the barriers and issues the loads.
+  /// one thread that initialises the barriers and arrives for an empty
+  /// tile, `issuer` (i1) on the threads that run hooks.issue (the leader
+  /// among them).
   TmaTileRing(mlir::ImplicitLocOpBuilder &b, Hooks hooks, int64_t stages,
-              int64_t stageBytes, mlir::Value leader,
+              int64_t stageBytes, mlir::Value leader, mlir::Value issuer,
               std::function<mlir::Value(mlir::Value)> barrier)
       : hooks(std::move(hooks)), b(b), stages(stages), stageBytes(stageBytes),
-        leader(leader), barrier(std::move(barrier)) {}
+        leader(leader), issuer(issuer), barrier(std::move(barrier)) {}
 
   /// Initialises the barriers and publishes them to the block (a block
   /// barrier; emitted where every thread runs), then loads tiles lo ..
@@ -275,13 +285,15 @@ public:
   Hooks hooks;
 
 private:
-  /// The leader loads tile kt into ring position `i` (kt - lo) when kt < hi:
-  /// its boxes, or for an empty tile an arrival alone.
-  void load(mlir::Value kt, mlir::Value i, mlir::Value hi);
+  /// The issuers load tile kt into ring position `i` (kt - lo) when kt <
+  /// hi: its boxes, or for an empty tile the leader's arrival alone.
+  void load(mlir::Value kt, mlir::Value i, mlir::Value hi, mlir::Value ahead);
 
   mlir::ImplicitLocOpBuilder &b;
   int64_t stages, stageBytes;
-  mlir::Value leader;
+  mlir::Value leader, issuer;
+  /// hooks.ahead of tile lo + stages - 1, read in the prologue.
+  mlir::Value firstAhead;
   std::function<mlir::Value(mlir::Value)> barrier;
 };
 

@@ -142,6 +142,7 @@ func.func @decode_three_stages(%q: tensor<?x8x1x128xbf16>, %k: tensor<?x2x?x128x
 // CHECK: nvvm.mbarrier.arrive.expect_tx %[[P0:.*]], %c65536_i32
 // CHECK-COUNT-4: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %[[P0]], box
 // CHECK: } else {
+// CHECK-NEXT: scf.if %[[LEADER]] {
 // CHECK-NEXT: nvvm.mbarrier.arrive %[[P0]]
 // CHECK: arith.andi %[[LEADER]]
 // CHECK: nvvm.mbarrier.arrive.expect_tx %[[P1:.*]], %c65536_i32
@@ -162,6 +163,7 @@ func.func @decode_three_stages(%q: tensor<?x8x1x128xbf16>, %k: tensor<?x2x?x128x
 // CHECK-NEXT: arith.muli %[[AHEAD]],
 // CHECK-COUNT-4: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %[[NEXT]], box
 // CHECK: } else {
+// CHECK-NEXT: scf.if %[[LEADER]] {
 // CHECK-NEXT: nvvm.mbarrier.arrive %[[NEXT]]
 // CHECK: %[[STAGE:.*]] = arith.remui %[[I]], %c3
 // CHECK: %[[USE:.*]] = arith.divui %[[I]], %c3

@@ -88,11 +88,12 @@ func.func @ragged_split_kv(%q: tensor<1x8x?x64xbf16>, %k: tensor<1x2x?x64xbf16>,
 
 // -----
 
-// TMA loads in the mma.sync kernel read whole boxes of contiguous 16-bit
-// keys and values: not the pages of a paged cache,
-func.func @tma_loads_paged(%q: tensor<?x8x1x128xbf16>, %kp: tensor<?x16x2x128xbf16>, %l: tensor<?xi32>, %t: tensor<?x?xi32>) -> tensor<?x8x1x128xbf16> {
-  // expected-error @+1 {{expected tma_loads = false with a paged cache (page_table) on target sm_90a: TMA loads whole boxes of contiguous 16-bit keys and values}}
-  %o = attn.attention %q, %kp, %kp kv_lens(%l : tensor<?xi32>) page_table(%t : tensor<?x?xi32>) {attn.decode, attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 128, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, gqa_pack = 4, key_warps = 4, split_kv = true, tma_loads = true>} : tensor<?x8x1x128xbf16>, tensor<?x16x2x128xbf16>, tensor<?x16x2x128xbf16> -> tensor<?x8x1x128xbf16>
+// TMA loads in the mma.sync kernel read boxes of 16-bit keys and values: a
+// paged cache's boxes are pages of a multiple of 8 rows (128-byte swizzle
+// atoms),
+func.func @tma_loads_paged4(%q: tensor<?x8x1x128xbf16>, %kp: tensor<?x4x2x128xbf16>, %l: tensor<?xi32>, %t: tensor<?x?xi32>) -> tensor<?x8x1x128xbf16> {
+  // expected-error @+1 {{expected tma_loads = false with pages of 4 rows on target sm_90a: a TMA box of a page has a multiple of 8 rows (128-byte swizzle atoms)}}
+  %o = attn.attention %q, %kp, %kp kv_lens(%l : tensor<?xi32>) page_table(%t : tensor<?x?xi32>) {attn.decode, attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 128, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, gqa_pack = 4, key_warps = 4, split_kv = true, tma_loads = true>} : tensor<?x8x1x128xbf16>, tensor<?x4x2x128xbf16>, tensor<?x4x2x128xbf16> -> tensor<?x8x1x128xbf16>
   return %o : tensor<?x8x1x128xbf16>
 }
 
@@ -100,7 +101,7 @@ func.func @tma_loads_paged(%q: tensor<?x8x1x128xbf16>, %kp: tensor<?x16x2x128xbf
 
 // nor the codes of an fp8 cache (converted from a staging ring),
 func.func @tma_loads_fp8(%q: tensor<?x8x1x128xbf16>, %k8: tensor<?x2x?x128xf8E4M3FN>, %s: tensor<2x2xf32>) -> tensor<?x8x1x128xbf16> {
-  // expected-error @+1 {{expected tma_loads = false with an fp8 cache (kv_scales) on target sm_90a: TMA loads whole boxes of contiguous 16-bit keys and values}}
+  // expected-error @+1 {{expected tma_loads = false with an fp8 cache (kv_scales) on target sm_90a: TMA loads boxes of 16-bit keys and values of a cache}}
   %o = attn.attention %q, %k8, %k8 kv_scales(%s : tensor<2x2xf32>) {attn.decode, attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 128, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, gqa_pack = 4, key_warps = 4, split_kv = true, tma_loads = true>} : tensor<?x8x1x128xbf16>, tensor<?x2x?x128xf8E4M3FN>, tensor<?x2x?x128xf8E4M3FN> -> tensor<?x8x1x128xbf16>
   return %o : tensor<?x8x1x128xbf16>
 }
@@ -110,7 +111,7 @@ func.func @tma_loads_fp8(%q: tensor<?x8x1x128xbf16>, %k8: tensor<?x2x?x128xf8E4M
 // nor a ragged batch's packed keys (a box would cross into the next
 // sequence's rows),
 func.func @tma_loads_ragged(%q: tensor<1x8x?x64xbf16>, %k: tensor<1x2x?x64xbf16>, %cq: tensor<?xi32>) -> tensor<1x8x?x64xbf16> {
-  // expected-error @+1 {{expected tma_loads = false with packed keys (cu_seqlens_k) on target sm_90a: TMA loads whole boxes of contiguous 16-bit keys and values}}
+  // expected-error @+1 {{expected tma_loads = false with packed keys (cu_seqlens_k) on target sm_90a: TMA loads boxes of 16-bit keys and values of a cache}}
   %o = attn.attention %q, %k, %k cu_seqlens_q(%cq : tensor<?xi32>) cu_seqlens_k(%cq : tensor<?xi32>) mask(#attn.causal) {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, tma_loads = true>} : tensor<1x8x?x64xbf16>, tensor<1x2x?x64xbf16>, tensor<1x2x?x64xbf16> -> tensor<1x8x?x64xbf16>
   return %o : tensor<1x8x?x64xbf16>
 }

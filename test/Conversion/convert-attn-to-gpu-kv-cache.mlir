@@ -6,6 +6,7 @@
 // reads contiguous K/V by TMA), and the remark says so.
 // REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16, cp.async double buffering (the sm_80-class kernel)), {{.*}}; KV cache: per-sequence lengths (kv_lens), by the mma.sync kernel's row copies (the wgmma kernel does not read caches yet)
 // REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16 decode kernel on a cp.async ring), {{.*}}; KV cache: per-sequence lengths (kv_lens), pages of 16 rows read through the page table, by the mma.sync kernel's row copies
+// REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16 decode kernel on a TMA ring (one mbarrier a stage)), block_q = 16, block_k = 128, {{.*}}; KV cache: per-sequence lengths (kv_lens), pages of 16 rows read through the page table, by the mma.sync kernel's TMA boxes (a box a page, or a key tile of a larger page), V rows past a sequence's length zeroed
 // REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16, {{.*}}; KV cache: fp8 e4m3 codes converted in shared memory, their scales folded into the scores and the output, by the mma.sync kernel's row copies
 // REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16 decode kernel on a cp.async ring), {{.*}}; KV cache: fp8 e4m3 codes
 
@@ -37,10 +38,11 @@ func.func @kv_lens(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: ten
 
 // -----
 
-// A paged decode step: K and V are pages [num_pages, 16, Hkv, D]; key j of
-// the sequence is row j mod 16 of page page_table[batch, j / 16], the id
-// clamped into [0, num_pages), at page * stride_b + (j mod 16) * stride_s
-// (64-bit) from the KV head's first element.
+// A paged decode step with the row copies (pinned without tma_loads, as for
+// pages of fewer than 8 rows): K and V are pages [num_pages, 16, Hkv, D];
+// key j of the sequence is row j mod 16 of page page_table[batch, j / 16],
+// the id clamped into [0, num_pages), at page * stride_b + (j mod 16) *
+// stride_s (64-bit) from the KV head's first element.
 // CHECK-LABEL: func.func @paged(
 // CHECK: gpu.func @attnc_attention(
 // CHECK-SAME: %{{[a-z0-9_]+}}: !llvm.ptr, %[[K:[a-z0-9_]+]]: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr,
@@ -97,8 +99,52 @@ func.func @kv_lens(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: ten
 // CHECK-NOT: -> i32
 // CHECK: nvvm.cp.async.shared.global
 func.func @paged(%q: tensor<?x4x1x64xbf16>, %k: tensor<?x16x2x64xbf16>, %v: tensor<?x16x2x64xbf16>, %l: tensor<?xi32>, %t: tensor<?x?xi32>) -> tensor<?x4x1x64xbf16> {
-  %o = attn.attention %q, %k, %v kv_lens(%l : tensor<?xi32>) page_table(%t : tensor<?x?xi32>) mask(#attn.causal) {attn.decode} : tensor<?x4x1x64xbf16>, tensor<?x16x2x64xbf16>, tensor<?x16x2x64xbf16> -> tensor<?x4x1x64xbf16>
+  %o = attn.attention %q, %k, %v kv_lens(%l : tensor<?xi32>) page_table(%t : tensor<?x?xi32>) mask(#attn.causal) {attn.decode, attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, gqa_pack = 2, key_warps = 4, split_kv = true>} : tensor<?x4x1x64xbf16>, tensor<?x16x2x64xbf16>, tensor<?x16x2x64xbf16> -> tensor<?x4x1x64xbf16>
   return %o : tensor<?x4x1x64xbf16>
+}
+
+// -----
+
+// A paged decode step on sm_90a (the default for pages of a multiple of 8
+// rows): TMA boxes of a page, 128-key tiles. Lane j < 8 of warp 0 loads
+// chunk j of a tile (rows 16 j..16 j + 15 of the stage, 2048 bytes a box)
+// from page page_table[batch, (k0 + 16 j) / 16], the key index clamped to
+// the sequence's last key and the id into [0, num_pages); lane 0 expects
+// the tile's 64 KiB. The page ids of the tile after next are read in the
+// loop after its loads are issued and carried to the next iteration, so
+// their latency hides behind a tile's work.
+// CHECK-LABEL: func.func @paged_tma(
+// CHECK: gpu.func @attnc_attention(
+// CHECK: gpu.barrier
+// CHECK: %[[J:.*]] = arith.remui %[[LANE:.*]], %c8{{(_[0-9]+)?}} : index
+// CHECK: %[[JROWS:.*]] = arith.muli %[[J]], %c16{{(_[0-9]+)?}} : index
+// CHECK: %[[K0:.*]] = arith.muli %{{.*}}, %c128{{(_[0-9]+)?}} : index
+// CHECK: %[[KEY:.*]] = arith.addi %[[K0]], %[[JROWS]] : index
+// CHECK: %[[LASTKEY:.*]] = arith.maxsi
+// CHECK: %[[CLAMPED:.*]] = arith.minsi %[[KEY]], %[[LASTKEY]] : index
+// CHECK: %[[PI:.*]] = arith.divui %[[CLAMPED]], %c16{{(_[0-9]+)?}} : index
+// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> i32
+// CHECK: %[[PAGE0:.*]] = arith.minsi %{{.*}}, %{{.*}} : index
+// CHECK: %[[LEAD:.*]] = arith.cmpi eq, %[[LANE]], %c0{{(_[0-9]+)?}} : index
+// CHECK: scf.if %[[LEAD]] {
+// CHECK: nvvm.mbarrier.arrive.expect_tx %[[BAR0:.*]], %c65536_i32
+// CHECK: %[[MINE:.*]] = arith.cmpi ult, %[[LANE]], %c8{{(_[0-9]+)?}} : index
+// CHECK: scf.if %[[MINE]] {
+// CHECK: arith.muli %[[LANE]], %c2048 : index
+// CHECK: %[[P0:.*]] = arith.index_cast %[[PAGE0]] : index to i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %[[BAR0]], box[%c0_i32, %{{.*}}, %{{.*}}, %[[P0]]]
+// CHECK: scf.for %[[KT:.*]] = {{.*}} iter_args(
+// CHECK-SAME: %[[AHEAD:[a-z0-9_]+]] = %{{[a-z0-9_#]+}}) -> ({{.*}}, index) {
+// CHECK: %[[A32:.*]] = arith.index_cast %[[AHEAD]] : index to i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%c0_i32, %{{.*}}, %{{.*}}, %[[A32]]]
+// CHECK: %[[NEXTKT:.*]] = arith.addi %[[KT]], %c2{{(_[0-9]+)?}} : index
+// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> i32
+// CHECK: %[[NEXTPAGE:.*]] = arith.minsi %{{.*}}, %{{.*}} : index
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: scf.yield {{.*}}, %[[NEXTPAGE]] : {{.*}}, index
+func.func @paged_tma(%q: tensor<?x8x1x128xbf16>, %k: tensor<?x16x2x128xbf16>, %l: tensor<?xi32>, %t: tensor<?x?xi32>) -> tensor<?x8x1x128xbf16> {
+  %o = attn.attention %q, %k, %k kv_lens(%l : tensor<?xi32>) page_table(%t : tensor<?x?xi32>) {attn.decode} : tensor<?x8x1x128xbf16>, tensor<?x16x2x128xbf16>, tensor<?x16x2x128xbf16> -> tensor<?x8x1x128xbf16>
+  return %o : tensor<?x8x1x128xbf16>
 }
 
 // -----
