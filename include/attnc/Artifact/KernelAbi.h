@@ -158,6 +158,8 @@ inline constexpr ParamInfo kParams[NumParams] = {
 /// contiguous), boxes of kTensorMapBoxWidth columns by block_q (q) or
 /// block_k (k, v) rows of one head, 128-byte swizzle, out-of-bounds
 /// elements read as zero. The kernel loads a tile as ceil(D / 64) boxes.
+/// A paged cache's k and v are {D, page_size, H, num_pages} with boxes of
+/// min(page_size, block_k) rows (a page, or a key tile of a larger page).
 inline constexpr int kTensorMapBoxWidth = 64;
 
 /// The parameter names joined by ',' (the manifest's `params`).
