@@ -844,18 +844,18 @@ static attnrt_status encodeTensorMaps(const Driver &d, const KernelManifest &m,
   // key tile of a larger page) a box.
   const bool paged = m.pageSize > 0;
   const int64_t qBatch = m.readsCuSeqlensQ ? 1 : a.batch,
-                kvBatch = paged                ? a.num_pages
+                kvBatch = paged               ? a.num_pages
                           : m.readsCuSeqlensK ? 1
                                               : a.batch,
                 kvLength = paged ? m.pageSize : a.seq_k,
                 kvRows = paged ? std::min(m.pageSize, m.blockK) : m.blockK;
-  const Tensor tensors[] = {
-      {abi::QMap, "q", a.q, a.q_strides, qBatch, a.num_q_heads, a.seq_q,
-       a.head_dim, m.blockQ},
-      {abi::KMap, "k", a.k, a.k_strides, kvBatch, a.num_kv_heads, kvLength,
-       a.head_dim, kvRows},
-      {abi::VMap, "v", a.v, a.v_strides, kvBatch, a.num_kv_heads, kvLength,
-       a.value_head_dim, kvRows}};
+  const Tensor tensors[] = {{abi::QMap, "q", a.q, a.q_strides, qBatch,
+                             a.num_q_heads, a.seq_q, a.head_dim, m.blockQ},
+                            {abi::KMap, "k", a.k, a.k_strides, kvBatch,
+                             a.num_kv_heads, kvLength, a.head_dim, kvRows},
+                            {abi::VMap, "v", a.v, a.v_strides, kvBatch,
+                             a.num_kv_heads, kvLength, a.value_head_dim,
+                             kvRows}};
   for (const Tensor &t : tensors) {
     // An empty tensor is never read; any map will do.
     if (t.length == 0 || t.batch == 0)

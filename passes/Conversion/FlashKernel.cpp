@@ -910,8 +910,8 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     lastPage = a.sub(indexOf(arg(abi::NumPages)), idx(1));
   }
   // tma_loads over a paged cache: a key tile is `chunks` boxes of
-  // `chunkRows` rows (a page, or a tile of a larger page), and lane j < chunks of
-  // warp 0 loads chunk j (its K and V boxes, at rows j * chunkRows of the
+  // `chunkRows` rows (a page, or a tile of a larger page), and lane j < chunks
+  // of warp 0 loads chunk j (its K and V boxes, at rows j * chunkRows of the
   // stage) from the page it read an iteration earlier (pageAhead): row k0
   // mod P of page page_table[batch, (k0 + j chunkRows) / P]. Past the
   // sequence's keys the index is clamped to its last key (a real page
@@ -939,25 +939,23 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       tma::arriveExpectTx(b, bar, boxBytes(false) + boxBytes(true));
     }
     auto ifChunk = scf::IfOp::create(
-        b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, lane,
-                                 idx(chunks)),
+        b,
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ult, lane, idx(chunks)),
         /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&ifChunk.getThenRegion().front());
     Value k0 = arith::MulIOp::create(b, kt, idx(bk));
     Value row = toI32(arith::RemUIOp::create(b, k0, idx(pageSize)));
-    Value chunkBytes = arith::MulIOp::create(
-        b, lane, idx(chunkRows * kSwizzleRowBytes));
+    Value chunkBytes =
+        arith::MulIOp::create(b, lane, idx(chunkRows * kSwizzleRowBytes));
     for (bool values : {false, true}) {
-      Value base =
-          a.add(a.add(arith::MulIOp::create(b, stage, idx(stageBytes)),
-                      idx(values ? vOffset : 0)),
-                chunkBytes);
+      Value base = a.add(a.add(arith::MulIOp::create(b, stage, idx(stageBytes)),
+                               idx(values ? vOffset : 0)),
+                         chunkBytes);
       for (int64_t box = 0; box * 64 < (values ? dv : d); ++box)
-        tma::load(
-            b, mmaE->smemAt(a.add(base, idx(box * swizzled.keyBoxBytes))),
-            arg(values ? abi::VMap : abi::KMap),
-            {i32c(64 * box), row, toI32(kvHead), toI32(page)}, bar);
+        tma::load(b, mmaE->smemAt(a.add(base, idx(box * swizzled.keyBoxBytes))),
+                  arg(values ? abi::VMap : abi::KMap),
+                  {i32c(64 * box), row, toI32(kvHead), toI32(page)}, bar);
     }
   };
   // Row sources for the copier, whose `column` counts 16-bit units: an

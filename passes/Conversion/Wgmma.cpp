@@ -423,8 +423,8 @@ ValueRange TmaTileRing::loop(Value lo, Value hi, ValueRange inits) {
   // past it: the barrier closing the last iteration), then (with `ahead`)
   // the value of the tile after it, then wait for this one: use i / stages
   // of its stage.
-  load(a.add(kt, a.constant(stages - 1)), a.add(i, a.constant(stages - 1)),
-       hi, ahead);
+  load(a.add(kt, a.constant(stages - 1)), a.add(i, a.constant(stages - 1)), hi,
+       ahead);
   Value nextAhead =
       firstAhead ? hooks.ahead(a.add(kt, a.constant(stages))) : Value();
   Value stage = arith::RemUIOp::create(b, i, a.constant(stages));
