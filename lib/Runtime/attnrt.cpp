@@ -829,8 +829,9 @@ static attnrt_status encodeTensorMaps(const Driver &d, const KernelManifest &m,
     return fail(ATTNRT_ERROR_CUDA,
                 "the driver has no cuTensorMapEncodeTiled (CUDA 12 or later), "
                 "which this artifact's TMA kernel needs");
-  // CUtensorMapDataType FLOAT16 = 6, BFLOAT16 = 9; SWIZZLE_128B = 3;
-  // L2_PROMOTION_L2_128B = 2; interleave and OOB fill NONE (zeros) = 0.
+  // CUtensorMapDataType UINT8 = 0, FLOAT16 = 6, BFLOAT16 = 9; SWIZZLE_128B
+  // = 3; L2_PROMOTION_L2_128B = 2; interleave and OOB fill NONE (zeros) =
+  // 0. An fp8 cache's k and v are bytes, boxes of 128 of them a row.
   const int dataType = m.dtype == "bf16" ? 9 : 6;
   struct Tensor {
     unsigned param;
@@ -838,6 +839,8 @@ static attnrt_status encodeTensorMaps(const Driver &d, const KernelManifest &m,
     const void *data;
     const int64_t *strides;
     int64_t batch, heads, length, width, rows;
+    /// fp8 codes (one byte an element) instead of 16-bit elements.
+    bool bytes = false;
   };
   // A ragged batch's packed rows are batch entry 0 of their tensors. A
   // paged cache is num_pages entries of page_size rows, read a page (or a
@@ -852,10 +855,11 @@ static attnrt_status encodeTensorMaps(const Driver &d, const KernelManifest &m,
   const Tensor tensors[] = {{abi::QMap, "q", a.q, a.q_strides, qBatch,
                              a.num_q_heads, a.seq_q, a.head_dim, m.blockQ},
                             {abi::KMap, "k", a.k, a.k_strides, kvBatch,
-                             a.num_kv_heads, kvLength, a.head_dim, kvRows},
+                             a.num_kv_heads, kvLength, a.head_dim, kvRows,
+                             m.readsKvScales},
                             {abi::VMap, "v", a.v, a.v_strides, kvBatch,
                              a.num_kv_heads, kvLength, a.value_head_dim,
-                             kvRows}};
+                             kvRows, m.readsKvScales}};
   for (const Tensor &t : tensors) {
     // An empty tensor is never read; any map will do.
     if (t.length == 0 || t.batch == 0)
@@ -864,14 +868,14 @@ static attnrt_status encodeTensorMaps(const Driver &d, const KernelManifest &m,
                         static_cast<uint64_t>(t.length),
                         static_cast<uint64_t>(t.heads),
                         static_cast<uint64_t>(t.batch)};
-    // Byte strides of dims S, H, B; validate() made them multiples of 8
-    // elements except where the dimension has size 1, whose stride is
-    // never applied (any multiple of 16 bytes will do).
+    // Byte strides of dims S, H, B, except where the dimension has size 1,
+    // whose stride is never applied (any multiple of 16 bytes will do).
+    const uint64_t elementBytes = t.bytes ? 1 : 2;
     uint64_t strides[3];
     for (int i = 0; i < 3; ++i)
       strides[i] = dims[i + 1] == 1
                        ? 16
-                       : static_cast<uint64_t>(t.strides[2 - i]) * 2;
+                       : static_cast<uint64_t>(t.strides[2 - i]) * elementBytes;
     bool aligned = reinterpret_cast<uintptr_t>(t.data) % 16 == 0;
     for (uint64_t stride : strides)
       aligned = aligned && stride % 16 == 0 && stride < (uint64_t(1) << 40);
@@ -879,17 +883,18 @@ static attnrt_status encodeTensorMaps(const Driver &d, const KernelManifest &m,
       return fail(ATTNRT_ERROR_INVALID_ARGUMENT,
                   std::string("expected ") + t.name +
                       " at a 16-byte aligned address with strides that are "
-                      "multiples of 8 elements for this artifact's TMA "
+                      "multiples of 16 bytes for this artifact's TMA "
                       "kernel, got " +
                       pointerText(t.data) + " with strides [" +
                       std::to_string(t.strides[0]) + ", " +
                       std::to_string(t.strides[1]) + ", " +
                       std::to_string(t.strides[2]) + "]");
-    unsigned box[4] = {abi::kTensorMapBoxWidth,
+    unsigned box[4] = {abi::kTensorMapBoxWidth * (t.bytes ? 2u : 1u),
                        static_cast<unsigned>(t.rows), 1, 1};
     unsigned elementStrides[4] = {1, 1, 1, 1};
     CUresult r = d.cuTensorMapEncodeTiled(
-        maps[t.param], dataType, 4, const_cast<void *>(t.data), dims, strides,
+        maps[t.param], t.bytes ? 0 : dataType, 4, const_cast<void *>(t.data),
+        dims, strides,
         box, elementStrides, /*interleave=*/0, /*swizzle=*/3,
         /*l2Promotion=*/2, /*oobFill=*/0);
     if (r != CUDA_SUCCESS)

@@ -46,7 +46,8 @@ using attnc::mask::MaskKind;
 int64_t attnc::flashKernelSharedMemoryBytes(const KernelProblem &p,
                                         GpuKernelAttr config) {
   if (config.getWgmma() || config.getTmaLoads())
-    return SwizzledSmemLayout::get(p.headDim, p.valueHeadDim, config).bytes;
+    return SwizzledSmemLayout::get(p.headDim, p.valueHeadDim, config, p.kvFp8)
+        .bytes;
   return PaddedSmemLayout::get(p.headDim, p.valueHeadDim, config, p.kvFp8)
       .bytes;
 }
@@ -236,9 +237,13 @@ LogicalResult KernelBuilder::build() {
   if (wgmma || config.getTmaLoads()) {
     // Q (wgmma), K and V in 128-byte swizzled boxes (Wgmma.h); the padded
     // layout's pitches are unused (tma_loads: its merge buffers stay).
-    swizzled = SwizzledSmemLayout::get(d, dv, config);
-    vOffset = swizzled.vOffset;
-    stageBytes = swizzled.stageBytes;
+    // An fp8 cache's stages hold codes (swizzled.vOffset, stageBytes); the
+    // MMAs read the padded 16-bit V tile they are converted into.
+    swizzled = SwizzledSmemLayout::get(d, dv, config, problem.kvFp8);
+    if (!problem.kvFp8) {
+      vOffset = swizzled.vOffset;
+      stageBytes = swizzled.stageBytes;
+    }
     if (wgmma)
       qOffset = swizzled.qOffset;
   }
@@ -865,21 +870,30 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   // The wgmma kernel's tile loads: TMA (KernelAbi.h tensor maps), ceil(D /
   // 64) boxes of K or of V, completing on the stage's keys or values full
   // barrier.
+  // A TMA box is 128 bytes wide: 64 16-bit elements, or 128 fp8 codes
+  // (whose stages sit from swizzled.fp8Offset).
+  const int64_t boxCols = fp8 ? 128 : 64;
   auto boxBytes = [&](bool values) {
-    return ((values ? dv : d) + 63) / 64 * swizzled.keyBoxBytes;
+    return ((values ? dv : d) + boxCols - 1) / boxCols * swizzled.keyBoxBytes;
+  };
+  auto tileBase = [&](Value stage, bool values) {
+    if (fp8)
+      return a.add(idx(swizzled.fp8Offset + (values ? swizzled.vOffset : 0)),
+                   arith::MulIOp::create(b, stage, idx(swizzled.stageBytes)));
+    return a.add(arith::MulIOp::create(b, stage, idx(stageBytes)),
+                 idx(values ? vOffset : 0));
   };
   auto loadBoxes = [&](bool values, Value kt, Value stage, Value bar) {
     Value k0 = arith::MulIOp::create(b, kt, idx(bk));
-    Value base = a.add(arith::MulIOp::create(b, stage, idx(stageBytes)),
-                       idx(values ? vOffset : 0));
+    Value base = tileBase(stage, values);
     int64_t width = values ? dv : d;
     // Packed keys of a ragged batch: rows from the sequence's start in
     // batch entry 0 (rows past its end are masked, their V rows zeroed).
     Value row = toI32(a.add(kStart, k0));
-    for (int64_t box = 0; box * 64 < width; ++box)
+    for (int64_t box = 0; box * boxCols < width; ++box)
       tma::load(b, mmaE->smemAt(a.add(base, idx(box * swizzled.keyBoxBytes))),
                 arg(values ? abi::VMap : abi::KMap),
-                {i32c(64 * box), row, toI32(kvHead), toI32(kBatch)}, bar);
+                {i32c(boxCols * box), row, toI32(kvHead), toI32(kBatch)}, bar);
   };
   auto issueKeys = [&](Value kt, Value stage, Value bar) {
     tma::arriveExpectTx(b, bar, boxBytes(false));
@@ -949,13 +963,11 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     Value chunkBytes =
         arith::MulIOp::create(b, lane, idx(chunkRows * kSwizzleRowBytes));
     for (bool values : {false, true}) {
-      Value base = a.add(a.add(arith::MulIOp::create(b, stage, idx(stageBytes)),
-                               idx(values ? vOffset : 0)),
-                         chunkBytes);
-      for (int64_t box = 0; box * 64 < (values ? dv : d); ++box)
+      Value base = a.add(tileBase(stage, values), chunkBytes);
+      for (int64_t box = 0; box * boxCols < (values ? dv : d); ++box)
         tma::load(b, mmaE->smemAt(a.add(base, idx(box * swizzled.keyBoxBytes))),
                   arg(values ? abi::VMap : abi::KMap),
-                  {i32c(64 * box), row, toI32(kvHead), toI32(page)}, bar);
+                  {i32c(boxCols * box), row, toI32(kvHead), toI32(page)}, bar);
     }
   };
   // Row sources for the copier, whose `column` counts 16-bit units: an
@@ -1161,8 +1173,8 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       hooks.ahead = pageAhead;
       issuer = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, warp, idx(0));
     }
-    tmaRing.emplace(b, hooks, stages, stageBytes, leader, issuer,
-                    [&](Value i) { return barrierAt(i); });
+    tmaRing.emplace(b, hooks, stages, fp8 ? swizzled.stageBytes : stageBytes,
+                    leader, issuer, [&](Value i) { return barrierAt(i); });
     tmaRing->prologue(range.lo, range.hi);
   } else {
     CpAsyncKeyLoop::Hooks hooks;
@@ -1458,7 +1470,9 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   // at a named barrier. The 128-byte swizzle permutes the 16-byte chunks
   // within a row, so a row of a box is its 128 contiguous bytes. The
   // condition is uniform over the consumers.
-  auto zeroVTail = [&](Value kt, Value stageBase) {
+  // tma_loads over an fp8 cache zeroes the V codes (rows of boxes of 128
+  // codes from `codes`) before their conversion instead.
+  auto zeroVTail = [&](Value kt, Value stageBase, Value codes = Value()) {
     if (!(raggedK && wgmma) && !(tmaLoads && problem.kvLens))
       return;
     Value k0 = arith::MulIOp::create(b, kt, idx(bk));
@@ -1468,7 +1482,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     auto ifPartial = scf::IfOp::create(b, partial, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&ifPartial.getThenRegion().front());
-    const int64_t boxes = (dv + 63) / 64, perRow = boxes * 8;
+    const int64_t boxes = (dv + boxCols - 1) / boxCols, perRow = boxes * 8;
     const int64_t consumers = 32 * config.getWarps();
     Value chunks = arith::MulIOp::create(b, a.sub(idx(bk), keep), idx(perRow));
     Type v4 = VectorType::get({4}, i32);
@@ -1483,7 +1497,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
           Value box = arith::DivUIOp::create(ib, rest, idx(8));
           Value c = arith::RemUIOp::create(ib, rest, idx(8));
           Value at = ia.add(
-              ia.add(stageBase, idx(vOffset)),
+              codes ? codes : ia.add(stageBase, idx(vOffset)),
               ia.add(arith::MulIOp::create(ib, box, idx(swizzled.keyBoxBytes)),
                      ia.add(arith::MulIOp::create(ib, r, idx(kSwizzleRowBytes)),
                             arith::MulIOp::create(ib, c, idx(16)))));
@@ -1512,8 +1526,11 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   // bytes) into the padded tile at byte `dst` (row pitch `pitch`
   // elements): a thread takes 16 codes at a time, one 16-byte load and two
   // 16-byte stores.
+  // With `swizzledSrc` the codes are TMA boxes of 128-byte rows: chunk c of
+  // row r of box c / 8 at (c mod 8 xor r mod 8) * 16.
   auto convertFp8Rows = [&](MmaSyncEmitter &to, Value src, int64_t width,
-                            int64_t pitch, int64_t dst) {
+                            int64_t pitch, int64_t dst,
+                            bool swizzledSrc = false) {
     const int64_t perRow = width / 16, chunks = bk * perRow,
                   threads = config.getThreads();
     Type v4 = VectorType::get({4}, i32);
@@ -1530,6 +1547,17 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       Value col = arith::RemUIOp::create(b, chunk, idx(perRow));
       Value from = a.add(src, a.add(arith::MulIOp::create(b, row, idx(width)),
                                     arith::MulIOp::create(b, col, idx(16))));
+      if (swizzledSrc) {
+        Value c8 = arith::RemUIOp::create(b, col, idx(8));
+        Value box = arith::DivUIOp::create(b, col, idx(8));
+        Value chunk = arith::XOrIOp::create(
+            b, c8, arith::RemUIOp::create(b, row, idx(8)));
+        from = a.add(
+            src,
+            a.add(arith::MulIOp::create(b, box, idx(swizzled.keyBoxBytes)),
+                  a.add(arith::MulIOp::create(b, row, idx(kSwizzleRowBytes)),
+                        arith::MulIOp::create(b, chunk, idx(16)))));
+      }
       Value words = LLVM::LoadOp::create(b, v4, mmaE->smemAt(from),
                                          /*align=*/16);
       SmallVector<Value> out;
@@ -1626,21 +1654,32 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     // converted, they are that B fragment in the permuted head-dim order
     // of qPairCol. Lane 8 m + r addresses row r of matrix m.
     for (int64_t n = 0; n < (kInRegisters ? nTiles : 0); n += 2) {
+      // Codes of k-steps ks, ks + 1 (16 bytes of each key row from byte
+      // 16 ks): padded rows, or (tma_loads) swizzled boxes of 128 codes,
+      // whose 16-byte chunk ks + mLow is swizzledLane.kChunk[ks % 8 / 2] of
+      // box ks / 8.
+      const int64_t codePitch =
+          tmaLoads ? kSwizzleRowBytes : layout.fp8KPitch;
       Value laneCodes = a.add(
-          kCodes,
-          a.add(arith::MulIOp::create(
-                    b, a.add(arith::MulIOp::create(b, mHigh, idx(8)), rIdx),
-                    idx(layout.fp8KPitch)),
-                arith::MulIOp::create(b, mLow, idx(16))));
+          kCodes, arith::MulIOp::create(
+                      b, a.add(arith::MulIOp::create(b, mHigh, idx(8)), rIdx),
+                      idx(codePitch)));
+      if (!tmaLoads)
+        laneCodes = a.add(laneCodes, arith::MulIOp::create(b, mLow, idx(16)));
       if (keyOffset)
-        laneCodes =
-            a.add(laneCodes,
-                  arith::MulIOp::create(b, keyOffset, idx(layout.fp8KPitch)));
+        laneCodes = a.add(laneCodes,
+                          arith::MulIOp::create(b, keyOffset, idx(codePitch)));
+      auto codesAt = [&](int64_t ks) -> Value {
+        if (!tmaLoads)
+          return a.add(laneCodes, idx(8 * n * codePitch + 16 * ks));
+        return a.add(a.add(laneCodes, idx(8 * n * codePitch +
+                                          ks / 8 * swizzled.keyBoxBytes)),
+                     swizzledLane.kChunk[ks % 8 / 2]);
+      };
       SmallVector<SmallVector<Value, 4>> c0(mt, {zero, zero, zero, zero}),
           c1 = c0;
       for (int64_t ks = 0; ks < kSteps; ks += 2) {
-        SmallVector<Value, 4> frag = mmaE->ldmatrix(
-            a.add(laneCodes, idx(8 * n * layout.fp8KPitch + 16 * ks)), false);
+        SmallVector<Value, 4> frag = mmaE->ldmatrix(codesAt(ks), false);
         SmallVector<std::pair<Value, Value>> bFrag;
         for (Value word : frag)
           bFrag.push_back(mmaE->convertFp8x4(word));
@@ -1711,7 +1750,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     // The byte address of V's ldmatrix.trans of key step kk and dv n-tiles
     // j, j + 1, as K's.
     std::function<Value(int64_t, int64_t)> vFragAt;
-    if (tmaLoads) {
+    if (tmaLoads && !fp8) {
       Value rowBytes =
           a.add(stageBase, a.add(idx(vOffset), swizzledLane.vRowBytes));
       if (keyOffset)
@@ -1986,6 +2025,22 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     loopInits.push_back(first.full);
     res = tmaLoop->consume(range.lo, range.hi, loopInits, releases)
               .drop_back(2);
+  } else if (tmaLoads && fp8) {
+    // As the fp8 branch below, from stages of swizzled codes: the V codes
+    // past the sequence's keys zeroed, then converted into the V tile (a
+    // barrier), the K codes read in registers by the body. The ring's
+    // barrier after the body ends every read of the stage and of the V
+    // tile before either is written again.
+    tmaRing->hooks.body = [&](Value kt, Value stageBase,
+                              ValueRange it) -> SmallVector<Value> {
+      kCodes = a.add(idx(swizzled.fp8Offset), stageBase);
+      Value vCodes = a.add(kCodes, idx(swizzled.vOffset));
+      zeroVTail(kt, stageBase, vCodes);
+      convertFp8Rows(*mmaV, vCodes, dv, vPitch, vOffset, /*swizzledSrc=*/true);
+      gpu::BarrierOp::create(b);
+      return body(kt, idx(0), it);
+    };
+    res = tmaRing->loop(range.lo, range.hi, inits);
   } else if (fp8) {
     // Each tile's codes, once every thread sees them, become the 16-bit
     // tile at byte 0 (exact: every e4m3 value is a bf16 and an f16), which

@@ -153,12 +153,18 @@ public:
     if (config.getTmaLoads() && !supportsWgmma())
       return p.emitError("expected tma_loads = false for target ")
              << chip() << ": TMA needs sm_90a";
-    if (config.getTmaLoads() && (p.kvFp8 || p.raggedKeys))
-      return p.emitError("expected tma_loads = false with ")
-             << (p.kvFp8 ? "an fp8 cache (kv_scales)"
-                         : "packed keys (cu_seqlens_k)")
-             << " on target " << chip()
-             << ": TMA loads boxes of 16-bit keys and values of a cache";
+    if (config.getTmaLoads() && p.raggedKeys)
+      return p.emitError("expected tma_loads = false with packed keys "
+                         "(cu_seqlens_k) on target ")
+             << chip() << ": TMA loads boxes of the keys and values of a cache";
+    if (config.getTmaLoads() && p.kvFp8 &&
+        (p.headDim % 128 != 0 || p.valueHeadDim % 128 != 0))
+      return p.emitError("expected tma_loads = false with an fp8 cache "
+                         "(kv_scales) of head dims ")
+             << p.headDim << " and " << p.valueHeadDim << " on target "
+             << chip()
+             << ": its TMA boxes are rows of 128 codes (head dims a multiple "
+                "of 128)";
     if (config.getTmaLoads() && p.pageSize % 8 != 0)
       return p.emitError("expected tma_loads = false with pages of ")
              << p.pageSize << " rows on target " << chip()
@@ -290,11 +296,16 @@ public:
     return p.headDim == 128 && !pagedCopies ? 128 : 64;
   }
 
-  /// 16-bit caches, contiguous or in pages of a multiple of 8 rows: TMA
-  /// loads (one thread, or a lane a page, issues a tile's boxes; the
-  /// cp.async copies spent the warps' issue slots).
+  /// Caches, contiguous or in pages of a multiple of 8 rows, of 16-bit
+  /// values or of fp8 codes with head dims a multiple of 128 (a box row of
+  /// 128 codes): TMA loads (one thread, or a lane a page, issues a tile's
+  /// boxes; the cp.async copies spent the warps' issue slots).
+  /// (Not paged fp8 caches: that kernel spilled 4 bytes.)
   bool decodeTmaLoads(const KernelProblem &p) const override {
-    return !p.kvFp8 && !p.raggedKeys && p.pageSize % 8 == 0;
+    bool fp8Rows = p.headDim % 128 == 0 && p.valueHeadDim % 128 == 0;
+    if (p.kvFp8)
+      return fp8Rows && !p.pageSize && !p.raggedKeys;
+    return !p.raggedKeys && p.pageSize % 8 == 0;
   }
 
   GpuKernelAttr chooseConfig(const KernelProblem &p) const override {

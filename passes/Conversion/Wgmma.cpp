@@ -20,7 +20,8 @@ using namespace attnc;
 
 SwizzledSmemLayout SwizzledSmemLayout::get(int64_t headDim,
                                            int64_t valueHeadDim,
-                                           attn::GpuKernelAttr config) {
+                                           attn::GpuKernelAttr config,
+                                           bool kvFp8) {
   auto boxes = [](int64_t width) { return (width + 63) / 64; };
   SwizzledSmemLayout l;
   // Box sizes are multiples of 1024 bytes (block_k % 16 == 0, block_q % 64
@@ -36,7 +37,16 @@ SwizzledSmemLayout SwizzledSmemLayout::get(int64_t headDim,
     // overwrite the stages after the key loop.
     int64_t w = config.getKeyWarps(), bq = config.getBlockQ();
     int64_t merge = w > 1 ? w * bq * (valueHeadDim + 1 + 4) * 4 : 0;
-    l.barrierOffset = (std::max(l.qOffset, merge) + 7) / 8 * 8;
+    int64_t end = l.qOffset;
+    if (kvFp8) {
+      auto codeBoxes = [](int64_t width) { return (width + 127) / 128; };
+      int64_t vTile = config.getBlockK() * (valueHeadDim + 8) * 2;
+      l.fp8Offset = (vTile + 1023) / 1024 * 1024;
+      l.vOffset = codeBoxes(headDim) * l.keyBoxBytes;
+      l.stageBytes = l.vOffset + codeBoxes(valueHeadDim) * l.keyBoxBytes;
+      end = l.fp8Offset + config.getStages() * l.stageBytes;
+    }
+    l.barrierOffset = (std::max(end, merge) + 7) / 8 * 8;
     l.bytes = l.barrierOffset + 8 * config.getStages();
     return l;
   }

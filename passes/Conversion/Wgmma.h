@@ -43,7 +43,11 @@ inline constexpr int64_t kSwizzleRowBytes = 128;
 /// ceil(W / 64) boxes of R x 128 bytes; element (r, c) of box c / 64 sits at
 /// byte r * 128 + (((c % 64) / 8) xor (r % 8)) * 16 + (c % 8) * 2.
 /// The mma.sync kernel with tma_loads has no Q tile and one full barrier a
-/// stage, after its key warps' merge buffers.
+/// stage, after its key warps' merge buffers. Over an fp8 cache (kvFp8) its
+/// stages hold codes: ceil(D / 128) boxes of K codes then ceil(Dv / 128) of
+/// V codes (128 codes, one swizzle row, a row), from byte fp8Offset, after
+/// the 16-bit V tile the MMAs read (PaddedSmemLayout's, at byte 0); vOffset
+/// and stageBytes then describe a stage of codes.
 struct SwizzledSmemLayout {
   /// Bytes of one box of a K or V tile and of the Q tile.
   int64_t keyBoxBytes = 0, queryBoxBytes = 0;
@@ -54,11 +58,14 @@ struct SwizzledSmemLayout {
   /// keys empty at + 8 (2 stages + s), values empty at + 8 (3 stages + s);
   /// Q's full at + 32 stages, its empty one 8 further).
   int64_t qBytes = 0, barrierOffset = 0;
+  /// kvFp8: byte offset of the first stage of codes (1024-byte aligned).
+  int64_t fp8Offset = 0;
   /// Total bytes.
   int64_t bytes = 0;
 
   static SwizzledSmemLayout get(int64_t headDim, int64_t valueHeadDim,
-                                attn::GpuKernelAttr config);
+                                attn::GpuKernelAttr config,
+                                bool kvFp8 = false);
 };
 
 /// The register split of the warp-specialised wgmma kernel: thread blocks

@@ -99,11 +99,11 @@ func.func @tma_loads_paged4(%q: tensor<?x8x1x128xbf16>, %kp: tensor<?x4x2x128xbf
 
 // -----
 
-// nor the codes of an fp8 cache (converted from a staging ring),
-func.func @tma_loads_fp8(%q: tensor<?x8x1x128xbf16>, %k8: tensor<?x2x?x128xf8E4M3FN>, %s: tensor<2x2xf32>) -> tensor<?x8x1x128xbf16> {
-  // expected-error @+1 {{expected tma_loads = false with an fp8 cache (kv_scales) on target sm_90a: TMA loads boxes of 16-bit keys and values of a cache}}
-  %o = attn.attention %q, %k8, %k8 kv_scales(%s : tensor<2x2xf32>) {attn.decode, attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 128, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, gqa_pack = 4, key_warps = 4, split_kv = true, tma_loads = true>} : tensor<?x8x1x128xbf16>, tensor<?x2x?x128xf8E4M3FN>, tensor<?x2x?x128xf8E4M3FN> -> tensor<?x8x1x128xbf16>
-  return %o : tensor<?x8x1x128xbf16>
+// an fp8 cache's boxes are rows of 128 codes (head dims a multiple of 128),
+func.func @tma_loads_fp8_d64(%q: tensor<?x8x1x64xbf16>, %k8: tensor<?x2x?x64xf8E4M3FN>, %s: tensor<2x2xf32>) -> tensor<?x8x1x64xbf16> {
+  // expected-error @+1 {{expected tma_loads = false with an fp8 cache (kv_scales) of head dims 64 and 64 on target sm_90a: its TMA boxes are rows of 128 codes (head dims a multiple of 128)}}
+  %o = attn.attention %q, %k8, %k8 kv_scales(%s : tensor<2x2xf32>) {attn.decode, attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, gqa_pack = 4, key_warps = 4, split_kv = true, tma_loads = true>} : tensor<?x8x1x64xbf16>, tensor<?x2x?x64xf8E4M3FN>, tensor<?x2x?x64xf8E4M3FN> -> tensor<?x8x1x64xbf16>
+  return %o : tensor<?x8x1x64xbf16>
 }
 
 // -----
@@ -111,7 +111,7 @@ func.func @tma_loads_fp8(%q: tensor<?x8x1x128xbf16>, %k8: tensor<?x2x?x128xf8E4M
 // nor a ragged batch's packed keys (a box would cross into the next
 // sequence's rows),
 func.func @tma_loads_ragged(%q: tensor<1x8x?x64xbf16>, %k: tensor<1x2x?x64xbf16>, %cq: tensor<?xi32>) -> tensor<1x8x?x64xbf16> {
-  // expected-error @+1 {{expected tma_loads = false with packed keys (cu_seqlens_k) on target sm_90a: TMA loads boxes of 16-bit keys and values of a cache}}
+  // expected-error @+1 {{expected tma_loads = false with packed keys (cu_seqlens_k) on target sm_90a: TMA loads boxes of the keys and values of a cache}}
   %o = attn.attention %q, %k, %k cu_seqlens_q(%cq : tensor<?xi32>) cu_seqlens_k(%cq : tensor<?xi32>) mask(#attn.causal) {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, tma_loads = true>} : tensor<1x8x?x64xbf16>, tensor<1x2x?x64xbf16>, tensor<1x2x?x64xbf16> -> tensor<1x8x?x64xbf16>
   return %o : tensor<1x8x?x64xbf16>
 }

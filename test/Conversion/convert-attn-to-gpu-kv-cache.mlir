@@ -9,6 +9,7 @@
 // REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16 decode kernel on a TMA ring (one mbarrier a stage)), block_q = 16, block_k = 128, {{.*}}; KV cache: per-sequence lengths (kv_lens), pages of 16 rows read through the page table, by the mma.sync kernel's TMA boxes (a box a page, or a key tile of a larger page), V rows past a sequence's length zeroed
 // REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16, {{.*}}; KV cache: fp8 e4m3 codes converted in shared memory, their scales folded into the scores and the output, by the mma.sync kernel's row copies
 // REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16 decode kernel on a cp.async ring), {{.*}}; KV cache: fp8 e4m3 codes
+// REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16 decode kernel on a TMA ring (one mbarrier a stage)), {{.*}}; KV cache: per-sequence lengths (kv_lens), fp8 e4m3 codes converted in shared memory, their scales folded into the scores and the output, by the mma.sync kernel's TMA boxes, V rows past a sequence's length zeroed
 
 // kv_lens: the block reads its sequence's length once, kv_lens[batch]
 // clamped to [0, seq_k]; that length bounds the key tiles, the masks and
@@ -225,4 +226,43 @@ func.func @fp8(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xf8E4M3FN>, %v: ten
 func.func @fp8_decode(%q: tensor<?x4x1x64xbf16>, %k: tensor<?x2x?x64xf8E4M3FN>, %v: tensor<?x2x?x64xf8E4M3FN>, %s: tensor<2x2xf32>) -> tensor<?x4x1x64xbf16> {
   %o = attn.attention %q, %k, %v kv_scales(%s : tensor<2x2xf32>) mask(#attn.causal) {attn.decode, attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 64, warps = 4, m_tiles = 1, stages = 4, q_in_smem = false, gqa_pack = 2, key_warps = 4, split_kv = true>} : tensor<?x4x1x64xbf16>, tensor<?x2x?x64xf8E4M3FN>, tensor<?x2x?x64xf8E4M3FN> -> tensor<?x4x1x64xbf16>
   return %o : tensor<?x4x1x64xbf16>
+}
+
+// -----
+
+// A contiguous fp8 cache at D = 128 on sm_90a loads by TMA: a stage of codes
+// is one box of 128 K codes a row and one of V codes (16 KiB each, from byte
+// 34816, after the padded 16-bit V tile), one tile expecting 32 KiB. After
+// the wait, the V codes of rows past the sequence's keys are zeroed (a
+// 128-byte row a box), then every thread converts 16 codes at a time from
+// swizzled addresses (chunk c of row r at (c mod 8 xor r mod 8) * 16) into
+// the V tile, and a barrier publishes it before the MMAs.
+// CHECK-LABEL: func.func @fp8_tma(
+// CHECK: gpu.func @attnc_attention(
+// CHECK-NOT: nvvm.cp.async.shared.global
+// CHECK: nvvm.mbarrier.arrive.expect_tx %[[BAR:.*]], %c32768_i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[KMAP:.*]], %[[BAR]], box[%c0_i32{{.*}}]
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[VMAP:.*]], %[[BAR]], box[%c0_i32{{.*}}]
+// CHECK: scf.for
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: %[[STAGE:.*]] = arith.muli %{{.*}}, %c32768{{(_[0-9]+)?}} : index
+// CHECK: %[[CODES:.*]] = arith.addi %c34816, %[[STAGE]] : index
+// CHECK: %[[VCODES:.*]] = arith.addi %[[CODES]], %c16384 : index
+// CHECK: llvm.store %{{.*}} : vector<4xi32>, !llvm.ptr<3>
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>
+// CHECK: nvvm.barrier id = %c8_i32 number_of_threads = %c128_i32
+// CHECK: %[[CHUNK:.*]] = arith.addi %thread_id_x, %{{.*}} : index
+// CHECK: %[[ROW:.*]] = arith.divui %[[CHUNK]], %c8{{(_[0-9]+)?}} : index
+// CHECK: %[[COL:.*]] = arith.remui %[[CHUNK]], %c8{{(_[0-9]+)?}} : index
+// CHECK: %[[C8:.*]] = arith.remui %[[COL]], %c8{{(_[0-9]+)?}} : index
+// CHECK: %[[R8:.*]] = arith.remui %[[ROW]], %c8{{(_[0-9]+)?}} : index
+// CHECK: %[[SW:.*]] = arith.xori %[[C8]], %[[R8]] : index
+// CHECK: arith.muli %[[SW]], %c16{{(_[0-9]+)?}} : index
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
+// CHECK: cvt.rn.f16x2.e4m3x2
+// CHECK: gpu.barrier
+// CHECK: nvvm.ldmatrix
+func.func @fp8_tma(%q: tensor<?x8x1x128xbf16>, %k8: tensor<?x2x?x128xf8E4M3FN>, %s: tensor<2x2xf32>, %l: tensor<?xi32>) -> tensor<?x8x1x128xbf16> {
+  %o = attn.attention %q, %k8, %k8 kv_lens(%l : tensor<?xi32>) kv_scales(%s : tensor<2x2xf32>) {attn.decode} : tensor<?x8x1x128xbf16>, tensor<?x2x?x128xf8E4M3FN>, tensor<?x2x?x128xf8E4M3FN> -> tensor<?x8x1x128xbf16>
+  return %o : tensor<?x8x1x128xbf16>
 }
