@@ -852,14 +852,13 @@ static attnrt_status encodeTensorMaps(const Driver &d, const KernelManifest &m,
                                               : a.batch,
                 kvLength = paged ? m.pageSize : a.seq_k,
                 kvRows = paged ? std::min(m.pageSize, m.blockK) : m.blockK;
-  const Tensor tensors[] = {{abi::QMap, "q", a.q, a.q_strides, qBatch,
-                             a.num_q_heads, a.seq_q, a.head_dim, m.blockQ},
-                            {abi::KMap, "k", a.k, a.k_strides, kvBatch,
-                             a.num_kv_heads, kvLength, a.head_dim, kvRows,
-                             m.readsKvScales},
-                            {abi::VMap, "v", a.v, a.v_strides, kvBatch,
-                             a.num_kv_heads, kvLength, a.value_head_dim,
-                             kvRows, m.readsKvScales}};
+  const Tensor tensors[] = {
+      {abi::QMap, "q", a.q, a.q_strides, qBatch, a.num_q_heads, a.seq_q,
+       a.head_dim, m.blockQ},
+      {abi::KMap, "k", a.k, a.k_strides, kvBatch, a.num_kv_heads, kvLength,
+       a.head_dim, kvRows, m.readsKvScales},
+      {abi::VMap, "v", a.v, a.v_strides, kvBatch, a.num_kv_heads, kvLength,
+       a.value_head_dim, kvRows, m.readsKvScales}};
   for (const Tensor &t : tensors) {
     // An empty tensor is never read; any map will do.
     if (t.length == 0 || t.batch == 0)
@@ -894,8 +893,7 @@ static attnrt_status encodeTensorMaps(const Driver &d, const KernelManifest &m,
     unsigned elementStrides[4] = {1, 1, 1, 1};
     CUresult r = d.cuTensorMapEncodeTiled(
         maps[t.param], t.bytes ? 0 : dataType, 4, const_cast<void *>(t.data),
-        dims, strides,
-        box, elementStrides, /*interleave=*/0, /*swizzle=*/3,
+        dims, strides, box, elementStrides, /*interleave=*/0, /*swizzle=*/3,
         /*l2Promotion=*/2, /*oobFill=*/0);
     if (r != CUDA_SUCCESS)
       return fail(ATTNRT_ERROR_CUDA,

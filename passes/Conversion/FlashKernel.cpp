@@ -1658,8 +1658,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       // 16 ks): padded rows, or (tma_loads) swizzled boxes of 128 codes,
       // whose 16-byte chunk ks + mLow is swizzledLane.kChunk[ks % 8 / 2] of
       // box ks / 8.
-      const int64_t codePitch =
-          tmaLoads ? kSwizzleRowBytes : layout.fp8KPitch;
+      const int64_t codePitch = tmaLoads ? kSwizzleRowBytes : layout.fp8KPitch;
       Value laneCodes = a.add(
           kCodes, arith::MulIOp::create(
                       b, a.add(arith::MulIOp::create(b, mHigh, idx(8)), rIdx),

@@ -64,8 +64,7 @@ struct SwizzledSmemLayout {
   int64_t bytes = 0;
 
   static SwizzledSmemLayout get(int64_t headDim, int64_t valueHeadDim,
-                                attn::GpuKernelAttr config,
-                                bool kvFp8 = false);
+                                attn::GpuKernelAttr config, bool kvFp8 = false);
 };
 
 /// The register split of the warp-specialised wgmma kernel: thread blocks
