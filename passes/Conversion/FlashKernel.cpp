@@ -1234,6 +1234,20 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
             b, arith::XOrIOp::create(b, a.add(idx(2 * j), low), rIdx),
             idx(16)));
   }
+  // The lane's swizzled address `rows` rows below `laneRow` (its row of a
+  // tile, plus the key warp's first key), at even 16-byte chunk `chunk` of
+  // the row (box chunk / 8), whose lane part is lanes[chunk % 8 / 2].
+  auto swizzledRow = [&](Value laneRow) {
+    return keyOffset ? a.add(laneRow, arith::MulIOp::create(
+                                          b, keyOffset, idx(kSwizzleRowBytes)))
+                     : laneRow;
+  };
+  auto swizzledAt = [&](Value laneRow, int64_t rows, int64_t chunk,
+                        ArrayRef<Value> lanes) {
+    return a.add(a.add(laneRow, idx(rows * kSwizzleRowBytes +
+                                    chunk / 8 * swizzled.keyBoxBytes)),
+                 lanes[chunk % 8 / 2]);
+  };
 
   // The scores of tile `kt` (`s`, the C-fragment layout of `nTiles` 8-key
   // n-tiles) through the score pipeline, the mask on boundary tiles and
@@ -1656,24 +1670,25 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     for (int64_t n = 0; n < (kInRegisters ? nTiles : 0); n += 2) {
       // Codes of k-steps ks, ks + 1 (16 bytes of each key row from byte
       // 16 ks): padded rows, or (tma_loads) swizzled boxes of 128 codes,
-      // whose 16-byte chunk ks + mLow is swizzledLane.kChunk[ks % 8 / 2] of
-      // box ks / 8.
-      const int64_t codePitch = tmaLoads ? kSwizzleRowBytes : layout.fp8KPitch;
-      Value laneCodes = a.add(
-          kCodes, arith::MulIOp::create(
+      // chunk ks + mLow of the row.
+      Value laneCodes;
+      if (tmaLoads) {
+        laneCodes = swizzledRow(a.add(kCodes, swizzledLane.kRowBytes));
+      } else {
+        laneCodes = a.add(
+            kCodes,
+            a.add(arith::MulIOp::create(
                       b, a.add(arith::MulIOp::create(b, mHigh, idx(8)), rIdx),
-                      idx(codePitch)));
-      if (!tmaLoads)
-        laneCodes = a.add(laneCodes, arith::MulIOp::create(b, mLow, idx(16)));
-      if (keyOffset)
-        laneCodes = a.add(laneCodes,
-                          arith::MulIOp::create(b, keyOffset, idx(codePitch)));
+                      idx(layout.fp8KPitch)),
+                  arith::MulIOp::create(b, mLow, idx(16))));
+        if (keyOffset)
+          laneCodes = a.add(laneCodes, arith::MulIOp::create(
+                                           b, keyOffset, idx(layout.fp8KPitch)));
+      }
       auto codesAt = [&](int64_t ks) -> Value {
-        if (!tmaLoads)
-          return a.add(laneCodes, idx(8 * n * codePitch + 16 * ks));
-        return a.add(a.add(laneCodes, idx(8 * n * codePitch +
-                                          ks / 8 * swizzled.keyBoxBytes)),
-                     swizzledLane.kChunk[ks % 8 / 2]);
+        if (tmaLoads)
+          return swizzledAt(laneCodes, 8 * n, ks, swizzledLane.kChunk);
+        return a.add(laneCodes, idx(8 * n * layout.fp8KPitch + 16 * ks));
       };
       SmallVector<SmallVector<Value, 4>> c0(mt, {zero, zero, zero, zero}),
           c1 = c0;
@@ -1700,15 +1715,9 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     // padded rows, or (tma_loads) swizzled boxes (swizzledLane).
     std::function<Value(int64_t, int64_t)> kFragAt;
     if (tmaLoads) {
-      Value rowBytes = a.add(stageBase, swizzledLane.kRowBytes);
-      if (keyOffset)
-        rowBytes =
-            a.add(rowBytes,
-                  arith::MulIOp::create(b, keyOffset, idx(kSwizzleRowBytes)));
-      kFragAt = [&, rowBytes](int64_t n, int64_t ks) {
-        return a.add(a.add(rowBytes, idx(8 * n * kSwizzleRowBytes +
-                                         ks / 4 * swizzled.keyBoxBytes)),
-                     swizzledLane.kChunk[ks % 4]);
+      Value row = swizzledRow(a.add(stageBase, swizzledLane.kRowBytes));
+      kFragAt = [&, row](int64_t n, int64_t ks) {
+        return swizzledAt(row, 8 * n, 2 * ks, swizzledLane.kChunk);
       };
     } else {
       Value kLaneBytes =
@@ -1750,16 +1759,10 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     // j, j + 1, as K's.
     std::function<Value(int64_t, int64_t)> vFragAt;
     if (tmaLoads && !fp8) {
-      Value rowBytes =
-          a.add(stageBase, a.add(idx(vOffset), swizzledLane.vRowBytes));
-      if (keyOffset)
-        rowBytes =
-            a.add(rowBytes,
-                  arith::MulIOp::create(b, keyOffset, idx(kSwizzleRowBytes)));
-      vFragAt = [&, rowBytes](int64_t kk, int64_t j) {
-        return a.add(a.add(rowBytes, idx(16 * kk * kSwizzleRowBytes +
-                                         j / 8 * swizzled.keyBoxBytes)),
-                     swizzledLane.vChunk[j % 8 / 2]);
+      Value row = swizzledRow(
+          a.add(stageBase, a.add(idx(vOffset), swizzledLane.vRowBytes)));
+      vFragAt = [&, row](int64_t kk, int64_t j) {
+        return swizzledAt(row, 16 * kk, j, swizzledLane.vChunk);
       };
       zeroVTail(kt, stageBase);
     } else {
