@@ -147,9 +147,9 @@ public:
       return p.emitError("expected persistent = false with a ragged batch "
                          "(cu_seqlens_q) on target ")
              << chip() << ": the persistent grid runs dense batches";
-    // TMA loads in the mma.sync kernel: boxes of 16-bit keys and values,
-    // of a contiguous cache or of pages of a multiple of 8 rows (the kernel
-    // zeroes V rows past kv_lens).
+    // TMA loads in the mma.sync kernel: boxes of keys and values (16-bit,
+    // or rows of 128 fp8 codes), of a contiguous cache or of pages of a
+    // multiple of 8 rows (the kernel zeroes V rows past kv_lens).
     if (config.getTmaLoads() && !supportsWgmma())
       return p.emitError("expected tma_loads = false for target ")
              << chip() << ": TMA needs sm_90a";
@@ -299,7 +299,9 @@ public:
   /// Caches, contiguous or in pages of a multiple of 8 rows, of 16-bit
   /// values or of fp8 codes with head dims a multiple of 128 (a box row of
   /// 128 codes): TMA loads (one thread, or a lane a page, issues a tile's
-  /// boxes; the cp.async copies spent the warps' issue slots).
+  /// boxes; the cp.async copies spent the warps' issue slots). H200,
+  /// 2026-12-01 seventh session (bench/RESULTS.md): B=64 Sk=8K 490.6 us
+  /// against 525.9, paged16 508 against 578-583, fp8 281 against 358.
   /// (Not paged fp8 caches: that kernel spilled 4 bytes.)
   bool decodeTmaLoads(const KernelProblem &p) const override {
     bool fp8Rows = p.headDim % 128 == 0 && p.valueHeadDim % 128 == 0;
