@@ -7,11 +7,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "attnc/Runtime/attnrt.h"
+#include "Errors.h"
+#include "SplitKv.h"
+#include "TensorMaps.h"
 #include "attnc/Artifact/Artifact.h"
 #include "attnc/Artifact/KernelAbi.h"
 #include "attnc/Runtime/CudaDriver.h"
-#include "Errors.h"
-#include "SplitKv.h"
 
 #include "attnc/Runtime/attnrt_plan.h"
 
@@ -819,19 +820,12 @@ static attnrt_status checkScratch(const KernelManifest &m,
   return ATTNRT_OK;
 }
 
-/// The TMA tensor maps of a `tensor_maps` kernel (KernelAbi.h) into
-/// maps[QMap], maps[KMap], maps[VMap]. Fails where TMA cannot address a
-/// tensor: a base address or a stride that is not a multiple of 16 bytes.
-static attnrt_status encodeTensorMaps(const Driver &d, const KernelManifest &m,
-                                      const attnrt_attention_args &a,
-                                      unsigned char (*maps)[128]) {
-  if (!d.cuTensorMapEncodeTiled)
-    return fail(ATTNRT_ERROR_CUDA,
-                "the driver has no cuTensorMapEncodeTiled (CUDA 12 or later), "
-                "which this artifact's TMA kernel needs");
-  // CUtensorMapDataType UINT8 = 0, FLOAT16 = 6, BFLOAT16 = 9; SWIZZLE_128B
-  // = 3; L2_PROMOTION_L2_128B = 2; interleave and OOB fill NONE (zeros) =
-  // 0. An fp8 cache's k and v are bytes, boxes of 128 of them a row.
+attnrt_status attnc::rt::tensorMapShapes(const KernelManifest &m,
+                                         const attnrt_attention_args &a,
+                                         std::vector<TensorMapShape> &out) {
+  out.clear();
+  // CUtensorMapDataType UINT8 = 0, FLOAT16 = 6, BFLOAT16 = 9. An fp8
+  // cache's k and v are bytes, boxes of 128 of them a row.
   const int dataType = m.dtype == "bf16" ? 9 : 6;
   struct Tensor {
     unsigned param;
@@ -863,20 +857,26 @@ static attnrt_status encodeTensorMaps(const Driver &d, const KernelManifest &m,
     // An empty tensor is never read; any map will do.
     if (t.length == 0 || t.batch == 0)
       continue;
+    TensorMapShape shape;
+    shape.param = t.param;
+    shape.name = t.name;
+    shape.data = t.data;
+    shape.dataType = t.bytes ? 0 : dataType;
     uint64_t dims[4] = {static_cast<uint64_t>(t.width),
                         static_cast<uint64_t>(t.length),
                         static_cast<uint64_t>(t.heads),
                         static_cast<uint64_t>(t.batch)};
+    std::copy(dims, dims + 4, shape.dims);
     // Byte strides of dims S, H, B, except where the dimension has size 1,
     // whose stride is never applied (any multiple of 16 bytes will do).
     const uint64_t elementBytes = t.bytes ? 1 : 2;
-    uint64_t strides[3];
     for (int i = 0; i < 3; ++i)
-      strides[i] = dims[i + 1] == 1
-                       ? 16
-                       : static_cast<uint64_t>(t.strides[2 - i]) * elementBytes;
+      shape.strides[i] =
+          dims[i + 1] == 1
+              ? 16
+              : static_cast<uint64_t>(t.strides[2 - i]) * elementBytes;
     bool aligned = reinterpret_cast<uintptr_t>(t.data) % 16 == 0;
-    for (uint64_t stride : strides)
+    for (uint64_t stride : shape.strides)
       aligned = aligned && stride % 16 == 0 && stride < (uint64_t(1) << 40);
     if (!aligned)
       return fail(ATTNRT_ERROR_INVALID_ARGUMENT,
@@ -888,12 +888,34 @@ static attnrt_status encodeTensorMaps(const Driver &d, const KernelManifest &m,
                       std::to_string(t.strides[0]) + ", " +
                       std::to_string(t.strides[1]) + ", " +
                       std::to_string(t.strides[2]) + "]");
-    unsigned box[4] = {abi::kTensorMapBoxWidth * (t.bytes ? 2u : 1u),
-                       static_cast<unsigned>(t.rows), 1, 1};
+    shape.box[0] = abi::kTensorMapBoxWidth * (t.bytes ? 2u : 1u);
+    shape.box[1] = static_cast<unsigned>(t.rows);
+    shape.box[2] = shape.box[3] = 1;
+    out.push_back(shape);
+  }
+  return ATTNRT_OK;
+}
+
+/// The TMA tensor maps of a `tensor_maps` kernel (KernelAbi.h) into
+/// maps[QMap], maps[KMap], maps[VMap]. Fails where TMA cannot address a
+/// tensor: a base address or a stride that is not a multiple of 16 bytes.
+static attnrt_status encodeTensorMaps(const Driver &d, const KernelManifest &m,
+                                      const attnrt_attention_args &a,
+                                      unsigned char (*maps)[128]) {
+  if (!d.cuTensorMapEncodeTiled)
+    return fail(ATTNRT_ERROR_CUDA,
+                "the driver has no cuTensorMapEncodeTiled (CUDA 12 or later), "
+                "which this artifact's TMA kernel needs");
+  std::vector<rt::TensorMapShape> shapes;
+  if (attnrt_status s = rt::tensorMapShapes(m, a, shapes))
+    return s;
+  for (rt::TensorMapShape &t : shapes) {
     unsigned elementStrides[4] = {1, 1, 1, 1};
+    // SWIZZLE_128B = 3; L2_PROMOTION_L2_128B = 2; interleave and OOB fill
+    // NONE (zeros) = 0.
     CUresult r = d.cuTensorMapEncodeTiled(
-        maps[t.param], t.bytes ? 0 : dataType, 4, const_cast<void *>(t.data),
-        dims, strides, box, elementStrides, /*interleave=*/0, /*swizzle=*/3,
+        maps[t.param], t.dataType, 4, const_cast<void *>(t.data), t.dims,
+        t.strides, t.box, elementStrides, /*interleave=*/0, /*swizzle=*/3,
         /*l2Promotion=*/2, /*oobFill=*/0);
     if (r != CUDA_SUCCESS)
       return fail(ATTNRT_ERROR_CUDA,
