@@ -2093,8 +2093,10 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     // The warps of a row group saw different keys: each writes its state to
     // shared memory (over the stages, once every copy has landed and every
     // warp is done with them), and the group's first warp merges them as
-    // the combine kernel merges splits, then stores.
-    copier->wait(0);
+    // the combine kernel merges splits, then stores. (TMA loads have all
+    // landed: the key loop waited on each one's barrier.)
+    if (!tmaLoads)
+      copier->wait(0);
     gpu::BarrierOp::create(b);
     Value keyWarp = arith::RemUIOp::create(b, warp, idx(keyWarps));
     auto smemF32 = [&](int64_t base, Value index) {

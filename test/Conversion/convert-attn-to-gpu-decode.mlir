@@ -1,5 +1,6 @@
 // RUN: attnc-opt %s --attn-choose-gpu-kernel=chip=sm_90a --attn-tile --attn-skip-masked-tiles --convert-attn-to-gpu --split-input-file 2>/dev/null | FileCheck %s
 // RUN: attnc-opt %s --attn-choose-gpu-kernel=chip=sm_90a --attn-tile --attn-skip-masked-tiles --convert-attn-to-gpu --split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
+// RUN: attnc-opt %s --attn-choose-gpu-kernel=chip=sm_90a --attn-tile --attn-skip-masked-tiles --convert-attn-to-gpu --split-input-file 2>/dev/null | FileCheck %s --check-prefix=NOCP
 
 // A decode attention (attn.decode): the grid's x is (query tile, split) with
 // the split count a kernel parameter, y the KV head whose 4 query heads share
@@ -128,9 +129,13 @@ func.func @decode_three_stages(%q: tensor<?x8x1x128xbf16>, %k: tensor<?x2x?x128x
 // iteration, before the stage is loaded again. No cp.async. With kv_lens,
 // the V rows of a tile past the sequence's keys are zeroed before P V and
 // fenced for the async proxy (the next TMA load of the stage).
+// No cp.async copy, commit or wait anywhere in the kernel:
+// NOCP-LABEL: func.func @decode_tma(
+// NOCP: gpu.func @attnc_attention(
+// NOCP-NOT: nvvm.cp.async.{{(shared|commit|wait)}}
+// NOCP: gpu.func @attnc_combine(
 // CHECK-LABEL: func.func @decode_tma(
 // CHECK: gpu.func @attnc_attention(
-// CHECK-NOT: nvvm.cp.async
 // CHECK: %[[LEADER:.*]] = arith.cmpi eq, %thread_id_x, %{{.*}} : index
 // CHECK-NEXT: scf.if %[[LEADER]] {
 // CHECK: %c196608 = arith.constant 196608 : index

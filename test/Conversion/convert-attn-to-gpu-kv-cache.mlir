@@ -1,5 +1,6 @@
 // RUN: attnc-opt %s --attn-choose-gpu-kernel=chip=sm_90a --attn-tile --attn-skip-masked-tiles --convert-attn-to-gpu --split-input-file 2>/dev/null | FileCheck %s
 // RUN: attnc-opt %s --attn-choose-gpu-kernel=chip=sm_90a --attn-tile --attn-skip-masked-tiles --convert-attn-to-gpu --split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
+// RUN: attnc-opt %s --attn-choose-gpu-kernel=chip=sm_90a --attn-tile --attn-skip-masked-tiles --convert-attn-to-gpu --split-input-file 2>/dev/null | FileCheck %s --check-prefix=NOCP
 
 // KV caches on the GPU: per-sequence lengths (kv_lens) and a paged cache
 // (page_table). On sm_90a they take the mma.sync kernel (the wgmma kernel
@@ -237,9 +238,13 @@ func.func @fp8_decode(%q: tensor<?x4x1x64xbf16>, %k: tensor<?x2x?x64xf8E4M3FN>, 
 // 128-byte row a box), then every thread converts 16 codes at a time from
 // swizzled addresses (chunk c of row r at (c mod 8 xor r mod 8) * 16) into
 // the V tile, and a barrier publishes it before the MMAs.
+// No cp.async copy, commit or wait anywhere in the kernel:
+// NOCP-LABEL: func.func @fp8_tma(
+// NOCP: gpu.func @attnc_attention(
+// NOCP-NOT: nvvm.cp.async.{{(shared|commit|wait)}}
+// NOCP: gpu.func @attnc_combine(
 // CHECK-LABEL: func.func @fp8_tma(
 // CHECK: gpu.func @attnc_attention(
-// CHECK-NOT: nvvm.cp.async.shared.global
 // CHECK: nvvm.mbarrier.arrive.expect_tx %[[BAR:.*]], %c32768_i32
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[KMAP:.*]], %[[BAR]], box[%c0_i32{{.*}}]
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[VMAP:.*]], %[[BAR]], box[%c0_i32{{.*}}]
