@@ -883,17 +883,21 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     return a.add(arith::MulIOp::create(b, stage, idx(stageBytes)),
                  idx(values ? vOffset : 0));
   };
-  auto loadBoxes = [&](bool values, Value kt, Value stage, Value bar) {
-    Value k0 = arith::MulIOp::create(b, kt, idx(bk));
-    Value base = tileBase(stage, values);
-    int64_t width = values ? dv : d;
-    // Packed keys of a ragged batch: rows from the sequence's start in
-    // batch entry 0 (rows past its end are masked, their V rows zeroed).
-    Value row = toI32(a.add(kStart, k0));
-    for (int64_t box = 0; box * boxCols < width; ++box)
+  // The K or V boxes of rows from `row` (i32) of entry `entry` (index:
+  // the batch entry, or a page) into shared memory from byte `base`.
+  auto loadBoxesAt = [&](bool values, Value base, Value row, Value entry,
+                         Value bar) {
+    for (int64_t box = 0; box * boxCols < (values ? dv : d); ++box)
       tma::load(b, mmaE->smemAt(a.add(base, idx(box * swizzled.keyBoxBytes))),
                 arg(values ? abi::VMap : abi::KMap),
-                {i32c(boxCols * box), row, toI32(kvHead), toI32(kBatch)}, bar);
+                {i32c(boxCols * box), row, toI32(kvHead), toI32(entry)}, bar);
+  };
+  auto loadBoxes = [&](bool values, Value kt, Value stage, Value bar) {
+    Value k0 = arith::MulIOp::create(b, kt, idx(bk));
+    // Packed keys of a ragged batch: rows from the sequence's start in
+    // batch entry 0 (rows past its end are masked, their V rows zeroed).
+    loadBoxesAt(values, tileBase(stage, values), toI32(a.add(kStart, k0)),
+                kBatch, bar);
   };
   auto issueKeys = [&](Value kt, Value stage, Value bar) {
     tma::arriveExpectTx(b, bar, boxBytes(false));
@@ -962,13 +966,9 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     Value row = toI32(arith::RemUIOp::create(b, k0, idx(pageSize)));
     Value chunkBytes =
         arith::MulIOp::create(b, lane, idx(chunkRows * kSwizzleRowBytes));
-    for (bool values : {false, true}) {
-      Value base = a.add(tileBase(stage, values), chunkBytes);
-      for (int64_t box = 0; box * boxCols < (values ? dv : d); ++box)
-        tma::load(b, mmaE->smemAt(a.add(base, idx(box * swizzled.keyBoxBytes))),
-                  arg(values ? abi::VMap : abi::KMap),
-                  {i32c(boxCols * box), row, toI32(kvHead), toI32(page)}, bar);
-    }
+    for (bool values : {false, true})
+      loadBoxesAt(values, a.add(tileBase(stage, values), chunkBytes), row,
+                  page, bar);
   };
   // Row sources for the copier, whose `column` counts 16-bit units: an
   // fp8 row's byte offset is twice that.
