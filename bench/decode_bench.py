@@ -134,7 +134,7 @@ def run(build, B, Sk, copy_gbs, results):
                                               kv_scales=scales)[0]))
     kern1 = kernel(build, "none")
     # Forced split counts (SPLITS="1 2 4 ..."; default: 1, the unsplit kernel).
-    for n in os.environ.get("SPLITS", "1").split():
+    for n in os.environ.get("SPLITS", "1").split() if kern1 else []:
         systems.append((f"attnc_{n}split", lambda n=int(n): kern1(q, k, v, num_splits=n)[0]))
     from torch.nn.attention.flex_attention import flex_attention
     cflex = torch.compile(flex_attention, dynamic=False)
