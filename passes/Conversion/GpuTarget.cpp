@@ -291,9 +291,13 @@ public:
   /// cache keeps 64-key tiles: on 128-key tiles it took 716 against 554.5
   /// us at B=64 (not profiled; each row's copy waits for its page-table
   /// load, which three blocks a multiprocessor may hide better than one).
+  /// With TMA loads a paged fp8 cache takes 64-key tiles: on 128-key tiles
+  /// with two stages ptxas spilled 4 bytes (8-byte stack frame at 168
+  /// registers, whatever -maxrregcount); 64-key tiles use 163 registers.
   int64_t decodeKeyTile(const KernelProblem &p) const override {
     bool pagedCopies = p.pageSize > 0 && !p.kvFp8 && !decodeTmaLoads(p);
-    return p.headDim == 128 && !pagedCopies ? 128 : 64;
+    bool pagedFp8Tma = p.pageSize > 0 && p.kvFp8 && decodeTmaLoads(p);
+    return p.headDim == 128 && !pagedCopies && !pagedFp8Tma ? 128 : 64;
   }
 
   /// Caches, contiguous or in pages of a multiple of 8 rows, of 16-bit
@@ -302,12 +306,10 @@ public:
   /// boxes; the cp.async copies spent the warps' issue slots). H200,
   /// 2026-12-01 seventh session (bench/RESULTS.md): B=64 Sk=8K 490.6 us
   /// against 525.9, paged16 508 against 578-583, fp8 281 against 358.
-  /// (Not paged fp8 caches: that kernel spilled 4 bytes.)
+  /// A paged fp8 cache takes 64-key tiles with them (decodeKeyTile).
   bool decodeTmaLoads(const KernelProblem &p) const override {
     bool fp8Rows = p.headDim % 128 == 0 && p.valueHeadDim % 128 == 0;
-    if (p.kvFp8)
-      return fp8Rows && !p.pageSize && !p.raggedKeys;
-    return !p.raggedKeys && p.pageSize % 8 == 0;
+    return (!p.kvFp8 || fp8Rows) && !p.raggedKeys && p.pageSize % 8 == 0;
   }
 
   GpuKernelAttr chooseConfig(const KernelProblem &p) const override {
