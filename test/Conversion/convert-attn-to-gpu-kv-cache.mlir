@@ -271,3 +271,37 @@ func.func @fp8_tma(%q: tensor<?x8x1x128xbf16>, %k8: tensor<?x2x?x128xf8E4M3FN>, 
   %o = attn.attention %q, %k8, %k8 kv_lens(%l : tensor<?xi32>) kv_scales(%s : tensor<2x2xf32>) {attn.decode} : tensor<?x8x1x128xbf16>, tensor<?x2x?x128xf8E4M3FN>, tensor<?x2x?x128xf8E4M3FN> -> tensor<?x8x1x128xbf16>
   return %o : tensor<?x8x1x128xbf16>
 }
+
+// -----
+
+// A paged fp8 cache on sm_90a: 64-key tiles (on 128-key tiles with two
+// stages the kernel spilled), one TMA box a page of 16 rows of 128 codes.
+// Lane j < 4 of warp 0 loads page j of a tile, its K codes at 2048 j in the
+// stage (stages of 16 KiB after the 16-bit V tile of 64 padded rows, 17408
+// bytes) and its V codes 8 KiB further; lane 0 expects the tile's 16 KiB.
+// No cp.async copy anywhere in the kernel:
+// NOCP-LABEL: func.func @paged_fp8_tma(
+// NOCP: gpu.func @attnc_attention(
+// NOCP-NOT: nvvm.cp.async.{{(shared|commit|wait)}}
+// NOCP: gpu.func @attnc_combine(
+// CHECK-LABEL: func.func @paged_fp8_tma(
+// CHECK: gpu.func @attnc_attention(
+// CHECK: nvvm.mbarrier.arrive.expect_tx %[[BAR:.*]], %c16384_i32
+// CHECK: %[[MINE:.*]] = arith.cmpi ult, %[[LANE:[0-9]+]], %c4{{(_[0-9]+)?}} : index
+// CHECK: scf.if %[[MINE]] {
+// CHECK: %[[PAGEOFF:.*]] = arith.muli %[[LANE]], %c2048 : index
+// CHECK: %[[STAGE:.*]] = arith.muli %{{.*}}, %c16384 : index
+// CHECK: %[[KCODES:.*]] = arith.addi %c17408, %[[STAGE]] : index
+// CHECK: arith.addi %[[KCODES]], %[[PAGEOFF]] : index
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %[[BAR]], box[%c0_i32
+// CHECK: %[[VCODES:.*]] = arith.addi %c25600, %{{.*}} : index
+// CHECK: arith.addi %[[VCODES]], %[[PAGEOFF]] : index
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %[[BAR]], box[%c0_i32
+// CHECK: scf.for
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: cvt.rn.f16x2.e4m3x2
+// CHECK: nvvm.ldmatrix
+func.func @paged_fp8_tma(%q: tensor<?x8x1x128xbf16>, %k8: tensor<?x16x2x128xf8E4M3FN>, %s: tensor<2x2xf32>, %l: tensor<?xi32>, %t: tensor<?x?xi32>) -> tensor<?x8x1x128xbf16> {
+  %o = attn.attention %q, %k8, %k8 kv_lens(%l : tensor<?xi32>) page_table(%t : tensor<?x?xi32>) kv_scales(%s : tensor<2x2xf32>) {attn.decode} : tensor<?x8x1x128xbf16>, tensor<?x16x2x128xf8E4M3FN>, tensor<?x16x2x128xf8E4M3FN> -> tensor<?x8x1x128xbf16>
+  return %o : tensor<?x8x1x128xbf16>
+}

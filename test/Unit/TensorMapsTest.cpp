@@ -115,6 +115,29 @@ TEST(TensorMapsTest, Fp8CacheIsBytes) {
               {128, 1000 * 128, 2 * 1000 * 128}, {128, 128, 1, 1});
 }
 
+TEST(TensorMapsTest, PagedFp8Cache) {
+  // fp8 pages on 64-key tiles: a box is a page of 16 rows of 128 codes.
+  Launch l;
+  l.m.readsKvScales = true;
+  l.m.blockK = 64;
+  l.m.pageSize = 16;
+  l.a.num_pages = 50;
+  for (int64_t *st : {l.a.k_strides, l.a.v_strides}) {
+    st[0] = 16 * 2 * 128;
+    st[1] = 128;
+    st[2] = 2 * 128;
+  }
+  std::vector<TensorMapShape> s = l.shapes();
+  ASSERT_EQ(s.size(), 3u);
+  expectShape(s[1], attnc::abi::KMap, 0, {128, 16, 2, 50},
+              {2 * 128, 128, 16 * 2 * 128}, {128, 16, 1, 1});
+  expectShape(s[2], attnc::abi::VMap, 0, {128, 16, 2, 50},
+              {2 * 128, 128, 16 * 2 * 128}, {128, 16, 1, 1});
+  // Pages larger than the 64-key tile: boxes of the tile's 64 rows.
+  l.m.pageSize = 256;
+  EXPECT_EQ(l.shapes()[1].box[1], 64u);
+}
+
 TEST(TensorMapsTest, EmptyKeysHaveNoMap) {
   Launch l;
   l.a.seq_k = 0;
