@@ -3,7 +3,8 @@ FlexAttention and PyTorch SDPA, and the same-run HBM copy bandwidth.
 
 Runs on the GPU machine: python3 bench/decode_bench.py BUILD_GPU_DIR [B:Sk ...]
 (default cases 64:8192 and 1:131072; SPLITS="2 4" also times those forced
-key-split counts), Hq=32, Hkv=8, D=128, bf16, K/V
+key-split counts, of the fp8 kernels with SPLITS_OF=fp8 or fp8_paged16; PEERS=0 leaves out
+FlexAttention and SDPA, for sweeps of attnc variants), Hq=32, Hkv=8, D=128, bf16, K/V
 contiguous [B, Hkv, Sk, D], and the same keys through a KV cache
 (attnc_kvlens: kv_lens over the contiguous tensors; attnc_paged16: pages of
 16 rows in shuffled order). The artifacts bench_decode_d128_{none,causal,
@@ -72,6 +73,24 @@ def copy_bandwidth(results):
     return gbs
 
 
+def run_peers(systems, q, k, v):
+    """FlexAttention and the SDPA backends on q, k, v (none with PEERS=0,
+    for sweeps of attnc variants whose peers a full run has timed)."""
+    if os.environ.get("PEERS", "1") == "0":
+        return
+    from torch.nn.attention.flex_attention import flex_attention
+    cflex = torch.compile(flex_attention, dynamic=False)
+    systems.append(("flex", lambda: cflex(q, k, v, enable_gqa=True)))
+    systems.append(("sdpa_default", lambda: F.scaled_dot_product_attention(q, k, v, enable_gqa=True)))
+    for name, be in [("sdpa_flash", SDPBackend.FLASH_ATTENTION),
+                     ("sdpa_efficient", SDPBackend.EFFICIENT_ATTENTION),
+                     ("sdpa_cudnn", SDPBackend.CUDNN_ATTENTION)]:
+        def f(be=be):
+            with sdpa_kernel(be):
+                return F.scaled_dot_product_attention(q, k, v, enable_gqa=True)
+        systems.append((name, f))
+
+
 def run(build, B, Sk, copy_gbs, results):
     torch.manual_seed(0)
     q = torch.randn(B, HQ, 1, D, device=DEV, dtype=torch.bfloat16)
@@ -133,20 +152,21 @@ def run(build, B, Sk, copy_gbs, results):
                             lambda: kern_fp8p(q, k8p, v8p, kv_lens=lens, page_table=table,
                                               kv_scales=scales)[0]))
     kern1 = kernel(build, "none")
-    # Forced split counts (SPLITS="1 2 4 ..."; default: 1, the unsplit kernel).
-    for n in os.environ.get("SPLITS", "1").split() if kern1 else []:
-        systems.append((f"attnc_{n}split", lambda n=int(n): kern1(q, k, v, num_splits=n)[0]))
-    from torch.nn.attention.flex_attention import flex_attention
-    cflex = torch.compile(flex_attention, dynamic=False)
-    systems.append(("flex", lambda: cflex(q, k, v, enable_gqa=True)))
-    systems.append(("sdpa_default", lambda: F.scaled_dot_product_attention(q, k, v, enable_gqa=True)))
-    for name, be in [("sdpa_flash", SDPBackend.FLASH_ATTENTION),
-                     ("sdpa_efficient", SDPBackend.EFFICIENT_ATTENTION),
-                     ("sdpa_cudnn", SDPBackend.CUDNN_ATTENTION)]:
-        def f(be=be):
-            with sdpa_kernel(be):
-                return F.scaled_dot_product_attention(q, k, v, enable_gqa=True)
-        systems.append((name, f))
+    # Forced split counts (SPLITS="1 2 4 ..."; default: 1, the unsplit kernel)
+    # of the bf16 kernel, or with SPLITS_OF=fp8 (fp8_paged16) of the fp8 one.
+    splits_of = os.environ.get("SPLITS_OF", "none")
+    for n in os.environ.get("SPLITS", "1").split():
+        n = int(n)
+        if splits_of == "fp8" and kern_fp8:
+            fp8_systems.append((f"attnc_fp8_{n}split", lambda n=n: kern_fp8(
+                q, k8, v8, kv_scales=scales, num_splits=n)[0]))
+        elif splits_of == "fp8_paged16" and kern_fp8p:
+            fp8_systems.append((f"attnc_fp8p_{n}split", lambda n=n: kern_fp8p(
+                q, k8p, v8p, kv_lens=lens, page_table=table, kv_scales=scales,
+                num_splits=n)[0]))
+        elif splits_of == "none" and kern1:
+            systems.append((f"attnc_{n}split", lambda n=n: kern1(q, k, v, num_splits=n)[0]))
+    run_peers(systems, q, k, v)
 
     ref8, naive8 = reference(q, kd, vd, pairs, kd.bfloat16(), vd.bfloat16())
     naive8_err = ((naive8.double() - ref8).norm() / ref8.norm()).item()

@@ -6,7 +6,14 @@
 // `blocks` thread blocks on `slots` resident-block slots (SMs times blocks
 // per SM) runs in ceil(blocks * S / slots) waves when each block is split
 // S ways; take the smallest S whose last wave is nearly as full as the best
-// S can make it, with every split holding at least one key tile.
+// S can make it, with every split holding at least one key tile. Decode is
+// memory-bound, so a launch whose blocks are all resident at once with at
+// least three a multiprocessor is not split: its blocks stream their keys
+// side by side and a split only adds partials and the combine (H200, D=64
+// B=64: 512 blocks on 660 slots, 249.8-250.1 us unsplit against 266.0 with
+// the wave rule's splits; bench/RESULTS.md, eighth session run 3). With
+// fewer a multiprocessor a block's own latency shows (the paged fp8 kernel
+// at B=64, 3 a multiprocessor: 456 us unsplit, 327 with 3 splits).
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,13 +29,16 @@ namespace attnc::rt {
 inline constexpr int64_t kMaxAutoSplits = 128;
 
 /// Splits for `blocks` thread blocks of `keyTiles` key tiles each on `slots`
-/// resident-block slots (all positive).
-inline int64_t chooseNumSplits(int64_t blocks, int64_t keyTiles,
-                               int64_t slots) {
+/// resident-block slots of `sms` multiprocessors (all positive).
+inline int64_t chooseNumSplits(int64_t blocks, int64_t keyTiles, int64_t slots,
+                               int64_t sms) {
   if (blocks <= 0 || keyTiles <= 1 || slots <= 0)
     return 1;
   // Enough blocks for several full waves: splitting only adds the combine.
   if (blocks >= 4 * slots)
+    return 1;
+  // One wave of at least three blocks a multiprocessor streams at full rate.
+  if (blocks <= slots && blocks >= 3 * sms)
     return 1;
   int64_t most = std::min(kMaxAutoSplits, keyTiles);
   auto efficiency = [&](int64_t s) {

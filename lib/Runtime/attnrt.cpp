@@ -23,6 +23,7 @@
 #include <mutex>
 #include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace attnc;
@@ -44,9 +45,10 @@ struct attnrt_artifact {
     /// The split-KV combine kernel (null without split_kv).
     CUfunction combine;
     /// split_kv and persistent: the blocks of the kernel resident at once
-    /// on the device (SMs x blocks per SM), read at load; 0 when the driver
-    /// cannot say.
+    /// on the device (SMs x blocks per SM) and its SMs, read at load; 0 when
+    /// the driver cannot say.
     int64_t slots;
+    int64_t sms;
   };
   std::mutex mutex;
   std::vector<Loaded> loaded;
@@ -519,11 +521,11 @@ static attnrt_status initDriver(const Driver *&driver) {
 }
 
 /// Blocks of `function` resident at once on the current device (SMs x
-/// blocks per SM; 1 per SM when the occupancy query is missing), 0 when the
-/// device cannot be read. Only split_kv artifacts (to choose splits) and
-/// persistent ones (their grid) ask.
-static int64_t residentSlots(const Driver &d, const KernelManifest &m,
-                             CUfunction function) {
+/// blocks per SM; 1 per SM when the occupancy query is missing) and the
+/// SMs, both 0 when the device cannot be read. Only split_kv artifacts (to
+/// choose splits) and persistent ones (their grid) ask.
+static std::pair<int64_t, int64_t>
+residentSlots(const Driver &d, const KernelManifest &m, CUfunction function) {
   CUdevice device = 0;
   int sms = 0;
   const int kMultiprocessorCount = 16; // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
@@ -532,7 +534,7 @@ static int64_t residentSlots(const Driver &d, const KernelManifest &m,
       d.cuDeviceGetAttribute(&sms, kMultiprocessorCount, device) !=
           CUDA_SUCCESS ||
       sms < 1)
-    return 0;
+    return {0, 0};
   int perSm = 0;
   if (!d.cuOccupancyMaxActiveBlocksPerMultiprocessor ||
       d.cuOccupancyMaxActiveBlocksPerMultiprocessor(
@@ -540,7 +542,7 @@ static int64_t residentSlots(const Driver &d, const KernelManifest &m,
           static_cast<size_t>(m.dynamicSharedMemory)) != CUDA_SUCCESS ||
       perSm < 1)
     perSm = 1;
-  return static_cast<int64_t>(sms) * perSm;
+  return {static_cast<int64_t>(sms) * perSm, sms};
 }
 
 /// Loads the artifact's module into the current context `ctx`: the cubin,
@@ -625,8 +627,9 @@ static attnrt_status loadModule(const Driver &d, attnrt_artifact &artifact,
                       d.describe("cuModuleGetFunction", r));
     }
   }
+  auto [slots, sms] = residentSlots(d, m, function);
   artifact.loaded.push_back(
-      {ctx, ctxId, module, function, combine, residentSlots(d, m, function)});
+      {ctx, ctxId, module, function, combine, slots, sms});
   return ATTNRT_OK;
 }
 
@@ -701,7 +704,7 @@ static attnrt_status resolveSplits(attnrt_artifact &artifact,
   int64_t blocks =
       queryTiles(m, a) * (a.num_q_heads / m.gqaPack) * a.batch;
   int64_t keyTiles = (a.seq_k + m.blockK - 1) / m.blockK;
-  splits = rt::chooseNumSplits(blocks, keyTiles, known->slots);
+  splits = rt::chooseNumSplits(blocks, keyTiles, known->slots, known->sms);
   return ATTNRT_OK;
 }
 

@@ -1,7 +1,8 @@
 //===- SplitKvTest.cpp - the runtime's choice of key splits ---------------===//
 //
 // Properties of rt::chooseNumSplits (lib/Runtime/SplitKv.h): no split when
-// the blocks already fill the GPU or a block has one key tile, never more
+// the blocks already fill the GPU (several waves, or one wave of at least
+// three blocks a multiprocessor) or a block has one key tile, never more
 // splits than key tiles or kMaxAutoSplits, and the chosen count's last wave
 // as full as the rule promises with no smaller count as good.
 //
@@ -26,20 +27,21 @@ double efficiency(int64_t blocks, int64_t splits, int64_t slots) {
 } // namespace
 
 TEST(SplitKvTest, NoSplitWhenBlocksFillTheGpuOrOneTile) {
-  EXPECT_EQ(chooseNumSplits(/*blocks=*/4 * 396, /*keyTiles=*/1000, 396), 1);
-  EXPECT_EQ(chooseNumSplits(10000, 1000, 396), 1);
-  EXPECT_EQ(chooseNumSplits(8, /*keyTiles=*/1, 396), 1);
-  EXPECT_EQ(chooseNumSplits(0, 100, 396), 1);
-  EXPECT_EQ(chooseNumSplits(8, 100, 0), 1);
+  EXPECT_EQ(chooseNumSplits(/*blocks=*/4 * 396, /*keyTiles=*/1000, 396, 132),
+            1);
+  EXPECT_EQ(chooseNumSplits(10000, 1000, 396, 132), 1);
+  EXPECT_EQ(chooseNumSplits(8, /*keyTiles=*/1, 396, 132), 1);
+  EXPECT_EQ(chooseNumSplits(0, 100, 396, 132), 1);
+  EXPECT_EQ(chooseNumSplits(8, 100, 0, 0), 1);
 }
 
 TEST(SplitKvTest, FillsTheLastWaveWithTheFewestSplits) {
   for (int64_t slots : {132, 396, 1056})
     for (int64_t blocks : {1, 8, 64, 100, 512, 1000})
       for (int64_t keyTiles : {2, 7, 64, 2048}) {
-        if (blocks >= 4 * slots)
+        if (blocks >= 4 * slots || (blocks <= slots && blocks >= 3 * 132))
           continue;
-        int64_t s = chooseNumSplits(blocks, keyTiles, slots);
+        int64_t s = chooseNumSplits(blocks, keyTiles, slots, 132);
         int64_t most = std::min(kMaxAutoSplits, keyTiles);
         ASSERT_GE(s, 1);
         ASSERT_LE(s, most);
@@ -57,12 +59,19 @@ TEST(SplitKvTest, FillsTheLastWaveWithTheFewestSplits) {
 TEST(SplitKvTest, DecodeShapes) {
   // B = 1, 8 KV heads, 2048 key tiles on 396 slots: enough splits that the
   // blocks cover the GPU at least once.
-  int64_t s = chooseNumSplits(8, 2048, 396);
+  int64_t s = chooseNumSplits(8, 2048, 396, 132);
   EXPECT_GE(8 * s, 396 * 0.95);
   // B = 64, 8 KV heads (512 blocks) on 396 slots: unsplit, 1.3 waves leave
   // the second one two-thirds idle; split, the last wave is 90% full.
   EXPECT_LT(efficiency(512, 1, 396), 0.7);
-  s = chooseNumSplits(512, 128, 396);
+  s = chooseNumSplits(512, 128, 396, 132);
   EXPECT_GT(s, 1);
   EXPECT_GE(efficiency(512, s, 396), 0.9);
+  // The same 512 blocks on 660 slots (5 a multiprocessor, as the D=64
+  // decode kernel): all resident at once, 3.9 a multiprocessor, unsplit (the
+  // wave rule alone takes 5 splits: 250 us unsplit against 266 on the H200,
+  // bench/RESULTS.md).
+  EXPECT_EQ(chooseNumSplits(512, 128, 660, 132), 1);
+  // Fewer than three a multiprocessor: split.
+  EXPECT_GT(chooseNumSplits(300, 128, 660, 132), 1);
 }
