@@ -4,7 +4,8 @@ FlexAttention and PyTorch SDPA, and the same-run HBM copy bandwidth.
 Runs on the GPU machine: python3 bench/decode_bench.py BUILD_GPU_DIR [B:Sk ...]
 (default cases 64:8192 and 1:131072; SPLITS="2 4" also times those forced
 key-split counts, of the fp8 kernels with SPLITS_OF=fp8 or fp8_paged16; PEERS=0 leaves out
-FlexAttention and SDPA, for sweeps of attnc variants), Hq=32, Hkv=8, D=128, bf16, K/V
+FlexAttention and SDPA, for sweeps of attnc variants; TIMING=graph times
+CUDA-graph replays, without the host time of each call), Hq=32, Hkv=8, D=128, bf16, K/V
 contiguous [B, Hkv, Sk, D], and the same keys through a KV cache
 (attnc_kvlens: kv_lens over the contiguous tensors; attnc_paged16: pages of
 16 rows in shuffled order). The artifacts bench_decode_d128_{none,causal,
@@ -26,7 +27,7 @@ import sys
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
-from triton.testing import do_bench
+from triton.testing import do_bench, do_bench_cudagraph
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import attnc  # noqa: E402
@@ -35,6 +36,10 @@ DEV = "cuda"
 HQ, HKV = 32, 8
 # DECODE_D=64 times the bench_decode_d64_* artifacts (those that exist).
 D = int(os.environ.get("DECODE_D", "128"))
+# TIMING=graph times each system's calls replayed from a CUDA graph (as
+# serving engines run decode) instead of launched from Python one by one:
+# no host time per call, which otherwise shows in short launches.
+GRAPH = os.environ.get("TIMING") == "graph"
 
 
 def kernel(build, name):
@@ -186,7 +191,10 @@ def run(build, B, Sk, copy_gbs, results):
                 print(line, flush=True)
                 results.append(line)
                 continue
-            ms = do_bench(f, warmup=50, rep=300, return_mode="median")
+            if GRAPH:
+                ms = do_bench_cudagraph(f, rep=100, return_mode="median")
+            else:
+                ms = do_bench(f, warmup=50, rep=300, return_mode="median")
             # The bytes of K and V this system reads (fp8: one a value).
             gbs = kv_bytes / (2 if name in checks else 1) / ms / 1e6
             line = (f"{case} {name:14s} {ms * 1000:9.1f} us {flops / ms / 1e9:6.1f} TFLOP/s "
@@ -204,7 +212,8 @@ if __name__ == "__main__":
     build = sys.argv[1]
     cases = sys.argv[2:] or ["64:8192", "1:131072"]
     props = torch.cuda.get_device_properties(0)
-    results = [f"# {props.name} torch {torch.__version__}"]
+    results = [f"# {props.name} torch {torch.__version__} timing "
+               f"{'CUDA graph replay' if GRAPH else 'per-call launches (do_bench)'}"]
     print(results[0], flush=True)
     gbs = copy_bandwidth(results)
     for c in cases:

@@ -448,6 +448,13 @@ struct ManifestReader {
     return true;
   }
 
+  /// An integer in [min, max] that older artifacts do not have (absent: 0).
+  bool optionalInteger(const char *key, int64_t &out, int64_t min,
+                       int64_t max) {
+    out = 0;
+    return !artifact.get(key) || integer(key, out, min, max);
+  }
+
   /// A flag that older artifacts do not have (absent: false).
   bool optionalFlag(const char *key, bool &out) {
     out = false;
@@ -546,7 +553,9 @@ bool attnc::parseKernelManifest(const Artifact &artifact,
       !r.flag("reads_block_mask", m.readsBlockMask) ||
       !r.flag("reads_alibi_slopes", m.readsAlibiSlopes) ||
       !r.integer("gqa_pack", m.gqaPack, 1, 16) ||
-      !r.flag("split_kv", m.splitKv) || !r.flag("tensor_maps", m.tensorMaps) ||
+      !r.flag("split_kv", m.splitKv) ||
+      !r.optionalInteger("split_blocks_per_sm", m.splitBlocksPerSm, 0, 64) ||
+      !r.flag("tensor_maps", m.tensorMaps) ||
       !r.optionalFlag("persistent", m.persistent) ||
       !r.flag("reads_kv_lens", m.readsKvLens) ||
       !r.flag("reads_kv_scales", m.readsKvScales) ||

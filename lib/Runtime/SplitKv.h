@@ -28,6 +28,16 @@ namespace attnc::rt {
 /// The most splits the runtime chooses (a caller may ask for more).
 inline constexpr int64_t kMaxAutoSplits = 128;
 
+/// The slots the split count plans with: `slots` resident-block slots of
+/// `sms` multiprocessors, at most `blocksPerSm` a multiprocessor when that is
+/// positive (the manifest's split_blocks_per_sm: the blocks that keep a
+/// multiprocessor's loads in flight; more only add splits).
+inline int64_t splitSlots(int64_t slots, int64_t sms, int64_t blocksPerSm) {
+  if (blocksPerSm <= 0 || sms <= 0)
+    return slots;
+  return std::min(slots, sms * blocksPerSm);
+}
+
 /// Splits for `blocks` thread blocks of `keyTiles` key tiles each on `slots`
 /// resident-block slots of `sms` multiprocessors (all positive).
 inline int64_t chooseNumSplits(int64_t blocks, int64_t keyTiles, int64_t slots,

@@ -704,7 +704,8 @@ static attnrt_status resolveSplits(attnrt_artifact &artifact,
   int64_t blocks =
       queryTiles(m, a) * (a.num_q_heads / m.gqaPack) * a.batch;
   int64_t keyTiles = (a.seq_k + m.blockK - 1) / m.blockK;
-  splits = rt::chooseNumSplits(blocks, keyTiles, known->slots, known->sms);
+  int64_t slots = rt::splitSlots(known->slots, known->sms, m.splitBlocksPerSm);
+  splits = rt::chooseNumSplits(blocks, keyTiles, slots, known->sms);
   return ATTNRT_OK;
 }
 

@@ -13,6 +13,8 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinTypes.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace attnc;
 using namespace attnc::attn;
@@ -39,6 +41,29 @@ LogicalResult GpuTarget::checkSupport(const KernelProblem &p) const {
              << name << " to be a multiple of 16 up to 256 for target "
              << chip() << ", got " << d;
   return success();
+}
+
+/// Key/value bytes in flight a multiprocessor that keep the H200's memory
+/// busy in decode. Measured (eighth session runs 5-6, CUDA-graph timing,
+/// bench/RESULTS.md): kernels with 64 KiB in flight a block were fastest at
+/// one block a multiprocessor (D = 128 bf16: B=1 Sk=128K 125.5 us on 16
+/// splits, 131.8 on 32; D = 64 on 128-key tiles in three stages: 65.9
+/// against 69.2), the fp8 kernel with 32 KiB at two (76.6 against 94.4 at
+/// one), the paged fp8 kernel with 16 KiB at three (its occupancy: B=64 327
+/// us on 3 splits, 456 unsplit).
+static constexpr int64_t kSplitLoadsInFlight = 64 * 1024;
+
+int64_t GpuTarget::splitBlocksPerSm(const KernelProblem &p,
+                                    attn::GpuKernelAttr config) const {
+  if (!config.getSplitKv())
+    return 0;
+  int64_t elementBytes = p.kvFp8 ? 1 : 2;
+  int64_t perBlock = (config.getStages() - 1) * config.getBlockK() *
+                     (p.headDim + p.valueHeadDim) * elementBytes;
+  if (perBlock <= 0)
+    return 0;
+  return std::clamp<int64_t>(
+      (kSplitLoadsInFlight + perBlock - 1) / perBlock, 1, 64);
 }
 
 LogicalResult GpuTarget::checkConfig(const KernelProblem &p,
@@ -216,10 +241,11 @@ protected:
                      int64_t mTiles, bool qInSmem, int64_t gqaPack = 1,
                      bool splitKv = false, int64_t keyWarps = 1,
                      bool wgmma = false, bool persistent = false,
-                     int64_t exp2Fma = 0, bool tmaLoads = false) const {
+                     int64_t exp2Fma = 0, bool tmaLoads = false,
+                     int64_t stages = 2) const {
     return GpuKernelAttr::get(p.op->getContext(), chip(),
                               16 * mTiles * warps / keyWarps, blockK, warps,
-                              mTiles, /*stages=*/2, qInSmem, gqaPack, splitKv,
+                              mTiles, stages, qInSmem, gqaPack, splitKv,
                               keyWarps, wgmma, persistent, tmaLoads, exp2Fma);
   }
 
@@ -249,12 +275,15 @@ protected:
     // configuration the GPU conformance sweep runs, Sq up to 129).
     return make(p, decodeKeyTile(p), /*warps=*/4, /*mTiles=*/1, false, pack,
                 /*splitKv=*/true, /*keyWarps=*/4, /*wgmma=*/false,
-                /*persistent=*/false, /*exp2Fma=*/0, decodeTmaLoads(p));
+                /*persistent=*/false, /*exp2Fma=*/0, decodeTmaLoads(p),
+                decodeStages(p));
   }
 
   /// The decode kernel's key tile: 16 keys per key warp (64-key tiles,
   /// several blocks a multiprocessor).
   virtual int64_t decodeKeyTile(const KernelProblem &) const { return 64; }
+  /// The decode kernel's ring stages.
+  virtual int64_t decodeStages(const KernelProblem &) const { return 2; }
   /// Whether the decode kernel loads its tiles by TMA (tma_loads).
   virtual bool decodeTmaLoads(const KernelProblem &) const { return false; }
 };
@@ -299,7 +328,24 @@ public:
   int64_t decodeKeyTile(const KernelProblem &p) const override {
     bool pagedCopies = p.pageSize > 0 && !p.kvFp8 && !decodeTmaLoads(p);
     bool pagedFp8Tma = p.pageSize > 0 && p.kvFp8 && decodeTmaLoads(p);
+    if (contiguousD64Tma(p))
+      return 128;
     return p.headDim == 128 && !pagedCopies && !pagedFp8Tma ? 128 : 64;
+  }
+
+  /// D = 64 over contiguous 16-bit keys loaded by TMA: 128-key tiles in
+  /// three stages (64 KiB of loads in flight, like D = 128's two). H200,
+  /// eighth session run 6 (CUDA-graph timing, Hq=32, Hkv=8): B=64 Sk=8K
+  /// 237.4 us against 239.0 on 64-key tiles in two stages; at B=1 with one
+  /// block a multiprocessor (16 splits) Sk=16K 11.2 against the 64-key
+  /// kernel's best 13.6, Sk=128K 65.9 against 69.1. Paged caches at D = 64
+  /// keep 64-key tiles (not measured on 128).
+  bool contiguousD64Tma(const KernelProblem &p) const {
+    return p.headDim == 64 && !p.kvFp8 && p.pageSize == 0 &&
+           decodeTmaLoads(p);
+  }
+  int64_t decodeStages(const KernelProblem &p) const override {
+    return contiguousD64Tma(p) ? 3 : 2;
   }
 
   /// Caches, contiguous or in pages of a multiple of 8 rows, of 16-bit

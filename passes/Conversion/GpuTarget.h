@@ -71,6 +71,14 @@ public:
   /// Dynamic shared memory bytes of the kernel of `p` with `config`.
   virtual int64_t sharedMemoryBytes(const KernelProblem &p,
                                     attn::GpuKernelAttr config) const = 0;
+  /// For a split_kv kernel, the resident blocks a multiprocessor that the
+  /// runtime's split count aims at (manifest key split_blocks_per_sm; 0 for
+  /// other kernels): enough for kSplitLoadsInFlight bytes of key/value
+  /// loads in flight a multiprocessor, (stages - 1) tiles a block. More
+  /// blocks than that add splits (partials, the combine, each block's
+  /// prologue) without more bandwidth.
+  virtual int64_t splitBlocksPerSm(const KernelProblem &p,
+                                   attn::GpuKernelAttr config) const;
   /// Builds `gpu.module @attnc_kernels` with the kernel of the tiled
   /// attention `t` at the end of `module`. The kernel's parameters are
   /// those of KernelAbi.h.

@@ -144,10 +144,11 @@ func.func @decode_gqa4(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x2x?x128xbf16>, %
 
 // -----
 
-// ALiBi slopes differ per head: no packing, still split.
+// ALiBi slopes differ per head: no packing, still split. D = 64 over
+// contiguous keys: 128-key tiles in three stages.
 // CHECK-LABEL: func.func @decode_alibi(
-// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, key_warps = 4, split_kv = true, tma_loads = true>
-// CHECK-SAME: attn.tile_sizes = array<i64: 16, 64>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 128, warps = 4, m_tiles = 1, stages = 3, q_in_smem = false, key_warps = 4, split_kv = true, tma_loads = true>
+// CHECK-SAME: attn.tile_sizes = array<i64: 16, 128>
 func.func @decode_alibi(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>) -> tensor<?x8x?x64xbf16> {
   %o = attn.attention %q, %k, %v mask(#attn.causal) alibi = [0.5, 0.25, 0.125, 0.0625, 0.03125, 0.015625, 0.0078125, 0.00390625] {attn.decode} : tensor<?x8x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x8x?x64xbf16>
   return %o : tensor<?x8x?x64xbf16>
@@ -159,7 +160,7 @@ func.func @decode_alibi(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v
 // query tiles of 16;
 // above 64 rows (here 9 x 8), the prefill kernel.
 // CHECK-LABEL: func.func @decode_static(
-// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, gqa_pack = 8, key_warps = 4, split_kv = true, tma_loads = true>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 128, warps = 4, m_tiles = 1, stages = 3, q_in_smem = false, gqa_pack = 8, key_warps = 4, split_kv = true, tma_loads = true>
 // CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 192, block_k = 128, warps = 12, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
 func.func @decode_static(%q: tensor<1x16x4x64xbf16>, %k: tensor<1x2x100x64xbf16>, %q9: tensor<1x16x9x64xbf16>) -> (tensor<1x16x4x64xbf16>, tensor<1x16x9x64xbf16>) {
   %o = attn.attention %q, %k, %k {attn.decode} : tensor<1x16x4x64xbf16>, tensor<1x2x100x64xbf16>, tensor<1x2x100x64xbf16> -> tensor<1x16x4x64xbf16>

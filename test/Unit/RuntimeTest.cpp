@@ -373,6 +373,24 @@ TEST(KernelManifestTest, ReadsPersistentOptionally) {
             "manifest key 'persistent': expected 0 or 1, got 'yes'");
 }
 
+TEST(KernelManifestTest, ReadsSplitBlocksPerSmOptionally) {
+  // Absent (artifacts older than the key): 0, the occupancy's blocks.
+  Artifact a = kernelArtifact();
+  KernelManifest m;
+  std::string error;
+  ASSERT_TRUE(parseKernelManifest(a, m, error)) << error;
+  EXPECT_EQ(m.splitBlocksPerSm, 0);
+  a.set("split_blocks_per_sm", "2");
+  ASSERT_TRUE(parseKernelManifest(a, m, error)) << error;
+  EXPECT_EQ(m.splitBlocksPerSm, 2);
+  a.set("split_blocks_per_sm", "65");
+  EXPECT_EQ(manifestError(a), "manifest key 'split_blocks_per_sm': expected "
+                              "an integer in [0, 64], got 65");
+  a.set("split_blocks_per_sm", "two");
+  EXPECT_EQ(manifestError(a), "manifest key 'split_blocks_per_sm': expected "
+                              "an integer, got 'two'");
+}
+
 TEST(KernelManifestTest, RejectsBadValues) {
   auto with = [](const char *key, const char *value) {
     Artifact a = kernelArtifact();

@@ -17,6 +17,7 @@
 
 using attnc::rt::chooseNumSplits;
 using attnc::rt::kMaxAutoSplits;
+using attnc::rt::splitSlots;
 
 namespace {
 /// The fraction of the last wave's slots that work: waves / ceil(waves).
@@ -74,4 +75,16 @@ TEST(SplitKvTest, DecodeShapes) {
   EXPECT_EQ(chooseNumSplits(512, 128, 660, 132), 1);
   // Fewer than three a multiprocessor: split.
   EXPECT_GT(chooseNumSplits(300, 128, 660, 132), 1);
+}
+
+TEST(SplitKvTest, SlotsCappedByTheKernelsBlocksPerSm) {
+  // 2 blocks resident a multiprocessor on 132: 264 slots; a kernel that
+  // keeps its multiprocessor's loads in flight with one block plans with
+  // 132, so B = 1 with 8 KV heads takes 16 splits instead of 32.
+  EXPECT_EQ(splitSlots(264, 132, 1), 132);
+  EXPECT_EQ(splitSlots(264, 132, 2), 264);
+  EXPECT_EQ(splitSlots(264, 132, 4), 264); // never above the occupancy
+  EXPECT_EQ(splitSlots(264, 132, 0), 264); // no hint (older artifacts)
+  EXPECT_EQ(chooseNumSplits(8, 1024, splitSlots(264, 132, 1), 132), 16);
+  EXPECT_EQ(chooseNumSplits(8, 1024, splitSlots(264, 132, 2), 132), 32);
 }

@@ -76,6 +76,10 @@ struct KernelManifest {
   /// range may be split over thread blocks (a combine kernel merges them).
   int64_t gqaPack = 1;
   bool splitKv = false;
+  /// split_kv: the resident blocks a multiprocessor the runtime's split
+  /// count aims at (manifest key `split_blocks_per_sm`; 0, or absent in
+  /// older artifacts: as many as the occupancy allows).
+  int64_t splitBlocksPerSm = 0;
   /// The kernel reads Q, K and V tiles by TMA: the runtime builds the
   /// tensor maps of KernelAbi.h (q_map, k_map, v_map) for each launch.
   bool tensorMaps = false;
