@@ -46,6 +46,16 @@ struct Launch {
     strides[2] = 128;
     strides[3] = 1;
   }
+  /// K and V as 50 pages [50, 16, Hkv, D]: strides {page, head, row}.
+  void pages() {
+    m.pageSize = 16;
+    a.num_pages = 50;
+    for (int64_t *st : {a.k_strides, a.v_strides}) {
+      st[0] = 16 * 2 * 128;
+      st[1] = 128;
+      st[2] = 2 * 128;
+    }
+  }
   std::vector<TensorMapShape> shapes() {
     std::vector<TensorMapShape> out;
     EXPECT_EQ(rt::tensorMapShapes(m, a, out), ATTNRT_OK) << attnrt_last_error();
@@ -85,13 +95,7 @@ TEST(TensorMapsTest, ContiguousBf16) {
 TEST(TensorMapsTest, PagedCache) {
   // Pages [num_pages = 50, 16, Hkv, D]: strides {page, head, row}.
   Launch l;
-  l.m.pageSize = 16;
-  l.a.num_pages = 50;
-  for (int64_t *st : {l.a.k_strides, l.a.v_strides}) {
-    st[0] = 16 * 2 * 128;
-    st[1] = 128;
-    st[2] = 2 * 128;
-  }
+  l.pages();
   std::vector<TensorMapShape> s = l.shapes();
   ASSERT_EQ(s.size(), 3u);
   // A box is a page: {D, page_size, Hkv, num_pages}, 16 rows.
@@ -120,13 +124,7 @@ TEST(TensorMapsTest, PagedFp8Cache) {
   Launch l;
   l.m.readsKvScales = true;
   l.m.blockK = 64;
-  l.m.pageSize = 16;
-  l.a.num_pages = 50;
-  for (int64_t *st : {l.a.k_strides, l.a.v_strides}) {
-    st[0] = 16 * 2 * 128;
-    st[1] = 128;
-    st[2] = 2 * 128;
-  }
+  l.pages();
   std::vector<TensorMapShape> s = l.shapes();
   ASSERT_EQ(s.size(), 3u);
   expectShape(s[1], attnc::abi::KMap, 0, {128, 16, 2, 50},
