@@ -1559,8 +1559,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       }
       Value row = arith::DivUIOp::create(b, chunk, idx(perRow));
       Value col = arith::RemUIOp::create(b, chunk, idx(perRow));
-      Value from = a.add(src, a.add(arith::MulIOp::create(b, row, idx(width)),
-                                    arith::MulIOp::create(b, col, idx(16))));
+      Value from;
       if (swizzledSrc) {
         Value c8 = arith::RemUIOp::create(b, col, idx(8));
         Value box = arith::DivUIOp::create(b, col, idx(8));
@@ -1571,6 +1570,9 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
             a.add(arith::MulIOp::create(b, box, idx(swizzled.keyBoxBytes)),
                   a.add(arith::MulIOp::create(b, row, idx(kSwizzleRowBytes)),
                         arith::MulIOp::create(b, chunk, idx(16)))));
+      } else {
+        from = a.add(src, a.add(arith::MulIOp::create(b, row, idx(width)),
+                                arith::MulIOp::create(b, col, idx(16))));
       }
       Value words = LLVM::LoadOp::create(b, v4, mmaE->smemAt(from),
                                          /*align=*/16);

@@ -48,8 +48,8 @@ PaddedSmemLayout PaddedSmemLayout::get(int64_t headDim, int64_t valueHeadDim,
     l.mergeAccOffset = 0;
     l.mergeMOffset = w * config.getBlockQ() * valueHeadDim * 4;
     l.mergeLOffset = l.mergeMOffset + w * config.getBlockQ() * 4;
-    l.bytes =
-        std::max(l.bytes, l.mergeLOffset + w * config.getBlockQ() * 4 * 4);
+    l.mergeEnd = l.mergeLOffset + w * config.getBlockQ() * 4 * 4;
+    l.bytes = std::max(l.bytes, l.mergeEnd);
   }
   return l;
 }

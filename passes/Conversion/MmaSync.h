@@ -46,6 +46,8 @@ struct PaddedSmemLayout {
   /// [key_warps, block_q, Dv], row maxima [key_warps, block_q] and each
   /// lane's partial row sums [key_warps, block_q, 4].
   int64_t mergeAccOffset = 0, mergeMOffset = 0, mergeLOffset = 0;
+  /// The end of the merge buffers (0 with one key warp).
+  int64_t mergeEnd = 0;
   /// An fp8 cache (kvFp8): the K/V tile of 16-bit elements is one buffer
   /// at byte 0 (stageBytes long), and the fp8 codes stream into `stages`
   /// staging stages of fp8StageBytes (K rows of fp8KPitch bytes, then V

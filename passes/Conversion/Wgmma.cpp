@@ -35,18 +35,19 @@ SwizzledSmemLayout SwizzledSmemLayout::get(int64_t headDim,
     // tma_loads (the mma.sync kernel): Q in registers, one full barrier a
     // stage, after the key warps' merge buffers (PaddedSmemLayout), which
     // overwrite the stages after the key loop.
-    int64_t w = config.getKeyWarps(), bq = config.getBlockQ();
-    int64_t merge = w > 1 ? w * bq * (valueHeadDim + 1 + 4) * 4 : 0;
+    PaddedSmemLayout padded =
+        PaddedSmemLayout::get(headDim, valueHeadDim, config, false);
     int64_t end = l.qOffset;
     if (kvFp8) {
       auto codeBoxes = [](int64_t width) { return (width + 127) / 128; };
-      int64_t vTile = config.getBlockK() * (valueHeadDim + 8) * 2;
+      // The padded 16-bit V tile the codes are converted into.
+      int64_t vTile = config.getBlockK() * padded.vPitch * 2;
       l.fp8Offset = (vTile + 1023) / 1024 * 1024;
       l.vOffset = codeBoxes(headDim) * l.keyBoxBytes;
       l.stageBytes = l.vOffset + codeBoxes(valueHeadDim) * l.keyBoxBytes;
       end = l.fp8Offset + config.getStages() * l.stageBytes;
     }
-    l.barrierOffset = (std::max(end, merge) + 7) / 8 * 8;
+    l.barrierOffset = (std::max(end, padded.mergeEnd) + 7) / 8 * 8;
     l.bytes = l.barrierOffset + 8 * config.getStages();
     return l;
   }
