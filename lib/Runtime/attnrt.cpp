@@ -958,9 +958,7 @@ extern "C" attnrt_status attnrt_launch(attnrt_artifact *artifact,
   // A plan: a block per item, and a combine block per item when the plan
   // may have split an item.
   int64_t combineBlocks = a.plan ? (a.plan_partials > 0 ? a.plan_items : 0)
-                          : splits > 1 ? (a.batch * a.num_q_heads * a.seq_q +
-                                          abi::kCombineRowsPerBlock - 1) /
-                                             abi::kCombineRowsPerBlock
+                          : splits > 1 ? a.batch * a.num_q_heads * a.seq_q
                                        : 0;
   int64_t gridX = a.plan ? a.plan_items : queryTiles(m, a) * splits;
   unsigned gridY =

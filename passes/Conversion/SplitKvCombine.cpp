@@ -5,7 +5,10 @@
 // merges them: M = max_i l_i, w_i = exp(l_i - M), O = sum_i w_i o_i / sum_i
 // w_i, LSE = M + log(sum_i w_i). A split with no key has l_i = -inf and
 // weight 0; a row no split saw (every l_i = -inf) gets O = 0, LSE = -inf.
-// With a work list (plan) it merges the items that the plan split.
+// Without a work list a block merges one row: its threads share the splits
+// and the columns (4 columns a thread), so that every split's loads are in
+// flight together, and add their sums in shared memory. With a work list
+// (plan) it merges the items that the plan split, a warp a row.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,12 +31,14 @@
 using namespace mlir;
 using namespace attnc;
 
+/// The combine kernel's shared sums (5 floats a thread).
+static constexpr llvm::StringLiteral kCombineSums = "attnc_combine_sums";
+
 void attnc::buildSplitKvCombine(ImplicitLocOpBuilder &b, gpu::GPUFuncOp func,
                                 const KernelProblem &p, int64_t blockQ,
                                 int64_t pack, bool writesLse) {
   IndexArith a{b};
   Type i64 = b.getI64Type(), f32 = b.getF32Type();
-  Type ptr = LLVM::LLVMPointerType::get(b.getContext());
   auto arg = [&](unsigned i) { return func.getArgument(i); };
   auto indexOf = [&](Value x) {
     return arith::IndexCastOp::create(b, b.getIndexType(), x).getResult();
@@ -44,7 +49,7 @@ void attnc::buildSplitKvCombine(ImplicitLocOpBuilder &b, gpu::GPUFuncOp func,
   };
   auto at = [&](Value base, Value index, Type elt) {
     return LLVM::GEPOp::create(
-               b, ptr, elt, base,
+               b, base.getType(), elt, base,
                ValueRange{arith::IndexCastOp::create(b, i64, index)})
         .getResult();
   };
@@ -58,20 +63,11 @@ void attnc::buildSplitKvCombine(ImplicitLocOpBuilder &b, gpu::GPUFuncOp func,
   Value scratch = arg(abi::Scratch);
   Value negInf = f32c(-INFINITY);
 
-  // Merges `splits` partial rows into O[batch, head, position, :] and LSE
-  // row `lseRow`: partial s has its LSE at scratch[lseAt(s)] and its
-  // outputs at scratch[outAt(s) + column].
-  auto mergeRow = [&](Value splits, function_ref<Value(Value)> lseAt,
-                      function_ref<Value(Value)> outAt, Value batch, Value head,
-                      Value position, Value lseRow) {
-    auto partialLse = [&](Value s) {
-      return LLVM::LoadOp::create(b, f32, at(scratch, lseAt(s), f32), 4)
-          .getResult();
-    };
+  // The largest of `splits` partial LSEs (lseAt(s)), by one warp: its lanes
+  // read 32 splits at a time, then a butterfly; 0 when every split is empty
+  // (the weights are then exp(-inf) = 0, never NaN). Also whether all are.
+  auto largestLse = [&](Value splits, function_ref<Value(Value)> lseAt) {
     Value last = a.sub(splits, idx(1));
-    // Pass 1: the largest partial LSE, the lanes reading 32 splits at a
-    // time, then a butterfly over the warp (0 when every split is empty,
-    // so that the weights below are exp(-inf) = 0 and never NaN).
     auto maxLoop =
         scf::ForOp::create(b, idx(0), splits, idx(32), ValueRange{negInf});
     {
@@ -80,7 +76,10 @@ void attnc::buildSplitKvCombine(ImplicitLocOpBuilder &b, gpu::GPUFuncOp func,
       Value s = a.add(maxLoop.getInductionVar(), lane);
       Value l = arith::SelectOp::create(
           b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, s, splits),
-          partialLse(a.min(s, last)), negInf);
+          LLVM::LoadOp::create(b, f32, at(scratch, lseAt(a.min(s, last)), f32),
+                               4)
+              .getResult(),
+          negInf);
       scf::YieldOp::create(b, ValueRange{arith::MaximumFOp::create(
                                   b, maxLoop.getRegionIterArgs()[0], l)});
     }
@@ -93,7 +92,22 @@ void attnc::buildSplitKvCombine(ImplicitLocOpBuilder &b, gpu::GPUFuncOp func,
     }
     Value allEmpty =
         arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, m, negInf);
-    Value mRef = arith::SelectOp::create(b, allEmpty, f32c(0.0), m);
+    return arith::SelectOp::create(b, allEmpty, f32c(0.0), m).getResult();
+  };
+
+  // Merges `splits` partial rows into O[batch, head, position, :] and LSE
+  // row `lseRow`: partial s has its LSE at scratch[lseAt(s)] and its
+  // outputs at scratch[outAt(s) + column].
+  auto mergeRow = [&](Value splits, function_ref<Value(Value)> lseAt,
+                      function_ref<Value(Value)> outAt, Value batch, Value head,
+                      Value position, Value lseRow) {
+    auto partialLse = [&](Value s) {
+      return LLVM::LoadOp::create(b, f32, at(scratch, lseAt(s), f32), 4)
+          .getResult();
+    };
+    Value last = a.sub(splits, idx(1));
+    // Pass 1: the largest partial LSE.
+    Value mRef = largestLse(splits, lseAt);
 
     // Pass 2: the weighted sum of the partial outputs, kMergeUnroll splits
     // an iteration so that their loads are in flight together (every lane
@@ -191,6 +205,126 @@ void attnc::buildSplitKvCombine(ImplicitLocOpBuilder &b, gpu::GPUFuncOp func,
     }
   };
 
+  // Merges `splits` partial rows into O[batch, head, position, :] and LSE
+  // row `lseRow` with the whole block (uniform: every thread calls it).
+  // Thread t takes columns 4 (t mod G) .. + 3 (G = Dv / 4 groups) of the
+  // splits t / G, t / G + S, ... (S = threads / G); each adds its weights
+  // and weighted columns, then the first G threads add the S sums from
+  // shared memory (`sums`, 5 floats a thread) and store the row.
+  const int64_t threads = 32 * abi::kCombineRowsPerBlock;
+  const int64_t groups = dv / 4, splitGroups = threads / groups;
+  auto mergeRowByBlock = [&](Value splits, function_ref<Value(Value)> lseAt,
+                             function_ref<Value(Value)> outAt, Value batch,
+                             Value head, Value position, Value lseRow,
+                             Value sums) {
+    Value mRef = largestLse(splits, lseAt);
+    Value last = a.sub(splits, idx(1));
+    Value group = arith::RemUIOp::create(b, tid, idx(groups));
+    Value firstSplit = arith::DivUIOp::create(b, tid, idx(groups));
+    Value column0 = arith::MulIOp::create(b, group, idx(4));
+    // kMergeUnroll of a thread's splits an iteration: their loads are in
+    // flight together. Threads past splitGroups * groups start past the
+    // last split and add nothing.
+    constexpr int64_t kMergeUnroll = 8;
+    SmallVector<Value> inits(5, f32c(0.0));
+    auto sumLoop = scf::ForOp::create(b, firstSplit, splits,
+                                      idx(kMergeUnroll * splitGroups), inits);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(sumLoop.getBody());
+      SmallVector<Value> acc(sumLoop.getRegionIterArgs());
+      SmallVector<Value> weights;
+      SmallVector<SmallVector<Value>> values;
+      for (int64_t u = 0; u < kMergeUnroll; ++u) {
+        Value s = a.add(sumLoop.getInductionVar(), idx(u * splitGroups));
+        Value inside =
+            arith::CmpIOp::create(b, arith::CmpIPredicate::ult, s, splits);
+        s = a.min(s, last);
+        Value l =
+            LLVM::LoadOp::create(b, f32, at(scratch, lseAt(s), f32), 4);
+        Value w = math::Exp2Op::create(
+            b, arith::MulFOp::create(b, arith::SubFOp::create(b, l, mRef),
+                                     f32c(M_LOG2E)));
+        weights.push_back(arith::SelectOp::create(b, inside, w, f32c(0.0)));
+        Value rowBase = a.add(outAt(s), column0);
+        values.emplace_back();
+        for (int64_t k = 0; k < 4; ++k)
+          values.back().push_back(LLVM::LoadOp::create(
+              b, f32, at(scratch, a.add(rowBase, idx(k)), f32), 4));
+      }
+      for (int64_t u = 0; u < kMergeUnroll; ++u) {
+        acc[0] = arith::AddFOp::create(b, acc[0], weights[u]);
+        for (int64_t k = 0; k < 4; ++k)
+          acc[1 + k] = arith::AddFOp::create(
+              b, acc[1 + k],
+              arith::MulFOp::create(b, weights[u], values[u][k]));
+      }
+      scf::YieldOp::create(b, acc);
+    }
+    // Every thread's sums to shared memory, then the first `groups`
+    // threads add those of their column group.
+    for (int64_t k = 0; k < 5; ++k)
+      LLVM::StoreOp::create(
+          b, sumLoop.getResult(k),
+          at(sums, a.add(arith::MulIOp::create(b, tid, idx(5)), idx(k)), f32),
+          4);
+    gpu::BarrierOp::create(b);
+    auto ifStores = scf::IfOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, tid,
+                                 idx(groups)),
+        /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifStores.getThenRegion().front());
+    SmallVector<Value> total(5, f32c(0.0));
+    for (int64_t g = 0; g < splitGroups; ++g)
+      for (int64_t k = 0; k < 5; ++k)
+        total[k] = arith::AddFOp::create(
+            b, total[k],
+            LLVM::LoadOp::create(
+                b, f32,
+                at(sums,
+                   a.add(arith::MulIOp::create(
+                             b, a.add(tid, idx(g * groups)), idx(5)),
+                         idx(k)),
+                   f32),
+                4));
+    Value noWeight = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ,
+                                           total[0], f32c(0.0));
+    Value inv = arith::SelectOp::create(
+        b, noWeight, f32c(0.0), arith::DivFOp::create(b, f32c(1.0), total[0]));
+    Value oRow = a.add(
+        arith::MulIOp::create(b, batch, indexOf(arg(abi::OStrideB))),
+        a.add(arith::MulIOp::create(b, head, indexOf(arg(abi::OStrideH))),
+              arith::MulIOp::create(b, position, indexOf(arg(abi::OStrideS)))));
+    MmaSyncEmitter emitter(b, p.elementType, Value());
+    for (int64_t h = 0; h < 2; ++h) {
+      Value pair = emitter.packPair(
+          arith::MulFOp::create(b, total[1 + 2 * h], inv),
+          arith::MulFOp::create(b, total[2 + 2 * h], inv));
+      LLVM::StoreOp::create(
+          b, pair,
+          at(arg(abi::O), a.add(oRow, a.add(column0, idx(2 * h))),
+             b.getI16Type()),
+          4);
+    }
+    if (writesLse) {
+      auto ifFirst = scf::IfOp::create(
+          b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, idx(0)),
+          /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&ifFirst.getThenRegion().front());
+      Value lse = arith::AddFOp::create(
+          b, mRef,
+          arith::MulFOp::create(
+              b,
+              math::Log2Op::create(
+                  b, arith::SelectOp::create(b, noWeight, f32c(1.0), total[0])),
+              f32c(M_LN2)));
+      lse = arith::SelectOp::create(b, noWeight, negInf, lse);
+      LLVM::StoreOp::create(b, lse, at(arg(abi::Lse), lseRow, f32), 4);
+    }
+  };
+
   Value plan = arg(abi::Plan);
   auto ifPlan = scf::IfOp::create(b, hasWorkList(b, plan),
                                   /*withElseRegion=*/true);
@@ -249,12 +383,19 @@ void attnc::buildSplitKvCombine(ImplicitLocOpBuilder &b, gpu::GPUFuncOp func,
               position));
   }
 
-  // Without: one warp per output row, partials [num_splits, B, Hq, Sq].
+  // Without: one block per output row, partials [num_splits, B, Hq, Sq].
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(func);
+    LLVM::GlobalOp::create(b, LLVM::LLVMArrayType::get(f32, threads * 5),
+                           /*isConstant=*/false, LLVM::Linkage::Internal,
+                           kCombineSums, Attribute(), /*alignment=*/16,
+                           /*addrSpace=*/3);
+  }
   b.setInsertionPointToStart(&ifPlan.getElseRegion().front());
-  Value row = a.add(
-      arith::MulIOp::create(b, gpu::BlockIdOp::create(b, gpu::Dimension::x),
-                            idx(abi::kCombineRowsPerBlock)),
-      warp);
+  Value sums = LLVM::AddressOfOp::create(
+      b, LLVM::LLVMPointerType::get(b.getContext(), 3), kCombineSums);
+  Value row = gpu::BlockIdOp::create(b, gpu::Dimension::x);
   Value numSplits = indexOf(arg(abi::NumSplits));
   Value rows = arith::MulIOp::create(
       b, arith::MulIOp::create(b, indexOf(arg(abi::Batch)), idx(heads)), seqQ);
@@ -269,7 +410,7 @@ void attnc::buildSplitKvCombine(ImplicitLocOpBuilder &b, gpu::GPUFuncOp func,
   Value batch = arith::DivUIOp::create(b, bh, idx(heads));
   Value lseBase = arith::MulIOp::create(
       b, arith::MulIOp::create(b, numSplits, rows), idx(dv));
-  mergeRow(
+  mergeRowByBlock(
       numSplits,
       [&](Value s) {
         return a.add(lseBase, a.add(arith::MulIOp::create(b, s, rows), row));
@@ -279,7 +420,7 @@ void attnc::buildSplitKvCombine(ImplicitLocOpBuilder &b, gpu::GPUFuncOp func,
                    b, a.add(arith::MulIOp::create(b, s, rows), row), idx(dv))
             .getResult();
       },
-      batch, head, position, row);
+      batch, head, position, row, sums);
   b.setInsertionPointAfter(ifPlan);
   gpu::ReturnOp::create(b);
 }

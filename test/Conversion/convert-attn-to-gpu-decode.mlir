@@ -46,9 +46,14 @@
 // CHECK: arith.select %[[PLANNED]]
 // CHECK: llvm.getelementptr %[[SCRATCH]]
 // The combine: with a plan, block i merges item i's splits over the tile's
-// 16 rows (4 warps in turn); without, a warp per output row. The largest
-// LSE is read 32 splits at a time and reduced over the warp; the weighted
-// sum takes 8 splits an iteration.
+// 16 rows (4 warps in turn, a warp a row); without, a block per output row.
+// The largest LSE is read 32 splits at a time and reduced over the warp.
+// A warp's weighted sum takes 8 splits an iteration; a block's threads take
+// 4 columns each (32 column groups at Dv = 128) of every 4th split (thread
+// t starts at split t / 32), 8 of them an iteration (step 32), put their 5
+// sums (weight, 4 columns) in shared memory, and after a barrier the first
+// 32 threads add the 4 split groups' sums and store.
+// CHECK: llvm.mlir.global internal @attnc_combine_sums() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<640 x f32>
 // CHECK: gpu.func @attnc_combine(
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
 // CHECK: scf.if %{{.*}} {
@@ -59,10 +64,18 @@
 // CHECK: scf.for %{{.*}} step %c8
 // CHECK-COUNT-8: math.exp2
 // CHECK: } else {
+// CHECK: %[[SUMS:.*]] = llvm.mlir.addressof @attnc_combine_sums : !llvm.ptr<3>
+// CHECK: %[[ROW:.*]] = gpu.block_id  x
+// CHECK: arith.cmpi ult, %[[ROW]],
 // CHECK: scf.for %{{.*}} step %c32
 // CHECK: gpu.shuffle  xor
-// CHECK: scf.for %{{.*}} step %c8
-// CHECK: math.exp2
+// CHECK: %[[FIRST:.*]] = arith.divui %thread_id_x, %c32{{(_[0-9]+)?}} : index
+// CHECK: scf.for %{{.*}} = %[[FIRST]] to %{{.*}} step %c32{{(_[0-9]+)?}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32)
+// CHECK-COUNT-8: math.exp2
+// CHECK-COUNT-5: llvm.store %{{.*}} : f32, !llvm.ptr<3>
+// CHECK-NEXT: gpu.barrier
+// CHECK: arith.cmpi ult, %thread_id_x, %c32{{(_[0-9]+)?}} : index
+// CHECK-COUNT-20: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
 // REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16 decode kernel on a TMA ring (one mbarrier a stage)), block_q = 16, block_k = 128, 4 warps x 1 m-tiles; {{.*}}; the 4 query heads of a KV head share each tile's rows (gqa_pack), so K and V are read once per group; 4 warps share the rows and each takes 32 of the 128 keys of a tile (key_warps), merged in shared memory; key range split over thread blocks at run time (split_kv), partial results merged by the combine kernel
 func.func @decode(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x2x?x128xbf16>, %v: tensor<?x2x?x128xbf16>) -> tensor<?x8x?x128xbf16> {
   %o = attn.attention %q, %k, %v mask(#attn.causal) {attn.decode} : tensor<?x8x?x128xbf16>, tensor<?x2x?x128xbf16>, tensor<?x2x?x128xbf16> -> tensor<?x8x?x128xbf16>

@@ -18,7 +18,7 @@ namespace attnc::abi {
 
 /// Bumped whenever a parameter is added, removed, reordered or changes kind;
 /// the runtime refuses artifacts of another version.
-inline constexpr int kVersion = 7;
+inline constexpr int kVersion = 8;
 
 /// How a parameter travels to the kernel.
 enum class ParamKind {
@@ -187,12 +187,12 @@ inline constexpr const char *kGrid =
 inline constexpr const char *kPersistentGrid =
     "min(ceil(seq_q/block_q)*num_q_heads*batch,resident_blocks),1,1";
 
-/// The combine kernel of a split_kv artifact (same parameters): one warp per
-/// output row, kCombineRowsPerBlock rows per block of 32 *
-/// kCombineRowsPerBlock threads, grid ceil(batch * num_q_heads * seq_q /
-/// kCombineRowsPerBlock). With a work list (`plan`): plan_items blocks of
-/// each kernel, one per work item (blocks past the plan's items do
-/// nothing).
+/// The combine kernel of a split_kv artifact (same parameters): blocks of
+/// 32 * kCombineRowsPerBlock threads, one block per output row, grid
+/// batch * num_q_heads * seq_q (since version 8). With a work list
+/// (`plan`): plan_items blocks of each kernel, one per work item (blocks
+/// past the plan's items do nothing), a warp per row of the item's tile,
+/// kCombineRowsPerBlock rows at a time.
 inline constexpr const char *kCombineKernel = "attnc_combine";
 inline constexpr int kCombineRowsPerBlock = 4;
 
