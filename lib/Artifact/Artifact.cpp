@@ -555,6 +555,7 @@ bool attnc::parseKernelManifest(const Artifact &artifact,
       !r.integer("gqa_pack", m.gqaPack, 1, 16) ||
       !r.flag("split_kv", m.splitKv) ||
       !r.optionalInteger("split_blocks_per_sm", m.splitBlocksPerSm, 0, 64) ||
+      !r.optionalFlag("combine_waits", m.combineWaits) ||
       !r.flag("tensor_maps", m.tensorMaps) ||
       !r.optionalFlag("persistent", m.persistent) ||
       !r.flag("reads_kv_lens", m.readsKvLens) ||

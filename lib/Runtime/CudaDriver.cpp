@@ -86,6 +86,7 @@ struct LoadedDriver {
             false);
     resolve(d.cuFuncSetAttribute, "cuFuncSetAttribute", nullptr, true);
     resolve(d.cuLaunchKernel, "cuLaunchKernel", nullptr, true);
+    resolve(d.cuLaunchKernelEx, "cuLaunchKernelEx", nullptr, false);
     resolve(d.cuMemAlloc, "cuMemAlloc_v2", nullptr, true);
     resolve(d.cuMemFree, "cuMemFree_v2", nullptr, true);
     resolve(d.cuMemcpyHtoD, "cuMemcpyHtoD_v2", nullptr, true);

@@ -1036,11 +1036,29 @@ extern "C" attnrt_status attnrt_launch(attnrt_artifact *artifact,
     return fail(ATTNRT_ERROR_CUDA, "launching kernel '" + m.kernel + "': " +
                                        d->describe("cuLaunchKernel", r));
   if (combineBlocks > 0) {
-    // The combine kernel, stream-ordered after the splits.
-    r = d->cuLaunchKernel(kernels.combine,
-                          static_cast<unsigned>(combineBlocks), 1, 1,
-                          32 * abi::kCombineRowsPerBlock, 1, 1, 0,
-                          static_cast<CUstream>(stream), params, nullptr);
+    // The combine kernel, stream-ordered after the splits: with
+    // programmatic stream serialization when it waits for them itself
+    // (combine_waits), so that its launch overlaps their last blocks.
+    const unsigned threads = 32 * abi::kCombineRowsPerBlock;
+    if (m.combineWaits && d->cuLaunchKernelEx) {
+      cuda::CUlaunchAttribute overlap{};
+      overlap.id = cuda::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+      overlap.value.programmaticStreamSerializationAllowed = 1;
+      cuda::CUlaunchConfig config{};
+      config.gridDimX = static_cast<unsigned>(combineBlocks);
+      config.gridDimY = config.gridDimZ = 1;
+      config.blockDimX = threads;
+      config.blockDimY = config.blockDimZ = 1;
+      config.hStream = static_cast<CUstream>(stream);
+      config.attrs = &overlap;
+      config.numAttrs = 1;
+      r = d->cuLaunchKernelEx(&config, kernels.combine, params, nullptr);
+    } else {
+      r = d->cuLaunchKernel(kernels.combine,
+                            static_cast<unsigned>(combineBlocks), 1, 1,
+                            threads, 1, 1, 0, static_cast<CUstream>(stream),
+                            params, nullptr);
+    }
     if (r != CUDA_SUCCESS)
       return fail(ATTNRT_ERROR_CUDA,
                   std::string("launching kernel '") + abi::kCombineKernel +

@@ -2286,7 +2286,8 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
 }
 
 FailureOr<gpu::GPUModuleOp>
-attnc::buildFlashKernel(ModuleOp module, const TiledAttention &t) {
+attnc::buildFlashKernel(ModuleOp module, const TiledAttention &t,
+                        bool gridDependencies) {
   MLIRContext *ctx = module.getContext();
   Operation *op = t.queryTiles;
   GpuKernelAttr config = t.config;
@@ -2340,6 +2341,11 @@ attnc::buildFlashKernel(ModuleOp module, const TiledAttention &t) {
                                        KernelProblem::of(t.step), config))
                 .blocksPerMultiprocessor));
   b.setInsertionPointToStart(&func.getBody().front());
+  // The combine kernel may be scheduled once every block of this one has
+  // started (it waits for this grid's completion and memory before it reads
+  // the partials): its launch overlaps this kernel's last blocks.
+  if (config.getSplitKv() && gridDependencies)
+    NVVM::GriddepcontrolOp::create(b, NVVM::GridDepActionKind::launch_dependents);
   if (failed(KernelBuilder(b, t, func).build()))
     return failure();
   if (config.getSplitKv()) {
@@ -2351,6 +2357,10 @@ attnc::buildFlashKernel(ModuleOp module, const TiledAttention &t) {
     combine.setKnownBlockSizeAttr(
         b.getDenseI32ArrayAttr({32 * abi::kCombineRowsPerBlock, 1, 1}));
     b.setInsertionPointToStart(&combine.getBody().front());
+    // Launched with programmatic stream serialization, the combine may start
+    // before the split kernel ends: wait for its grid and its writes.
+    if (gridDependencies)
+      NVVM::GriddepcontrolOp::create(b, NVVM::GridDepActionKind::wait);
     buildSplitKvCombine(b, combine, KernelProblem::of(t.step),
                         config.getBlockQ(), config.getGqaPack(),
                         static_cast<bool>(TileFinalizeOp(t.finalize).getLse()));

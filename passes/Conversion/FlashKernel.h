@@ -55,9 +55,13 @@ std::string flashKernelTileStrategy(const TiledAttention &t);
 /// attention `t` with its configuration (block_q = 16 * m_tiles * warps) at
 /// the end of `module` (which gets
 /// gpu.container_module): the query tiles become the grid and the key-tile
-/// loops the kernel's key loop. The caller checks support.
+/// loops the kernel's key loop. The caller checks support. With
+/// `gridDependencies` (sm_90 and later) a split_kv kernel starts with
+/// griddepcontrol.launch_dependents and its combine kernel with
+/// griddepcontrol.wait.
 mlir::FailureOr<mlir::gpu::GPUModuleOp>
-buildFlashKernel(mlir::ModuleOp module, const TiledAttention &t);
+buildFlashKernel(mlir::ModuleOp module, const TiledAttention &t,
+                 bool gridDependencies);
 
 /// Builds the body of the split-KV combine kernel (KernelAbi.h
 /// kCombineKernel; `func` takes the ABI table's parameters) of an attention

@@ -226,7 +226,7 @@ public:
 
   FailureOr<gpu::GPUModuleOp>
   buildKernel(ModuleOp module, const TiledAttention &t) const override {
-    return buildFlashKernel(module, t);
+    return buildFlashKernel(module, t, controlsGridDependencies());
   }
 
   std::string tileStrategy(const TiledAttention &t) const override {
@@ -298,6 +298,7 @@ public:
   StringRef chip() const override { return "sm_90a"; }
   int64_t maxSharedMemoryBytes() const override { return 227 * 1024; }
   bool convertsFp8() const override { return true; }
+  bool controlsGridDependencies() const override { return true; }
   StringRef kernelFamily(GpuKernelAttr config) const override {
     if (config.getWgmma())
       return Sm80Target::kernelFamily(config);

@@ -51,6 +51,12 @@ public:
   /// Whether the chip converts float8 e4m3 pairs in one instruction
   /// (cvt.rn.f16x2.e4m3x2, sm_89 and later): what an fp8 cache needs.
   virtual bool convertsFp8() const { return false; }
+  /// Whether the chip has griddepcontrol (sm_90 and later): a split_kv
+  /// kernel then lets its combine kernel launch while it runs
+  /// (launch_dependents), and the combine waits for it (wait), so that the
+  /// runtime may launch the combine with programmatic stream serialization
+  /// (manifest key combine_waits).
+  virtual bool controlsGridDependencies() const { return false; }
   /// The kind of kernel `config` builds on this target, for remarks.
   virtual llvm::StringRef kernelFamily(attn::GpuKernelAttr config) const = 0;
 

@@ -13,6 +13,9 @@
 // CHECK-SAME: %[[NSPLITS:[a-z0-9_]+]]: i64, %[[SCRATCH:[a-z0-9_]+]]: !llvm.ptr,
 // CHECK-SAME: %[[PLAN:[a-z0-9_]+]]: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr)
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
+// On sm_90a the split kernel first lets its combine kernel launch
+// (griddepcontrol), which waits for it before it reads the partials.
+// CHECK-NEXT: nvvm.griddepcontrol launch_dependents
 // CHECK: %[[BX:.*]] = gpu.block_id x
 // CHECK: %[[KVH:.*]] = gpu.block_id y
 // CHECK: %[[BATCH:.*]] = gpu.block_id z
@@ -56,6 +59,7 @@
 // CHECK: llvm.mlir.global internal @attnc_combine_sums() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<640 x f32>
 // CHECK: gpu.func @attnc_combine(
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
+// CHECK-NEXT: nvvm.griddepcontrol wait
 // CHECK: scf.if %{{.*}} {
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c16 step %c4 {
 // CHECK: scf.for %{{.*}} step %c32
@@ -84,10 +88,10 @@ func.func @decode(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x2x?x128xbf16>, %v: te
 
 // -----
 
-// Without attn.decode: no split, no combine kernel.
+// Without attn.decode: no split, no combine kernel, no griddepcontrol.
 // CHECK-LABEL: gpu.module @attnc_kernels
 // CHECK: gpu.func @attnc_attention(
-// CHECK-NOT: attnc_combine
+// CHECK-NOT: {{attnc_combine|griddepcontrol}}
 // CHECK: {{// [-]+$}}
 // REMARK: remark: convert-attn-to-gpu: sm_90a kernel {{.*}} block_q = 128
 // REMARK-NOT: split_kv

@@ -391,6 +391,22 @@ TEST(KernelManifestTest, ReadsSplitBlocksPerSmOptionally) {
                               "an integer, got 'two'");
 }
 
+TEST(KernelManifestTest, ReadsCombineWaitsOptionally) {
+  // Absent (artifacts older than the key): the combine does not wait, and
+  // the runtime launches it after the split kernel in stream order.
+  Artifact a = kernelArtifact();
+  KernelManifest m;
+  std::string error;
+  ASSERT_TRUE(parseKernelManifest(a, m, error)) << error;
+  EXPECT_FALSE(m.combineWaits);
+  a.set("combine_waits", "1");
+  ASSERT_TRUE(parseKernelManifest(a, m, error)) << error;
+  EXPECT_TRUE(m.combineWaits);
+  a.set("combine_waits", "2");
+  EXPECT_EQ(manifestError(a),
+            "manifest key 'combine_waits': expected 0 or 1, got '2'");
+}
+
 TEST(KernelManifestTest, RejectsBadValues) {
   auto with = [](const char *key, const char *value) {
     Artifact a = kernelArtifact();

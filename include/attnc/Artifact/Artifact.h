@@ -80,6 +80,10 @@ struct KernelManifest {
   /// count aims at (manifest key `split_blocks_per_sm`; 0, or absent in
   /// older artifacts: as many as the occupancy allows).
   int64_t splitBlocksPerSm = 0;
+  /// split_kv: the combine kernel starts with griddepcontrol.wait, so the
+  /// runtime may launch it with programmatic stream serialization (manifest
+  /// key `combine_waits`; absent in older artifacts: false).
+  bool combineWaits = false;
   /// The kernel reads Q, K and V tiles by TMA: the runtime builds the
   /// tensor maps of KernelAbi.h (q_map, k_map, v_map) for each launch.
   bool tensorMaps = false;

@@ -39,6 +39,31 @@ constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
 constexpr unsigned CU_EVENT_DEFAULT = 0;
+constexpr int CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6;
+
+/// cuda.h's CUlaunchAttribute: an id, padding to 8 bytes, a 64-byte value
+/// (here only programmaticStreamSerializationAllowed, its first int).
+struct CUlaunchAttribute {
+  int id;
+  char pad[4];
+  union {
+    char bytes[64];
+    unsigned programmaticStreamSerializationAllowed;
+  } value;
+};
+
+/// cuda.h's CUlaunchConfig, for cuLaunchKernelEx.
+struct CUlaunchConfig {
+  unsigned gridDimX, gridDimY, gridDimZ;
+  unsigned blockDimX, blockDimY, blockDimZ;
+  unsigned sharedMemBytes;
+  CUstream hStream;
+  CUlaunchAttribute *attrs;
+  unsigned numAttrs;
+};
+static_assert(sizeof(CUlaunchAttribute) == 72 && sizeof(CUlaunchConfig) == 56,
+              "cuda.h's launch structures on a 64-bit host "
+              "(test/Unit/CudaDriverLayoutTest.cpp compares with cuda.h)");
 
 /// The driver entry points, resolved from libcuda. Those marked optional may
 /// be null (older drivers); every other one is non-null.
@@ -70,6 +95,9 @@ struct Driver {
                                   const char *name);
   CUresult (*cuModuleUnload)(CUmodule module);
   CUresult (*cuFuncSetAttribute)(CUfunction function, int attribute, int value);
+  CUresult (*cuLaunchKernelEx)(const CUlaunchConfig *config, CUfunction f,
+                               void **kernelParams,
+                               void **extra); // optional (CUDA 12)
   CUresult (*cuLaunchKernel)(CUfunction f, unsigned gridX, unsigned gridY,
                              unsigned gridZ, unsigned blockX, unsigned blockY,
                              unsigned blockZ, unsigned sharedMemBytes,
