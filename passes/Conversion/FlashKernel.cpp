@@ -92,9 +92,12 @@ namespace {
 /// rows g and g + 8 of each of its warp's 16-row m-tiles.
 class KernelBuilder {
 public:
+  /// With `gridDependencies` a split_kv kernel lets its combine kernel be
+  /// scheduled once each block has left its key loop.
   KernelBuilder(ImplicitLocOpBuilder &b, const TiledAttention &t,
-                gpu::GPUFuncOp func)
-      : b(b), a{b}, tiled(t), step(t.step), config(t.config), func(func) {}
+                gpu::GPUFuncOp func, bool gridDependencies)
+      : b(b), a{b}, tiled(t), step(t.step), config(t.config), func(func),
+        gridDependencies(gridDependencies) {}
 
   LogicalResult build();
 
@@ -165,6 +168,7 @@ private:
   TileStepOp step;
   GpuKernelAttr config;
   gpu::GPUFuncOp func;
+  bool gridDependencies;
 
   KernelProblem problem;
   Type i16, i32, i64, f32, eltType;
@@ -691,6 +695,66 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       }
     }
   }
+
+  // fp8 keys in registers under bf16 queries: Q K^T is an f16 MMA as P V
+  // is (a key code's conversion is then one instruction, not four). Each
+  // query row times 2^e, e chosen so that the row's largest |q| lands in
+  // [2^14, 2^15), is exact in f16 (bf16's 8-bit significand fits in f16's
+  // 11) except for its values 2^28 times smaller than that largest (f16
+  // subnormals, rounded: an error far below the bf16 rounding of the row's
+  // large values); the row's scores are multiplied by 2^-e after the MMA
+  // (qUnscale, one a slot). Inf and NaN stay so.
+  const bool f16Scores = kInRegisters && eltType.isBF16();
+  SmallVector<Value> qUnscale;
+  if (f16Scores) {
+    auto pow2 = [&](Value exponent) {
+      return arith::BitcastOp::create(
+          b, f32,
+          arith::ShLIOp::create(b, arith::AddIOp::create(b, exponent, i32c(127)),
+                                i32c(23)));
+    };
+    for (int64_t sl = 0; sl < slots; ++sl) {
+      // Row sl's registers: words h and h + 2 of each k-step's fragment of
+      // m-tile sl / 2 (h = sl mod 2); the quad's four lanes hold the row.
+      const int64_t m = sl / 2, h = sl % 2;
+      Value widest = i32c(0);
+      for (auto &frag : qFrag[m])
+        for (Value word : {frag[h], frag[h + 2]}) {
+          Value bits = arith::AndIOp::create(b, word, i32c(0x7fff7fff));
+          widest = arith::MaxUIOp::create(
+              b, widest,
+              arith::MaxUIOp::create(
+                  b, arith::AndIOp::create(b, bits, i32c(0xffff)),
+                  arith::ShRUIOp::create(b, bits, i32c(16))));
+        }
+      for (int32_t offset : {1, 2})
+        widest = arith::MaxUIOp::create(
+            b, widest,
+            gpu::ShuffleOp::create(b, widest, offset, 32,
+                                   gpu::ShuffleMode::XOR)
+                .getShuffleResult());
+      // e = 14 - (E - 127) for the bf16 exponent field E, at most 126 (so
+      // that 2^-e is a normal f32); E = 255 (Inf, NaN) gives -114.
+      Value e = arith::MinSIOp::create(
+          b,
+          arith::SubIOp::create(b, i32c(141),
+                                arith::ShRUIOp::create(b, widest, i32c(7))),
+          i32c(126));
+      qUnscale.push_back(pow2(arith::SubIOp::create(b, i32c(0), e)));
+      Value up = pow2(e);
+      for (auto &frag : qFrag[m])
+        for (int64_t w : {h, h + 2})
+          frag[w] = inlinePtx(b, i32, ValueRange{frag[w], up},
+                              "{\n.reg .b32 l, h;\n.reg .f32 x, y;\n"
+                              "shl.b32 l, $1, 16;\n"
+                              "and.b32 h, $1, 0xffff0000;\n"
+                              "mov.b32 x, l;\nmov.b32 y, h;\n"
+                              "mul.f32 x, x, $2;\nmul.f32 y, y, $2;\n"
+                              "cvt.rn.f16x2.f32 $0, y, x;\n}",
+                              "=r,r,f", /*sideEffects=*/false);
+    }
+  }
+  MmaSyncEmitter &mmaK = f16Scores ? *mmaV : *mmaE;
 
   // The mask and score context, reading operands through the pointers.
   MaskScoreContext c = makeTileStepScores(step);
@@ -1698,16 +1762,21 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
         SmallVector<Value, 4> frag = mmaE->ldmatrix(codesAt(ks), false);
         SmallVector<std::pair<Value, Value>> bFrag;
         for (Value word : frag)
-          bFrag.push_back(mmaE->convertFp8x4(word));
+          bFrag.push_back(mmaK.convertFp8x4(word));
         for (int64_t m = 0; m < mt; ++m)
           for (int64_t step = 0; step < 2; ++step) {
             auto [lo0, hi0] = bFrag[step];
             auto [lo1, hi1] = bFrag[2 + step];
-            c0[m] = mmaE->mma(qFrag[m][ks + step], {lo0, hi0}, c0[m]);
-            c1[m] = mmaE->mma(qFrag[m][ks + step], {lo1, hi1}, c1[m]);
+            c0[m] = mmaK.mma(qFrag[m][ks + step], {lo0, hi0}, c0[m]);
+            c1[m] = mmaK.mma(qFrag[m][ks + step], {lo1, hi1}, c1[m]);
           }
       }
       for (int64_t m = 0; m < mt; ++m) {
+        // f16 scores: C registers j of a fragment hold row slot 2 m + j / 2.
+        for (int64_t j = 0; j < 4 && f16Scores; ++j) {
+          c0[m][j] = arith::MulFOp::create(b, c0[m][j], qUnscale[2 * m + j / 2]);
+          c1[m][j] = arith::MulFOp::create(b, c1[m][j], qUnscale[2 * m + j / 2]);
+        }
         std::copy(c0[m].begin(), c0[m].end(), s.begin() + m * sPerTile + 4 * n);
         std::copy(c1[m].begin(), c1[m].end(),
                   s.begin() + m * sPerTile + 4 * (n + 1));
@@ -2083,6 +2152,14 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
 
   // The epilogue: O = acc / l (0 for a row with no key) and the LSE, to O
   // or (num_splits > 1) to this split's partial rows in the scratch.
+  // Split KV on sm_90: the combine kernel's blocks may be scheduled once
+  // every block of this one has left its key loop (they wait in
+  // griddepcontrol.wait for this grid's completion and writes), so its
+  // launch overlaps the epilogues. Triggered at the kernel's start instead,
+  // the combine took 1-2 us longer at B=1 on the H200 (bench/RESULTS.md,
+  // ninth session run 1).
+  if (config.getSplitKv() && gridDependencies)
+    NVVM::GriddepcontrolOp::create(b, NVVM::GridDepActionKind::launch_dependents);
   MmaAccumulatorLayout accOut{mt, vTiles};
   SmallVector<Value> mFinal(res.take_front(slots)),
       lFinal(res.slice(slots, slots)), accFinal(res.drop_front(2 * slots));
@@ -2341,12 +2418,7 @@ attnc::buildFlashKernel(ModuleOp module, const TiledAttention &t,
                                        KernelProblem::of(t.step), config))
                 .blocksPerMultiprocessor));
   b.setInsertionPointToStart(&func.getBody().front());
-  // The combine kernel may be scheduled once every block of this one has
-  // started (it waits for this grid's completion and memory before it reads
-  // the partials): its launch overlaps this kernel's last blocks.
-  if (config.getSplitKv() && gridDependencies)
-    NVVM::GriddepcontrolOp::create(b, NVVM::GridDepActionKind::launch_dependents);
-  if (failed(KernelBuilder(b, t, func).build()))
+  if (failed(KernelBuilder(b, t, func, gridDependencies).build()))
     return failure();
   if (config.getSplitKv()) {
     b.setInsertionPointAfter(func);

@@ -155,10 +155,11 @@ func.func @paged_tma(%q: tensor<?x8x1x128xbf16>, %k: tensor<?x16x2x128xbf16>, %l
 // Hkv]); the codes stream into staging stages, and each tile's values are
 // converted (16 codes a thread: a 16-byte shared load, e4m3 pairs straight
 // to f16, two 16-byte stores) into the 16-bit tile the MMAs read. With bf16
-// queries O += P V is then an f16 MMA (P rounded to f16), while the keys,
-// converted in registers, go through f32 to bf16 for the bf16 Q K^T. The key
-// scale multiplies the score scale, the value scale the accumulators after
-// the key loop.
+// queries O += P V is then an f16 MMA (P rounded to f16), and so is Q K^T:
+// each query row is scaled by a power of two 2^e into f16 and its scores by
+// 2^-e after the MMA, and the keys are converted in registers, e4m3 pairs
+// straight to f16. The key scale multiplies the score scale, the value
+// scale the accumulators after the key loop.
 // CHECK-LABEL: func.func @fp8(
 // CHECK: gpu.func @attnc_attention(
 // CHECK-SAME: %{{[a-z0-9_]+}}: i64, %[[SCALES:[a-z0-9_]+]]: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr)
@@ -172,6 +173,24 @@ func.func @paged_tma(%q: tensor<?x8x1x128xbf16>, %k: tensor<?x16x2x128xbf16>, %l
 // CHECK-NEXT: %[[VH64:.*]] = arith.index_cast %[[VH]] : index to i64
 // CHECK-NEXT: %[[VSAT:.*]] = llvm.getelementptr %[[SCALES]][%[[VH64]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // CHECK-NEXT: %[[VS:.*]] = llvm.load %[[VSAT]] {alignment = 4 : i64} : !llvm.ptr -> f32
+// A query row's largest |q| (sign bits cleared, the larger bf16 of each
+// pair, then over the quad of lanes that holds the row) gives its exponent
+// field E: e = min(141 - E, 126), so that the largest lands in [2^14, 2^15).
+// CHECK: arith.andi %{{.*}}, %c2147450879_i32{{(_[0-9]+)?}} : i32
+// CHECK: arith.maxui
+// CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32
+// CHECK: %[[FIELD:.*]] = arith.shrui %{{.*}}, %c7_i32 : i32
+// CHECK: %[[E0:.*]] = arith.subi %c141_i32, %[[FIELD]] : i32
+// CHECK-NEXT: %[[E:.*]] = arith.minsi %[[E0]], %c126_i32 : i32
+// CHECK: %[[NEGE:.*]] = arith.subi %c0_i32{{(_[0-9]+)?}}, %[[E]] : i32
+// CHECK: %[[DOWNF:.*]] = arith.addi %[[NEGE]], %c127_i32{{(_[0-9]+)?}} : i32
+// CHECK-NEXT: %[[DOWNB:.*]] = arith.shli %[[DOWNF]], %c23_i32{{(_[0-9]+)?}} : i32
+// CHECK-NEXT: %[[DOWN:.*]] = arith.bitcast %[[DOWNB]] : i32 to f32
+// CHECK: %[[UPF:.*]] = arith.addi %[[E]], %c127_i32{{(_[0-9]+)?}} : i32
+// CHECK-NEXT: %[[UPB:.*]] = arith.shli %[[UPF]], %c23_i32{{(_[0-9]+)?}} : i32
+// CHECK-NEXT: %[[UP:.*]] = arith.bitcast %[[UPB]] : i32 to f32
+// CHECK-NEXT: %[[Q0:.*]] = llvm.inline_asm {{.*}}mul.f32 x, x, $2;{{.*}}cvt.rn.f16x2.f32 $0, y, x;{{.*}}"=r,r,f" %{{.*}}, %[[UP]] : (i32, f32) -> i32
 // The codes are copied as bytes.
 // CHECK: llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr, i32) -> !llvm.ptr, i8
 // CHECK: nvvm.cp.async.shared.global
@@ -189,10 +208,15 @@ func.func @paged_tma(%q: tensor<?x8x1x128xbf16>, %k: tensor<?x16x2x128xbf16>, %l
 // CHECK-NEXT: llvm.extractvalue %[[CODES]][1]
 // CHECK-NEXT: llvm.extractvalue %[[CODES]][2]
 // CHECK-NEXT: llvm.extractvalue %[[CODES]][3]
-// CHECK-NEXT: %[[B0:.*]] = llvm.inline_asm {{.*}}cvt.rn.f16x2.e4m3x2 x, l;{{.*}}cvt.rn.bf16x2.f32 $0, a1, a0;{{.*}} %[[C0]] : (i32) -> !llvm.struct<(i32, i32)>
+// CHECK-NEXT: %[[B0:.*]] = llvm.inline_asm asm_dialect = att "{\0A.reg .b16 l, h;\0Amov.b32 {l, h}, $2;\0Acvt.rn.f16x2.e4m3x2 $0, l;\0Acvt.rn.f16x2.e4m3x2 $1, h;\0A}", "=r,=r,r" %[[C0]] : (i32) -> !llvm.struct<(i32, i32)>
 // CHECK: %[[LO:.*]] = llvm.extractvalue %[[B0]][0]
 // CHECK-NEXT: %[[HI:.*]] = llvm.extractvalue %[[B0]][1]
-// CHECK: nvvm.mma.sync A[{{.*}}] B[%[[LO]], %[[HI]]] {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>
+// CHECK: %[[LOH:.*]] = llvm.bitcast %[[LO]] : i32 to vector<2xf16>
+// CHECK-NEXT: %[[HIH:.*]] = llvm.bitcast %[[HI]] : i32 to vector<2xf16>
+// CHECK-NEXT: %[[Q0H:.*]] = llvm.bitcast %[[Q0]] : i32 to vector<2xf16>
+// CHECK: nvvm.mma.sync A[%[[Q0H]], {{.*}}] B[%[[LOH]], %[[HIH]]] {{.*}} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// After the last k-step, the scores of the row times 2^-e.
+// CHECK: arith.mulf %{{.*}}, %[[DOWN]] : f32
 // CHECK: arith.mulf %{{.*}}, %[[KS]] : f32
 // P V: P packed as f16 pairs, an f16 MMA.
 // CHECK: llvm.fptrunc %{{.*}} : vector<2xf32> to vector<2xf16>
