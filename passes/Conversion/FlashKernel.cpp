@@ -2364,7 +2364,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
 
 FailureOr<gpu::GPUModuleOp>
 attnc::buildFlashKernel(ModuleOp module, const TiledAttention &t,
-                        bool gridDependencies) {
+                        bool gridDependencies, int64_t minBlocks) {
   MLIRContext *ctx = module.getContext();
   Operation *op = t.queryTiles;
   GpuKernelAttr config = t.config;
@@ -2417,6 +2417,8 @@ attnc::buildFlashKernel(ModuleOp module, const TiledAttention &t,
             wgmmaRegisters(config, flashKernelSharedMemoryBytes(
                                        KernelProblem::of(t.step), config))
                 .blocksPerMultiprocessor));
+  else if (minBlocks > 0)
+    func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(minBlocks));
   b.setInsertionPointToStart(&func.getBody().front());
   if (failed(KernelBuilder(b, t, func, gridDependencies).build()))
     return failure();

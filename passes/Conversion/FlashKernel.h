@@ -58,10 +58,11 @@ std::string flashKernelTileStrategy(const TiledAttention &t);
 /// loops the kernel's key loop. The caller checks support. With
 /// `gridDependencies` (sm_90 and later) a split_kv kernel starts with
 /// griddepcontrol.launch_dependents and its combine kernel with
-/// griddepcontrol.wait.
+/// griddepcontrol.wait. A `minBlocks` above 0 (not with wgmma) becomes the
+/// kernel's nvvm.minctasm.
 mlir::FailureOr<mlir::gpu::GPUModuleOp>
 buildFlashKernel(mlir::ModuleOp module, const TiledAttention &t,
-                 bool gridDependencies);
+                 bool gridDependencies, int64_t minBlocks = 0);
 
 /// Builds the body of the split-KV combine kernel (KernelAbi.h
 /// kCombineKernel; `func` takes the ABI table's parameters) of an attention

@@ -66,6 +66,26 @@ int64_t GpuTarget::splitBlocksPerSm(const KernelProblem &p,
       (kSplitLoadsInFlight + perBlock - 1) / perBlock, 1, 64);
 }
 
+// Without launch bounds ptxas picked 168 registers for the paged fp8
+// decode kernel on 128-key tiles and spilled 8 bytes, though its 100 KB of
+// shared memory leave room for two blocks a multiprocessor (256 registers a
+// thread): with nvvm.minctasm 2 it takes 225, no spills. Only that kernel
+// gets launch bounds: the other decode kernels with room for at most two
+// blocks (16-bit D = 128 and D = 64, contiguous fp8) change code with them
+// (150-227 registers) and have not been timed that way; kernels with room
+// for three blocks or more keep ptxas's choice in any case (their
+// registers may be what limits the resident blocks).
+int64_t GpuTarget::decodeMinBlocks(const KernelProblem &p,
+                                   attn::GpuKernelAttr config) const {
+  if (!config.getSplitKv() || config.getWgmma() || !p.kvFp8 || !p.pageSize)
+    return 0;
+  int64_t threads = config.getThreads();
+  int64_t blocks = std::min(sharedMemoryPerMultiprocessor() /
+                                (sharedMemoryBytes(p, config) + 1024),
+                            2048 / threads);
+  return blocks >= 1 && blocks <= 2 ? blocks : 0;
+}
+
 LogicalResult GpuTarget::checkConfig(const KernelProblem &p,
                                      GpuKernelAttr config) const {
   if (config.getChip() != chip())
@@ -85,6 +105,7 @@ class Sm80Target : public GpuTarget {
 public:
   StringRef chip() const override { return "sm_80"; }
   int64_t maxSharedMemoryBytes() const override { return 163 * 1024; }
+  int64_t sharedMemoryPerMultiprocessor() const override { return 164 * 1024; }
   StringRef kernelFamily(GpuKernelAttr config) const override {
     if (config.getWgmma())
       return "wgmma m64nNk16 from swizzled shared memory, a TMA producer "
@@ -226,7 +247,9 @@ public:
 
   FailureOr<gpu::GPUModuleOp>
   buildKernel(ModuleOp module, const TiledAttention &t) const override {
-    return buildFlashKernel(module, t, controlsGridDependencies());
+    return buildFlashKernel(
+        module, t, controlsGridDependencies(),
+        decodeMinBlocks(KernelProblem::of(t.step), t.config));
   }
 
   std::string tileStrategy(const TiledAttention &t) const override {
@@ -297,6 +320,7 @@ class Sm90aTarget : public Sm80Target {
 public:
   StringRef chip() const override { return "sm_90a"; }
   int64_t maxSharedMemoryBytes() const override { return 227 * 1024; }
+  int64_t sharedMemoryPerMultiprocessor() const override { return 228 * 1024; }
   bool convertsFp8() const override { return true; }
   bool controlsGridDependencies() const override { return true; }
   StringRef kernelFamily(GpuKernelAttr config) const override {
@@ -321,17 +345,16 @@ public:
   /// cache keeps 64-key tiles: on 128-key tiles it took 716 against 554.5
   /// us at B=64 (not profiled; each row's copy waits for its page-table
   /// load, which three blocks a multiprocessor may hide better than one).
-  /// With TMA loads a paged fp8 cache takes 64-key tiles: on 128-key tiles
-  /// with two stages ptxas spilled 4 bytes (8-byte stack frame at 168
-  /// registers, whatever -maxrregcount); 64-key tiles use 163 registers
-  /// (H200, eighth session run 1: B=64 327.4 us against 354.3 with the row
-  /// copies; 128-key tiles with three stages took 471.9).
+  /// With TMA loads a paged fp8 cache takes 128-key tiles too, with launch
+  /// bounds of two blocks a multiprocessor (decodeMinBlocks): without them
+  /// ptxas spilled 8 bytes at 168 registers. (H200, eighth session run 1:
+  /// 64-key tiles B=64 327.4 us against 354.3 with the row copies; 128-key
+  /// tiles with three stages took 471.9.)
   int64_t decodeKeyTile(const KernelProblem &p) const override {
     bool pagedCopies = p.pageSize > 0 && !p.kvFp8 && !decodeTmaLoads(p);
-    bool pagedFp8Tma = p.pageSize > 0 && p.kvFp8 && decodeTmaLoads(p);
     if (contiguousD64Tma(p))
       return 128;
-    return p.headDim == 128 && !pagedCopies && !pagedFp8Tma ? 128 : 64;
+    return p.headDim == 128 && !pagedCopies ? 128 : 64;
   }
 
   /// D = 64 over contiguous 16-bit keys loaded by TMA: 128-key tiles in
@@ -355,7 +378,7 @@ public:
   /// boxes; the cp.async copies spent the warps' issue slots). H200,
   /// 2026-12-01 seventh session (bench/RESULTS.md): B=64 Sk=8K 490.6 us
   /// against 525.9, paged16 508 against 578-583, fp8 281 against 358.
-  /// A paged fp8 cache takes 64-key tiles with them (decodeKeyTile).
+  /// A paged fp8 cache takes 128-key tiles with them too (decodeKeyTile).
   bool decodeTmaLoads(const KernelProblem &p) const override {
     bool fp8Rows = p.headDim % 128 == 0 && p.valueHeadDim % 128 == 0;
     return (!p.kvFp8 || fp8Rows) && !p.raggedKeys && p.pageSize % 8 == 0;

@@ -48,6 +48,9 @@ public:
   virtual llvm::StringRef ptxFeatures() const { return "+ptx80"; }
   /// Largest dynamic shared memory of one block, in bytes.
   virtual int64_t maxSharedMemoryBytes() const = 0;
+  /// Shared memory of one multiprocessor, in bytes (1 KiB of it reserved
+  /// a resident block).
+  virtual int64_t sharedMemoryPerMultiprocessor() const = 0;
   /// Whether the chip converts float8 e4m3 pairs in one instruction
   /// (cvt.rn.f16x2.e4m3x2, sm_89 and later): what an fp8 cache needs.
   virtual bool convertsFp8() const { return false; }
@@ -85,6 +88,12 @@ public:
   /// prologue) without more bandwidth.
   virtual int64_t splitBlocksPerSm(const KernelProblem &p,
                                    attn::GpuKernelAttr config) const;
+  /// For a split_kv kernel over a paged fp8 cache whose shared memory
+  /// leaves room for at most two blocks a multiprocessor, that count (the
+  /// kernel's nvvm.minctasm, so that ptxas may use the registers those
+  /// blocks leave, up to 255); otherwise 0 (ptxas picks the registers).
+  int64_t decodeMinBlocks(const KernelProblem &p,
+                          attn::GpuKernelAttr config) const;
   /// Builds `gpu.module @attnc_kernels` with the kernel of the tiled
   /// attention `t` at the end of `module`. The kernel's parameters are
   /// those of KernelAbi.h.

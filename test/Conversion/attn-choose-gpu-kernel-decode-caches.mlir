@@ -2,15 +2,15 @@
 
 // Decode over KV caches at D = 128 on sm_90a: 128-key tiles. 16-bit and fp8
 // caches, contiguous or in pages of a multiple of 8 rows, load by TMA
-// (tma_loads); fp8 pages on 64-key tiles (on 128-key tiles that kernel
-// spilled); a paged 16-bit cache of smaller pages keeps the row copies on
+// (tma_loads), fp8 pages too (with launch bounds: convert-attn-to-gpu's
+// test); a paged 16-bit cache of smaller pages keeps the row copies on
 // 64-key tiles (three blocks a multiprocessor: on 128-key tiles they were
 // 1.3x slower on the H200, bench/RESULTS.md).
 // CHECK-LABEL: func.func @decode_caches_d128(
 // CHECK: kv_lens{{.*}}#attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 128, {{.*}}split_kv = true, tma_loads = true>
 // CHECK: page_table{{.*}}#attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 128, {{.*}}split_kv = true, tma_loads = true>
 // CHECK: kv_scales{{.*}}#attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 128, {{.*}}split_kv = true, tma_loads = true>
-// CHECK: page_table{{.*}}kv_scales{{.*}}#attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 64, {{.*}}split_kv = true, tma_loads = true>
+// CHECK: page_table{{.*}}kv_scales{{.*}}#attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 128, {{.*}}split_kv = true, tma_loads = true>
 // CHECK: page_table{{.*}}#attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 64, {{.*}}split_kv = true>
 func.func @decode_caches_d128(%q: tensor<?x8x1x128xbf16>, %k: tensor<?x2x?x128xbf16>, %kp: tensor<?x16x2x128xbf16>, %k8: tensor<?x2x?x128xf8E4M3FN>, %k8p: tensor<?x16x2x128xf8E4M3FN>, %l: tensor<?xi32>, %t: tensor<?x?xi32>, %s: tensor<2x2xf32>, %kp4: tensor<?x4x2x128xbf16>) -> (tensor<?x8x1x128xbf16>, tensor<?x8x1x128xbf16>, tensor<?x8x1x128xbf16>, tensor<?x8x1x128xbf16>, tensor<?x8x1x128xbf16>) {
   %a = attn.attention %q, %k, %k kv_lens(%l : tensor<?xi32>) {attn.decode} : tensor<?x8x1x128xbf16>, tensor<?x2x?x128xbf16>, tensor<?x2x?x128xbf16> -> tensor<?x8x1x128xbf16>

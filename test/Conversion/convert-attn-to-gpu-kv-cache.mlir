@@ -163,6 +163,9 @@ func.func @paged_tma(%q: tensor<?x8x1x128xbf16>, %k: tensor<?x16x2x128xbf16>, %l
 // CHECK-LABEL: func.func @fp8(
 // CHECK: gpu.func @attnc_attention(
 // CHECK-SAME: %{{[a-z0-9_]+}}: i64, %[[SCALES:[a-z0-9_]+]]: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr)
+// No launch bounds (ptxas picks the registers; only a paged fp8 cache's
+// kernel gets them, below).
+// CHECK-SAME: kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
 // CHECK: %[[HEAD:.*]] = gpu.block_id y
 // CHECK: %[[KVH:.*]] = arith.divui %[[HEAD]], %{{.*}} : index
 // CHECK-NEXT: %[[KVH64:.*]] = arith.index_cast %[[KVH]] : index to i64
@@ -298,11 +301,12 @@ func.func @fp8_tma(%q: tensor<?x8x1x128xbf16>, %k8: tensor<?x2x?x128xf8E4M3FN>, 
 
 // -----
 
-// A paged fp8 cache on sm_90a: 64-key tiles (on 128-key tiles with two
-// stages the kernel spilled), one TMA box a page of 16 rows of 128 codes.
-// Lane j < 4 of warp 0 loads page j of a tile, its K codes at 2048 j in the
-// stage (stages of 16 KiB after the 16-bit V tile of 64 padded rows, 17408
-// bytes) and its V codes 8 KiB further; lane 0 expects the tile's 16 KiB.
+// A paged fp8 cache on sm_90a: 128-key tiles, one TMA box a page of 16 rows
+// of 128 codes, and launch bounds of two blocks a multiprocessor (its 100 KB
+// of shared memory leave room for two; without them ptxas spilled). Lane
+// j < 8 of warp 0 loads page j of a tile, its K codes at 2048 j in the stage
+// (stages of 32 KiB after the f16 V tile of 128 padded rows, 34816 bytes)
+// and its V codes 16 KiB further; lane 0 expects the tile's 32 KiB.
 // No cp.async copy anywhere in the kernel:
 // NOCP-LABEL: func.func @paged_fp8_tma(
 // NOCP: gpu.func @attnc_attention(
@@ -310,15 +314,16 @@ func.func @fp8_tma(%q: tensor<?x8x1x128xbf16>, %k8: tensor<?x2x?x128xf8E4M3FN>, 
 // NOCP: gpu.func @attnc_combine(
 // CHECK-LABEL: func.func @paged_fp8_tma(
 // CHECK: gpu.func @attnc_attention(
-// CHECK: nvvm.mbarrier.arrive.expect_tx %[[BAR:.*]], %c16384_i32
-// CHECK: %[[MINE:.*]] = arith.cmpi ult, %[[LANE:[0-9]+]], %c4{{(_[0-9]+)?}} : index
+// CHECK-SAME: kernel attributes {known_block_size = array<i32: 128, 1, 1>, nvvm.minctasm = 2 : i32}
+// CHECK: nvvm.mbarrier.arrive.expect_tx %[[BAR:.*]], %c32768_i32
+// CHECK: %[[MINE:.*]] = arith.cmpi ult, %[[LANE:[0-9]+]], %c8{{(_[0-9]+)?}} : index
 // CHECK: scf.if %[[MINE]] {
 // CHECK: %[[PAGEOFF:.*]] = arith.muli %[[LANE]], %c2048 : index
-// CHECK: %[[STAGE:.*]] = arith.muli %{{.*}}, %c16384 : index
-// CHECK: %[[KCODES:.*]] = arith.addi %c17408, %[[STAGE]] : index
+// CHECK: %[[STAGE:.*]] = arith.muli %{{.*}}, %c32768{{(_[0-9]+)?}} : index
+// CHECK: %[[KCODES:.*]] = arith.addi %c34816, %[[STAGE]] : index
 // CHECK: arith.addi %[[KCODES]], %[[PAGEOFF]] : index
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %[[BAR]], box[%c0_i32
-// CHECK: %[[VCODES:.*]] = arith.addi %c25600, %{{.*}} : index
+// CHECK: %[[VCODES:.*]] = arith.addi %c51200, %{{.*}} : index
 // CHECK: arith.addi %[[VCODES]], %[[PAGEOFF]] : index
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %[[BAR]], box[%c0_i32
 // CHECK: scf.for
