@@ -1054,10 +1054,9 @@ extern "C" attnrt_status attnrt_launch(attnrt_artifact *artifact,
       config.numAttrs = 1;
       r = d->cuLaunchKernelEx(&config, kernels.combine, params, nullptr);
     } else {
-      r = d->cuLaunchKernel(kernels.combine,
-                            static_cast<unsigned>(combineBlocks), 1, 1,
-                            threads, 1, 1, 0, static_cast<CUstream>(stream),
-                            params, nullptr);
+      r = d->cuLaunchKernel(
+          kernels.combine, static_cast<unsigned>(combineBlocks), 1, 1, threads,
+          1, 1, 0, static_cast<CUstream>(stream), params, nullptr);
     }
     if (r != CUDA_SUCCESS)
       return fail(ATTNRT_ERROR_CUDA,

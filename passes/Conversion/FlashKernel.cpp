@@ -710,8 +710,8 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     auto pow2 = [&](Value exponent) {
       return arith::BitcastOp::create(
           b, f32,
-          arith::ShLIOp::create(b, arith::AddIOp::create(b, exponent, i32c(127)),
-                                i32c(23)));
+          arith::ShLIOp::create(
+              b, arith::AddIOp::create(b, exponent, i32c(127)), i32c(23)));
     };
     for (int64_t sl = 0; sl < slots; ++sl) {
       // Row sl's registers: words h and h + 2 of each k-step's fragment of
@@ -730,8 +730,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       for (int32_t offset : {1, 2})
         widest = arith::MaxUIOp::create(
             b, widest,
-            gpu::ShuffleOp::create(b, widest, offset, 32,
-                                   gpu::ShuffleMode::XOR)
+            gpu::ShuffleOp::create(b, widest, offset, 32, gpu::ShuffleMode::XOR)
                 .getShuffleResult());
       // e = 14 - (E - 127) for the bf16 exponent field E, at most 126 (so
       // that 2^-e is a normal f32); E = 255 (Inf, NaN) gives -114.
@@ -1774,8 +1773,10 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       for (int64_t m = 0; m < mt; ++m) {
         // f16 scores: C registers j of a fragment hold row slot 2 m + j / 2.
         for (int64_t j = 0; j < 4 && f16Scores; ++j) {
-          c0[m][j] = arith::MulFOp::create(b, c0[m][j], qUnscale[2 * m + j / 2]);
-          c1[m][j] = arith::MulFOp::create(b, c1[m][j], qUnscale[2 * m + j / 2]);
+          c0[m][j] =
+              arith::MulFOp::create(b, c0[m][j], qUnscale[2 * m + j / 2]);
+          c1[m][j] =
+              arith::MulFOp::create(b, c1[m][j], qUnscale[2 * m + j / 2]);
         }
         std::copy(c0[m].begin(), c0[m].end(), s.begin() + m * sPerTile + 4 * n);
         std::copy(c1[m].begin(), c1[m].end(),
@@ -2159,7 +2160,8 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   // the combine took 1-2 us longer at B=1 on the H200 (bench/RESULTS.md,
   // ninth session run 1).
   if (config.getSplitKv() && gridDependencies)
-    NVVM::GriddepcontrolOp::create(b, NVVM::GridDepActionKind::launch_dependents);
+    NVVM::GriddepcontrolOp::create(b,
+                                   NVVM::GridDepActionKind::launch_dependents);
   MmaAccumulatorLayout accOut{mt, vTiles};
   SmallVector<Value> mFinal(res.take_front(slots)),
       lFinal(res.slice(slots, slots)), accFinal(res.drop_front(2 * slots));
@@ -2362,9 +2364,10 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   return failure(rematFailed);
 }
 
-FailureOr<gpu::GPUModuleOp>
-attnc::buildFlashKernel(ModuleOp module, const TiledAttention &t,
-                        bool gridDependencies, int64_t minBlocks) {
+FailureOr<gpu::GPUModuleOp> attnc::buildFlashKernel(ModuleOp module,
+                                                    const TiledAttention &t,
+                                                    bool gridDependencies,
+                                                    int64_t minBlocks) {
   MLIRContext *ctx = module.getContext();
   Operation *op = t.queryTiles;
   GpuKernelAttr config = t.config;
@@ -2441,4 +2444,3 @@ attnc::buildFlashKernel(ModuleOp module, const TiledAttention &t,
   }
   return gpuModule;
 }
-

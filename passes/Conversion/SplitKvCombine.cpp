@@ -98,6 +98,19 @@ void attnc::buildSplitKvCombine(ImplicitLocOpBuilder &b, gpu::GPUFuncOp func,
   // Merges `splits` partial rows into O[batch, head, position, :] and LSE
   // row `lseRow`: partial s has its LSE at scratch[lseAt(s)] and its
   // outputs at scratch[outAt(s) + column].
+  // The merged row's LSE, mRef + ln(total) (-inf for a row no split saw),
+  // stored at element lseRow of the LSE output.
+  auto storeLse = [&](Value mRef, Value total, Value noWeight, Value lseRow) {
+    Value lse = arith::AddFOp::create(
+        b, mRef,
+        arith::MulFOp::create(
+            b,
+            math::Log2Op::create(
+                b, arith::SelectOp::create(b, noWeight, f32c(1.0), total)),
+            f32c(M_LN2)));
+    lse = arith::SelectOp::create(b, noWeight, negInf, lse);
+    LLVM::StoreOp::create(b, lse, at(arg(abi::Lse), lseRow, f32), 4);
+  };
   auto mergeRow = [&](Value splits, function_ref<Value(Value)> lseAt,
                       function_ref<Value(Value)> outAt, Value batch, Value head,
                       Value position, Value lseRow) {
@@ -193,15 +206,7 @@ void attnc::buildSplitKvCombine(ImplicitLocOpBuilder &b, gpu::GPUFuncOp func,
       auto ifFirst = scf::IfOp::create(b, first, /*withElseRegion=*/false);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(&ifFirst.getThenRegion().front());
-      Value lse = arith::AddFOp::create(
-          b, mRef,
-          arith::MulFOp::create(
-              b,
-              math::Log2Op::create(
-                  b, arith::SelectOp::create(b, noWeight, f32c(1.0), total)),
-              f32c(M_LN2)));
-      lse = arith::SelectOp::create(b, noWeight, negInf, lse);
-      LLVM::StoreOp::create(b, lse, at(arg(abi::Lse), lseRow, f32), 4);
+      storeLse(mRef, total, noWeight, lseRow);
     }
   };
 
@@ -240,8 +245,7 @@ void attnc::buildSplitKvCombine(ImplicitLocOpBuilder &b, gpu::GPUFuncOp func,
         Value inside =
             arith::CmpIOp::create(b, arith::CmpIPredicate::ult, s, splits);
         s = a.min(s, last);
-        Value l =
-            LLVM::LoadOp::create(b, f32, at(scratch, lseAt(s), f32), 4);
+        Value l = LLVM::LoadOp::create(b, f32, at(scratch, lseAt(s), f32), 4);
         Value w = math::Exp2Op::create(
             b, arith::MulFOp::create(b, arith::SubFOp::create(b, l, mRef),
                                      f32c(M_LOG2E)));
@@ -270,8 +274,8 @@ void attnc::buildSplitKvCombine(ImplicitLocOpBuilder &b, gpu::GPUFuncOp func,
           4);
     gpu::BarrierOp::create(b);
     auto ifStores = scf::IfOp::create(
-        b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, tid,
-                                 idx(groups)),
+        b,
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ult, tid, idx(groups)),
         /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&ifStores.getThenRegion().front());
@@ -283,8 +287,8 @@ void attnc::buildSplitKvCombine(ImplicitLocOpBuilder &b, gpu::GPUFuncOp func,
             LLVM::LoadOp::create(
                 b, f32,
                 at(sums,
-                   a.add(arith::MulIOp::create(
-                             b, a.add(tid, idx(g * groups)), idx(5)),
+                   a.add(arith::MulIOp::create(b, a.add(tid, idx(g * groups)),
+                                               idx(5)),
                          idx(k)),
                    f32),
                 4));
@@ -298,14 +302,14 @@ void attnc::buildSplitKvCombine(ImplicitLocOpBuilder &b, gpu::GPUFuncOp func,
               arith::MulIOp::create(b, position, indexOf(arg(abi::OStrideS)))));
     MmaSyncEmitter emitter(b, p.elementType, Value());
     for (int64_t h = 0; h < 2; ++h) {
-      Value pair = emitter.packPair(
-          arith::MulFOp::create(b, total[1 + 2 * h], inv),
-          arith::MulFOp::create(b, total[2 + 2 * h], inv));
-      LLVM::StoreOp::create(
-          b, pair,
-          at(arg(abi::O), a.add(oRow, a.add(column0, idx(2 * h))),
-             b.getI16Type()),
-          4);
+      Value pair =
+          emitter.packPair(arith::MulFOp::create(b, total[1 + 2 * h], inv),
+                           arith::MulFOp::create(b, total[2 + 2 * h], inv));
+      LLVM::StoreOp::create(b, pair,
+                            at(arg(abi::O),
+                               a.add(oRow, a.add(column0, idx(2 * h))),
+                               b.getI16Type()),
+                            4);
     }
     if (writesLse) {
       auto ifFirst = scf::IfOp::create(
@@ -313,15 +317,7 @@ void attnc::buildSplitKvCombine(ImplicitLocOpBuilder &b, gpu::GPUFuncOp func,
           /*withElseRegion=*/false);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(&ifFirst.getThenRegion().front());
-      Value lse = arith::AddFOp::create(
-          b, mRef,
-          arith::MulFOp::create(
-              b,
-              math::Log2Op::create(
-                  b, arith::SelectOp::create(b, noWeight, f32c(1.0), total[0])),
-              f32c(M_LN2)));
-      lse = arith::SelectOp::create(b, noWeight, negInf, lse);
-      LLVM::StoreOp::create(b, lse, at(arg(abi::Lse), lseRow, f32), 4);
+      storeLse(mRef, total[0], noWeight, lseRow);
     }
   };
 

@@ -26,8 +26,7 @@ TEST(CudaDriverLayoutTest, LaunchStructuresMatchCudaH) {
   using Attribute = attnc::cuda::CUlaunchAttribute;
   EXPECT_EQ(sizeof(Config), sizeof(::CUlaunchConfig));
   EXPECT_EQ(offsetof(Config, gridDimX), offsetof(::CUlaunchConfig, gridDimX));
-  EXPECT_EQ(offsetof(Config, blockDimZ),
-            offsetof(::CUlaunchConfig, blockDimZ));
+  EXPECT_EQ(offsetof(Config, blockDimZ), offsetof(::CUlaunchConfig, blockDimZ));
   EXPECT_EQ(offsetof(Config, sharedMemBytes),
             offsetof(::CUlaunchConfig, sharedMemBytes));
   EXPECT_EQ(offsetof(Config, hStream), offsetof(::CUlaunchConfig, hStream));
