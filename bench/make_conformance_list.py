@@ -169,6 +169,7 @@ for (mname, m), d, (hq, hkv), page in itertools.product(
                  f"{spec(b=1, sq=1, sk=round_up(128, page), **base)} decode=1 paged={page} | "
                  f"{'; '.join(cache_runs(base, sizes_text, f' decode=1 paged={page}'))}")
 for name, page, extra in [("causal_paged1", 1, dict(mask="causal")),
+                          ("causal_paged8", 8, dict(mask="causal")),
                           ("causal_paged256", 256, dict(mask="causal")),
                           ("causal_kvlens", 0, dict(mask="causal")),
                           ("softcap_alibi_paged16", 16, dict(mask="causal", softcap=20,
@@ -207,13 +208,34 @@ for (mname, m), d, (hq, hkv) in itertools.product(
                   "b=4 sq=1 sk=3008", "b=5 sq=1 sk=3008 @plan=0"]
     lines.append(f"decode_fp8_{mname}_d{d}_gqa{hq // hkv}_paged16 | "
                  f"{spec(b=1, sq=1, sk=128, **base)}{flag} | {'; '.join(cache_runs(base, sizes_text, flag))}")
+# Pages of 8 and 256 rows: 16 boxes and 1 box a 128-key tile (sm_90a).
 for name, flag, extra in [("causal", " decode=1 kv_dtype=fp8", dict(mask="causal")),
+                          ("causal_paged8", " decode=1 paged=8 kv_dtype=fp8", dict(mask="causal")),
+                          ("causal_paged256", " decode=1 paged=256 kv_dtype=fp8",
+                           dict(mask="causal")),
                           ("softcap_alibi_paged16", " decode=1 paged=16 kv_dtype=fp8",
                            dict(mask="causal", softcap=20, alibi=True))]:
     base = dict(hq=8, hkv=2, d=128, dtype="bf16", **extra)
-    sizes_text = ["b=5 sq=1 sk=784", "b=1 sq=1 sk=8192 @splits=7", "b=4 sq=5 sk=1008 @splits=3",
-                  "b=3 sq=1 sk=3008 @plan=0"]
-    lines.append(f"decode_fp8_{name}_d128_gqa4 | {spec(b=1, sq=1, sk=128, **base)}{flag} | "
+    p = int(flag.split("paged=")[1].split()[0]) if "paged=" in flag else 16
+    sizes_text = [f"b=5 sq=1 sk={round_up(784, p)}", "b=1 sq=1 sk=8192 @splits=7",
+                  f"b=4 sq=5 sk={round_up(1008, p)} @splits=3",
+                  f"b=3 sq=1 sk={round_up(3008, p)} @plan=0"]
+    lines.append(f"decode_fp8_{name}_d128_gqa4 | {spec(b=1, sq=1, sk=round_up(128, p), **base)}{flag} | "
+                 f"{'; '.join(cache_runs(base, sizes_text, flag))}")
+# Contiguous fp8 decode (codes by TMA at D=128) over GQA 1 and 8, a window,
+# kv_lens and f16 queries.
+for name, extra, flag, b_first, b_plan, sk_split3 in [
+        ("none_d128_gqa1", dict(hq=8, hkv=8, mask="none"), " decode=1 kv_dtype=fp8", 3, 2, 1001),
+        ("window_d128_gqa8", dict(hq=16, hkv=2, mask="window:100,0"), " decode=1 kv_dtype=fp8",
+         3, 2, 1001),
+        ("kvlens_d128_gqa4", dict(hq=8, hkv=2, mask="causal"), " decode=1 kv_lens=1 kv_dtype=fp8",
+         5, 5, 1000),
+        ("f16_causal_d128_gqa4", dict(hq=8, hkv=2, mask="causal", dtype="f16"),
+         " decode=1 kv_dtype=fp8", 3, 2, 1001)]:
+    base = dict(dict(d=128, dtype="bf16"), **extra)
+    sizes_text = [f"b={b_first} sq=1 sk=777", "b=1 sq=1 sk=8191 @splits=7",
+                  f"b=4 sq=5 sk={sk_split3} @splits=3", f"b={b_plan} sq=1 sk=3001 @plan=0"]
+    lines.append(f"decode_fp8_{name} | {spec(b=1, sq=1, sk=128, **base)}{flag} | "
                  f"{'; '.join(cache_runs(base, sizes_text, flag))}")
 # f16 queries over caches: paged and kv_lens prefill, paged decode, and an fp8
 # paged decode (P V in f16 either way).
