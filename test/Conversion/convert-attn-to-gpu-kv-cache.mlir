@@ -334,3 +334,17 @@ func.func @paged_fp8_tma(%q: tensor<?x8x1x128xbf16>, %k8: tensor<?x16x2x128xf8E4
   %o = attn.attention %q, %k8, %k8 kv_lens(%l : tensor<?xi32>) page_table(%t : tensor<?x?xi32>) kv_scales(%s : tensor<2x2xf32>) {attn.decode} : tensor<?x8x1x128xbf16>, tensor<?x16x2x128xf8E4M3FN>, tensor<?x16x2x128xf8E4M3FN> -> tensor<?x8x1x128xbf16>
   return %o : tensor<?x8x1x128xbf16>
 }
+
+// -----
+
+// The same paged fp8 decode pinned to 64-key tiles: 50 KB of shared memory
+// leave room for four blocks a multiprocessor, so no launch bounds (ptxas
+// picks the registers; GpuTarget::decodeMinBlocks gives them only at two
+// blocks or fewer).
+// CHECK-LABEL: func.func @paged_fp8_tma_64(
+// CHECK: gpu.func @attnc_attention(
+// CHECK-SAME: kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+func.func @paged_fp8_tma_64(%q: tensor<?x8x1x128xbf16>, %k8: tensor<?x16x2x128xf8E4M3FN>, %s: tensor<2x2xf32>, %l: tensor<?xi32>, %t: tensor<?x?xi32>) -> tensor<?x8x1x128xbf16> {
+  %o = attn.attention %q, %k8, %k8 kv_lens(%l : tensor<?xi32>) page_table(%t : tensor<?x?xi32>) kv_scales(%s : tensor<2x2xf32>) {attn.decode, attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, gqa_pack = 4, key_warps = 4, split_kv = true, tma_loads = true>} : tensor<?x8x1x128xbf16>, tensor<?x16x2x128xf8E4M3FN>, tensor<?x16x2x128xf8E4M3FN> -> tensor<?x8x1x128xbf16>
+  return %o : tensor<?x8x1x128xbf16>
+}
