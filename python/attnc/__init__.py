@@ -381,13 +381,14 @@ class Kernel:
 
 
 def _shape(t):
-    return tuple(int(x) for x in t.shape)
+    return tuple(map(int, t.shape))
 
 
-def _is_contiguous(t):
-    """Dense row-major strides (size-1 dimensions may have any stride)."""
+def _is_contiguous(t, shape=None):
+    """Dense row-major strides (size-1 dimensions may have any stride);
+    `shape` is t's, if already read."""
     expected = 1
-    for size, stride in reversed(list(zip(_shape(t), t.stride()))):
+    for size, stride in reversed(list(zip(shape or _shape(t), t.stride()))):
         if size != 1 and stride != expected:
             return False
         expected *= size
@@ -415,6 +416,15 @@ def validate_arguments(manifest, q, k, v, *, out=None, lse=None, seq_ids=None,
     def fail(message):
         raise AttncError(message)
 
+    # Each operand's shape, read once a call (a call reads some several times).
+    shapes = {}
+
+    def shape_of(t):
+        shape = shapes.get(id(t))
+        if shape is None:
+            shape = shapes[id(t)] = _shape(t)
+        return shape
+
     def operand(name, t, flag, dtype, shape, what, allocated=False):
         reads = manifest.get(flag) == "1"
         if reads and t is None and not allocated:
@@ -426,9 +436,9 @@ def validate_arguments(manifest, q, k, v, *, out=None, lse=None, seq_ids=None,
             return
         if str(t.dtype) not in dtype:
             fail(f"expected {name} of dtype {' or '.join(dtype)}, got {t.dtype}")
-        if shape is not None and _shape(t) != shape:
-            fail(f"expected {name} of shape {shape}, got {_shape(t)}")
-        if not _is_contiguous(t):
+        if shape is not None and shape_of(t) != shape:
+            fail(f"expected {name} of shape {shape}, got {shape_of(t)}")
+        if not _is_contiguous(t, shape_of(t)):
             fail(f"expected {name} to be contiguous, got strides {tuple(t.stride())}")
 
     tensors = {"q": q, "k": k, "v": v}
@@ -456,8 +466,8 @@ def validate_arguments(manifest, q, k, v, *, out=None, lse=None, seq_ids=None,
         layouts["k"] = (3, "[Tk, Hkv, D] (the packed keys of a ragged batch)")
         layouts["v"] = (3, "[Tk, Hkv, Dv] (the packed values of a ragged batch)")
     for name, (rank, layout) in layouts.items():
-        if len(_shape(tensors[name])) != rank:
-            fail(f"expected {name} of rank {rank} {layout}, got shape {_shape(tensors[name])}")
+        if len(shape_of(tensors[name])) != rank:
+            fail(f"expected {name} of rank {rank} {layout}, got shape {shape_of(tensors[name])}")
     want = _TORCH_DTYPE_NAMES[manifest["dtype"]]
     if str(q.dtype) != want:
         fail(f"expected q of dtype {want} (the artifact's {manifest['dtype']}), got {q.dtype}")
@@ -478,19 +488,19 @@ def validate_arguments(manifest, q, k, v, *, out=None, lse=None, seq_ids=None,
     operand("cu_seqlens_k", cu_seqlens_k, "reads_cu_seqlens_k", ("torch.int32",), None,
             "the key offsets of a ragged batch")
     for name, t in (("cu_seqlens_q", cu_seqlens_q), ("cu_seqlens_k", cu_seqlens_k)):
-        if t is not None and (len(_shape(t)) != 1 or _shape(t)[0] < 2):
+        if t is not None and (len(shape_of(t)) != 1 or shape_of(t)[0] < 2):
             fail(f"expected {name} of rank 1 [N + 1] with at least 2 entries (the offsets of "
-                 f"N >= 1 sequences), got shape {_shape(t)}")
+                 f"N >= 1 sequences), got shape {shape_of(t)}")
     if cu_seqlens_q is not None and cu_seqlens_k is not None and \
-            _shape(cu_seqlens_k) != _shape(cu_seqlens_q):
-        fail(f"expected cu_seqlens_k of shape {_shape(cu_seqlens_q)} (one offset per sequence "
-             f"of cu_seqlens_q, and the end), got {_shape(cu_seqlens_k)}")
+            shape_of(cu_seqlens_k) != shape_of(cu_seqlens_q):
+        fail(f"expected cu_seqlens_k of shape {shape_of(cu_seqlens_q)} (one offset per sequence "
+             f"of cu_seqlens_q, and the end), got {shape_of(cu_seqlens_k)}")
     if ragged:
         # N sequences in Tq packed rows.
-        sq, hq, d = _shape(q)
-        b = _shape(cu_seqlens_q)[0] - 1
+        sq, hq, d = shape_of(q)
+        b = shape_of(cu_seqlens_q)[0] - 1
     else:
-        b, hq, sq, d = _shape(q)
+        b, hq, sq, d = shape_of(q)
     if max_seqlen_q is None:
         max_seqlen_q = 0
     if isinstance(max_seqlen_q, bool) or not isinstance(max_seqlen_q, numbers.Integral):
@@ -504,20 +514,20 @@ def validate_arguments(manifest, q, k, v, *, out=None, lse=None, seq_ids=None,
     page_size = int(manifest.get("page_size") or 0)
     if page_size:
         # Pages [num_pages, page_size, Hkv, D]; Sk = max_pages * page_size.
-        num_pages, hkv = _shape(k)[0], _shape(k)[2]
-        if _shape(k)[1] != page_size:
+        num_pages, hkv = shape_of(k)[0], shape_of(k)[2]
+        if shape_of(k)[1] != page_size:
             fail(f"expected k pages of the artifact's page_size {page_size} "
-                 f"[num_pages, page_size, Hkv, D], got shape {_shape(k)}")
+                 f"[num_pages, page_size, Hkv, D], got shape {shape_of(k)}")
         if page_table is None:
             fail("expected page_table: the artifact reads a paged KV cache")
-        if len(_shape(page_table)) != 2:
-            fail(f"expected page_table of rank 2 [B, max_pages], got shape {_shape(page_table)}")
-        sk = _shape(page_table)[1] * page_size
+        if len(shape_of(page_table)) != 2:
+            fail(f"expected page_table of rank 2 [B, max_pages], got shape {shape_of(page_table)}")
+        sk = shape_of(page_table)[1] * page_size
     elif packed_keys:
-        sk, hkv = _shape(k)[0], _shape(k)[1]
+        sk, hkv = shape_of(k)[0], shape_of(k)[1]
     else:
-        hkv, sk = _shape(k)[1], _shape(k)[2]
-    dv = _shape(v)[-1]
+        hkv, sk = shape_of(k)[1], shape_of(k)[2]
+    dv = shape_of(v)[-1]
     expect = {"num_q_heads": ("q", 1, hq), "num_kv_heads": ("k", 2 if page_size else 1, hkv),
               "head_dim": ("q", 2 if ragged else 3, d),
               "value_head_dim": ("v", 2 if packed_keys else 3, dv)}
@@ -528,24 +538,24 @@ def validate_arguments(manifest, q, k, v, *, out=None, lse=None, seq_ids=None,
     # The batch of a cache: B, or the N sequences of a ragged batch.
     batch = "N" if ragged else "B"
     if page_size:
-        if _shape(v) != (num_pages, page_size, hkv, dv):
+        if shape_of(v) != (num_pages, page_size, hkv, dv):
             fail(f"expected v of shape {(num_pages, page_size, hkv, dv)} (the pages of k) "
-                 f"[num_pages, page_size, Hkv, Dv], got {_shape(v)}")
+                 f"[num_pages, page_size, Hkv, Dv], got {shape_of(v)}")
     elif packed_keys:
-        if _shape(k) != (sk, hkv, d):
-            fail(f"expected k of shape {(sk, hkv, d)} [Tk, Hkv, D], got {_shape(k)}")
-        if _shape(v) != (sk, hkv, dv):
+        if shape_of(k) != (sk, hkv, d):
+            fail(f"expected k of shape {(sk, hkv, d)} [Tk, Hkv, D], got {shape_of(k)}")
+        if shape_of(v) != (sk, hkv, dv):
             fail(f"expected v of shape {(sk, hkv, dv)} (the rows of k) [Tk, Hkv, Dv], "
-                 f"got {_shape(v)}")
-    elif _shape(k) != (b, hkv, sk, d):
-        fail(f"expected k of shape {(b, hkv, sk, d)} [{batch}, Hkv, Sk, D], got {_shape(k)}")
-    elif _shape(v) != (b, hkv, sk, dv):
-        fail(f"expected v of shape {(b, hkv, sk, dv)} [{batch}, Hkv, Sk, Dv], got {_shape(v)}")
+                 f"got {shape_of(v)}")
+    elif shape_of(k) != (b, hkv, sk, d):
+        fail(f"expected k of shape {(b, hkv, sk, d)} [{batch}, Hkv, Sk, D], got {shape_of(k)}")
+    elif shape_of(v) != (b, hkv, sk, dv):
+        fail(f"expected v of shape {(b, hkv, sk, dv)} [{batch}, Hkv, Sk, Dv], got {shape_of(v)}")
     if ragged:
-        if out is not None and _shape(out) != (sq, hq, dv):
-            fail(f"expected out of shape {(sq, hq, dv)} [Tq, Hq, Dv], got {_shape(out)}")
-    elif out is not None and _shape(out) != (b, hq, sq, dv):
-        fail(f"expected out of shape {(b, hq, sq, dv)} [B, Hq, Sq, Dv], got {_shape(out)}")
+        if out is not None and shape_of(out) != (sq, hq, dv):
+            fail(f"expected out of shape {(sq, hq, dv)} [Tq, Hq, Dv], got {shape_of(out)}")
+    elif out is not None and shape_of(out) != (b, hq, sq, dv):
+        fail(f"expected out of shape {(b, hq, sq, dv)} [B, Hq, Sq, Dv], got {shape_of(out)}")
 
     # An absent lse is allocated by the call.
     operand("lse", lse, "reads_lse", ("torch.float32",), (hq, sq) if ragged else (b, hq, sq),
@@ -553,8 +563,8 @@ def validate_arguments(manifest, q, k, v, *, out=None, lse=None, seq_ids=None,
     operand("seq_ids", seq_ids, "reads_seq_ids", ("torch.int32",), (b, sk), "document ids")
     operand("cu_seqlens", cu_seqlens, "reads_cu_seqlens", ("torch.int32",), None,
             "document offsets")
-    if cu_seqlens is not None and len(_shape(cu_seqlens)) != 1:
-        fail(f"expected cu_seqlens of rank 1, got shape {_shape(cu_seqlens)}")
+    if cu_seqlens is not None and len(shape_of(cu_seqlens)) != 1:
+        fail(f"expected cu_seqlens of rank 1, got shape {shape_of(cu_seqlens)}")
     operand("alibi_slopes", alibi_slopes, "reads_alibi_slopes", ("torch.float32",), (hq,),
             "ALiBi slopes")
     operand("kv_lens", kv_lens, "reads_kv_lens", ("torch.int32",), (b,),
@@ -566,15 +576,15 @@ def validate_arguments(manifest, q, k, v, *, out=None, lse=None, seq_ids=None,
             fail("expected no page_table: the artifact does not read a paged KV cache")
         if str(page_table.dtype) != "torch.int32":
             fail(f"expected page_table of dtype torch.int32, got {page_table.dtype}")
-        if _shape(page_table)[0] != b:
-            fail(f"expected page_table of shape [{b}, max_pages], got {_shape(page_table)}")
-        if not _is_contiguous(page_table):
+        if shape_of(page_table)[0] != b:
+            fail(f"expected page_table of shape [{b}, max_pages], got {shape_of(page_table)}")
+        if not _is_contiguous(page_table, shape_of(page_table)):
             fail(f"expected page_table to be contiguous, got strides {tuple(page_table.stride())}")
     operand("block_mask", block_mask, "reads_block_mask", ("torch.int8", "torch.uint8",
             "torch.bool"), None, "a block mask")
     if block_mask is not None:
         mbq, mbk = int(manifest["mask_block_q"]), int(manifest["mask_block_k"])
-        shape = _shape(block_mask)
+        shape = shape_of(block_mask)
         want = ((sq + mbq - 1) // mbq, (sk + mbk - 1) // mbk)
         if len(shape) != 4 or shape[0] not in (1, b) or shape[1] not in (1, hq) or \
                 shape[2:] != want:
