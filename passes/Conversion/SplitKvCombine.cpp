@@ -111,13 +111,24 @@ void attnc::buildSplitKvCombine(ImplicitLocOpBuilder &b, gpu::GPUFuncOp func,
     lse = arith::SelectOp::create(b, noWeight, negInf, lse);
     LLVM::StoreOp::create(b, lse, at(arg(abi::Lse), lseRow, f32), 4);
   };
+  // Split s's weight exp(lse_s - mRef), 0 past the last split (`last`),
+  // and s clamped to it (its reads stay inside the scratch).
+  auto splitWeight = [&](Value s, Value splits, Value last, Value mRef,
+                         function_ref<Value(Value)> lseAt) {
+    Value inside =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ult, s, splits);
+    s = a.min(s, last);
+    Value l = LLVM::LoadOp::create(b, f32, at(scratch, lseAt(s), f32), 4);
+    Value w = math::Exp2Op::create(
+        b, arith::MulFOp::create(b, arith::SubFOp::create(b, l, mRef),
+                                 f32c(M_LOG2E)));
+    return std::make_pair(s,
+                          arith::SelectOp::create(b, inside, w, f32c(0.0))
+                              .getResult());
+  };
   auto mergeRow = [&](Value splits, function_ref<Value(Value)> lseAt,
                       function_ref<Value(Value)> outAt, Value batch, Value head,
                       Value position, Value lseRow) {
-    auto partialLse = [&](Value s) {
-      return LLVM::LoadOp::create(b, f32, at(scratch, lseAt(s), f32), 4)
-          .getResult();
-    };
     Value last = a.sub(splits, idx(1));
     // Pass 1: the largest partial LSE.
     Value mRef = largestLse(splits, lseAt);
@@ -140,15 +151,9 @@ void attnc::buildSplitKvCombine(ImplicitLocOpBuilder &b, gpu::GPUFuncOp func,
       SmallVector<Value> weights;
       SmallVector<SmallVector<Value>> values;
       for (int64_t u = 0; u < kMergeUnroll; ++u) {
-        Value s = a.add(sumLoop.getInductionVar(), idx(u));
-        Value inside =
-            arith::CmpIOp::create(b, arith::CmpIPredicate::ult, s, splits);
-        s = a.min(s, last);
-        Value w = math::Exp2Op::create(
-            b, arith::MulFOp::create(
-                   b, arith::SubFOp::create(b, partialLse(s), mRef),
-                   f32c(M_LOG2E)));
-        weights.push_back(arith::SelectOp::create(b, inside, w, f32c(0.0)));
+        auto [s, w] = splitWeight(a.add(sumLoop.getInductionVar(), idx(u)),
+                                  splits, last, mRef, lseAt);
+        weights.push_back(w);
         Value rowBase = outAt(s);
         values.emplace_back();
         for (int64_t i = 0; i < perLane; ++i)
@@ -241,15 +246,10 @@ void attnc::buildSplitKvCombine(ImplicitLocOpBuilder &b, gpu::GPUFuncOp func,
       SmallVector<Value> weights;
       SmallVector<SmallVector<Value>> values;
       for (int64_t u = 0; u < kMergeUnroll; ++u) {
-        Value s = a.add(sumLoop.getInductionVar(), idx(u * splitGroups));
-        Value inside =
-            arith::CmpIOp::create(b, arith::CmpIPredicate::ult, s, splits);
-        s = a.min(s, last);
-        Value l = LLVM::LoadOp::create(b, f32, at(scratch, lseAt(s), f32), 4);
-        Value w = math::Exp2Op::create(
-            b, arith::MulFOp::create(b, arith::SubFOp::create(b, l, mRef),
-                                     f32c(M_LOG2E)));
-        weights.push_back(arith::SelectOp::create(b, inside, w, f32c(0.0)));
+        auto [s, w] =
+            splitWeight(a.add(sumLoop.getInductionVar(), idx(u * splitGroups)),
+                        splits, last, mRef, lseAt);
+        weights.push_back(w);
         Value rowBase = a.add(outAt(s), column0);
         values.emplace_back();
         for (int64_t k = 0; k < 4; ++k)

@@ -358,19 +358,27 @@ TEST(KernelManifestTest, RequiresEveryKey) {
   EXPECT_EQ(manifestError(a), "missing manifest key 'mask_block_k'");
 }
 
-TEST(KernelManifestTest, ReadsPersistentOptionally) {
-  // Absent (artifacts older than the key): not persistent.
+/// An optional 0/1 manifest key read into `field`: false when absent
+/// (artifacts older than the key), true at 1, and `bad` is an error naming
+/// the key.
+static void expectOptionalFlag(const char *key, bool KernelManifest::*field,
+                               const char *bad) {
   Artifact a = kernelArtifact();
   KernelManifest m;
   std::string error;
   ASSERT_TRUE(parseKernelManifest(a, m, error)) << error;
-  EXPECT_FALSE(m.persistent);
-  a.set("persistent", "1");
+  EXPECT_FALSE(m.*field);
+  a.set(key, "1");
   ASSERT_TRUE(parseKernelManifest(a, m, error)) << error;
-  EXPECT_TRUE(m.persistent);
-  a.set("persistent", "yes");
-  EXPECT_EQ(manifestError(a),
-            "manifest key 'persistent': expected 0 or 1, got 'yes'");
+  EXPECT_TRUE(m.*field);
+  a.set(key, bad);
+  EXPECT_EQ(manifestError(a), std::string("manifest key '") + key +
+                                  "': expected 0 or 1, got '" + bad + "'");
+}
+
+TEST(KernelManifestTest, ReadsPersistentOptionally) {
+  // Absent (artifacts older than the key): not persistent.
+  expectOptionalFlag("persistent", &KernelManifest::persistent, "yes");
 }
 
 TEST(KernelManifestTest, ReadsSplitBlocksPerSmOptionally) {
@@ -394,17 +402,7 @@ TEST(KernelManifestTest, ReadsSplitBlocksPerSmOptionally) {
 TEST(KernelManifestTest, ReadsCombineWaitsOptionally) {
   // Absent (artifacts older than the key): the combine does not wait, and
   // the runtime launches it after the split kernel in stream order.
-  Artifact a = kernelArtifact();
-  KernelManifest m;
-  std::string error;
-  ASSERT_TRUE(parseKernelManifest(a, m, error)) << error;
-  EXPECT_FALSE(m.combineWaits);
-  a.set("combine_waits", "1");
-  ASSERT_TRUE(parseKernelManifest(a, m, error)) << error;
-  EXPECT_TRUE(m.combineWaits);
-  a.set("combine_waits", "2");
-  EXPECT_EQ(manifestError(a),
-            "manifest key 'combine_waits': expected 0 or 1, got '2'");
+  expectOptionalFlag("combine_waits", &KernelManifest::combineWaits, "2");
 }
 
 TEST(KernelManifestTest, RejectsBadValues) {
