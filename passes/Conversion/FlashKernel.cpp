@@ -993,7 +993,8 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   // tma_loads over a paged cache: a key tile is `chunks` boxes of
   // `chunkRows` rows (a page, or a tile of a larger page), and lane j < chunks
   // of warp 0 loads chunk j (its K and V boxes, at rows j * chunkRows of the
-  // stage) from the page it read an iteration earlier (pageAhead): row k0
+  // stage) from the page-table entry it read an iteration earlier
+  // (pageAhead; clamped into [0, num_pages) only where it is used): row k0
   // mod P of page page_table[batch, (k0 + j chunkRows) / P]. Past the
   // sequence's keys the index is clamped to its last key (a real page
   // whose rows are masked, their V rows zeroed).
@@ -1004,13 +1005,16 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     Value key = a.add(arith::MulIOp::create(b, kt, idx(bk)),
                       arith::MulIOp::create(b, j, idx(chunkRows)));
     key = a.min(key, a.max(a.sub(seqK, idx(1)), idx(0)));
-    Value id = indexOf(LLVM::LoadOp::create(
+    // The raw entry: nothing uses it before the next iteration's issue, so
+    // no thread waits for the load within this one.
+    return LLVM::LoadOp::create(
         b, i32,
         gep(pageRow, arith::DivUIOp::create(b, key, idx(pageSize)), i32),
-        /*align=*/4));
-    return a.min(a.max(id, idx(0)), lastPage);
+        /*align=*/4);
   };
-  auto issuePagedTma = [&](Value kt, Value stage, Value bar, Value page) {
+  // `entry`: this thread's page-table entry of the tile (pageAhead).
+  auto issuePagedTma = [&](Value kt, Value stage, Value bar, Value entry) {
+    Value page = a.min(a.max(indexOf(entry), idx(0)), lastPage);
     auto ifLeader = scf::IfOp::create(
         b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, idx(0)),
         /*withElseRegion=*/false);

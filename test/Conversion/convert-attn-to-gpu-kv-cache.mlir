@@ -112,9 +112,10 @@ func.func @paged(%q: tensor<?x4x1x64xbf16>, %k: tensor<?x16x2x64xbf16>, %v: tens
 // chunk j of a tile (rows 16 j..16 j + 15 of the stage, 2048 bytes a box)
 // from page page_table[batch, (k0 + 16 j) / 16], the key index clamped to
 // the sequence's last key and the id into [0, num_pages); lane 0 expects
-// the tile's 64 KiB. The page ids of the tile after next are read in the
-// loop after its loads are issued and carried to the next iteration, so
-// their latency hides behind a tile's work.
+// the tile's 64 KiB. The page-table entries of the tile after next are
+// read in the loop after its loads are issued and carried raw (i32) to the
+// next iteration, where the issuing lanes clamp them: nothing uses a load
+// before the tile's wait and work, so no thread waits for it there.
 // CHECK-LABEL: func.func @paged_tma(
 // CHECK: gpu.func @attnc_attention(
 // CHECK: gpu.barrier
@@ -125,8 +126,10 @@ func.func @paged(%q: tensor<?x4x1x64xbf16>, %k: tensor<?x16x2x64xbf16>, %v: tens
 // CHECK: %[[LASTKEY:.*]] = arith.maxsi
 // CHECK: %[[CLAMPED:.*]] = arith.minsi %[[KEY]], %[[LASTKEY]] : index
 // CHECK: %[[PI:.*]] = arith.divui %[[CLAMPED]], %c16{{(_[0-9]+)?}} : index
-// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> i32
-// CHECK: %[[PAGE0:.*]] = arith.minsi %{{.*}}, %{{.*}} : index
+// CHECK: %[[ENTRY0:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> i32
+// CHECK: %[[ID0:.*]] = arith.index_cast %[[ENTRY0]] : i32 to index
+// CHECK: %[[LOW0:.*]] = arith.maxsi %[[ID0]], %c0{{(_[0-9]+)?}} : index
+// CHECK: %[[PAGE0:.*]] = arith.minsi %[[LOW0]], %{{.*}} : index
 // CHECK: %[[LEAD:.*]] = arith.cmpi eq, %[[LANE]], %c0{{(_[0-9]+)?}} : index
 // CHECK: scf.if %[[LEAD]] {
 // CHECK: nvvm.mbarrier.arrive.expect_tx %[[BAR0:.*]], %c65536_i32
@@ -136,14 +139,18 @@ func.func @paged(%q: tensor<?x4x1x64xbf16>, %k: tensor<?x16x2x64xbf16>, %v: tens
 // CHECK: %[[P0:.*]] = arith.index_cast %[[PAGE0]] : index to i32
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %[[BAR0]], box[%c0_i32, %{{.*}}, %{{.*}}, %[[P0]]]
 // CHECK: scf.for %[[KT:.*]] = {{.*}} iter_args(
-// CHECK-SAME: %[[AHEAD:[a-z0-9_]+]] = %{{[a-z0-9_#]+}}) -> ({{.*}}, index) {
-// CHECK: %[[A32:.*]] = arith.index_cast %[[AHEAD]] : index to i32
+// CHECK-SAME: %[[AHEAD:[a-z0-9_]+]] = %{{[a-z0-9_#]+}}) -> ({{.*}}, i32) {
+// CHECK: %[[ID:.*]] = arith.index_cast %[[AHEAD]] : i32 to index
+// CHECK: %[[LOW:.*]] = arith.maxsi %[[ID]], %c0{{(_[0-9]+)?}} : index
+// CHECK: %[[PAGE:.*]] = arith.minsi %[[LOW]], %{{.*}} : index
+// CHECK: %[[A32:.*]] = arith.index_cast %[[PAGE]] : index to i32
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%c0_i32, %{{.*}}, %{{.*}}, %[[A32]]]
 // CHECK: %[[NEXTKT:.*]] = arith.addi %[[KT]], %c2{{(_[0-9]+)?}} : index
-// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> i32
-// CHECK: %[[NEXTPAGE:.*]] = arith.minsi %{{.*}}, %{{.*}} : index
+// CHECK: %[[NEXT:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> i32
+// CHECK-NOT: %[[NEXT]]{{[^0-9]}}
 // CHECK: nvvm.mbarrier.try_wait.parity
-// CHECK: scf.yield {{.*}}, %[[NEXTPAGE]] : {{.*}}, index
+// CHECK-NOT: %[[NEXT]]{{[^0-9]}}
+// CHECK: scf.yield {{.*}}, %[[NEXT]] : {{.*}}, i32
 func.func @paged_tma(%q: tensor<?x8x1x128xbf16>, %k: tensor<?x16x2x128xbf16>, %l: tensor<?xi32>, %t: tensor<?x?xi32>) -> tensor<?x8x1x128xbf16> {
   %o = attn.attention %q, %k, %k kv_lens(%l : tensor<?xi32>) page_table(%t : tensor<?x?xi32>) {attn.decode} : tensor<?x8x1x128xbf16>, tensor<?x16x2x128xbf16>, tensor<?x16x2x128xbf16> -> tensor<?x8x1x128xbf16>
   return %o : tensor<?x8x1x128xbf16>
