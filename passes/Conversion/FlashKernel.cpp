@@ -991,17 +991,22 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     lastPage = a.sub(indexOf(arg(abi::NumPages)), idx(1));
   }
   // tma_loads over a paged cache: a key tile is `chunks` boxes of
-  // `chunkRows` rows (a page, or a tile of a larger page), and lane j < chunks
-  // of warp 0 loads chunk j (its K and V boxes, at rows j * chunkRows of the
-  // stage) from the page-table entry it read an iteration earlier
-  // (pageAhead; clamped into [0, num_pages) only where it is used): row k0
-  // mod P of page page_table[batch, (k0 + j chunkRows) / P]. Past the
-  // sequence's keys the index is clamped to its last key (a real page
-  // whose rows are masked, their V rows zeroed).
+  // `chunkRows` rows (a page, or a tile of a larger page), spread over the
+  // warps: the thread of chunk j = warp + warps * lane (myChunk) < chunks loads
+  // chunk j (its K and V boxes, at rows j * chunkRows of the stage; one warp's
+  // lanes would issue them one after another) from the page it read an
+  // iteration earlier (pageAhead): row k0 mod P of page page_table[batch,
+  // (k0 + j chunkRows) / P]. Past the sequence's keys the index is clamped
+  // to its last key (a real page whose rows are masked, their V rows
+  // zeroed). Thread 0 (chunk 0) expects the tile's bytes.
   const int64_t chunkRows = pageSize ? std::min(pageSize, bk) : bk,
                 chunks = bk / chunkRows;
+  Value myChunk;
+  if (pageSize)
+    myChunk =
+        a.add(warp, arith::MulIOp::create(b, lane, idx(config.getWarps())));
   auto pageAhead = [&](Value kt) -> Value {
-    Value j = arith::RemUIOp::create(b, lane, idx(chunks));
+    Value j = arith::RemUIOp::create(b, myChunk, idx(chunks));
     Value key = a.add(arith::MulIOp::create(b, kt, idx(bk)),
                       arith::MulIOp::create(b, j, idx(chunkRows)));
     key = a.min(key, a.max(a.sub(seqK, idx(1)), idx(0)));
@@ -1012,27 +1017,22 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
         gep(pageRow, arith::DivUIOp::create(b, key, idx(pageSize)), i32),
         /*align=*/4);
   };
-  // `entry`: this thread's page-table entry of the tile (pageAhead).
+  // Run by the threads of chunks j < chunks (the ring's issuers); `entry`:
+  // this thread's page-table entry of the tile (pageAhead).
   auto issuePagedTma = [&](Value kt, Value stage, Value bar, Value entry) {
     Value page = a.min(a.max(indexOf(entry), idx(0)), lastPage);
     auto ifLeader = scf::IfOp::create(
-        b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, idx(0)),
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, myChunk, idx(0)),
         /*withElseRegion=*/false);
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(&ifLeader.getThenRegion().front());
       tma::arriveExpectTx(b, bar, boxBytes(false) + boxBytes(true));
     }
-    auto ifChunk = scf::IfOp::create(
-        b,
-        arith::CmpIOp::create(b, arith::CmpIPredicate::ult, lane, idx(chunks)),
-        /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&ifChunk.getThenRegion().front());
     Value k0 = arith::MulIOp::create(b, kt, idx(bk));
     Value row = toI32(arith::RemUIOp::create(b, k0, idx(pageSize)));
     Value chunkBytes =
-        arith::MulIOp::create(b, lane, idx(chunkRows * kSwizzleRowBytes));
+        arith::MulIOp::create(b, myChunk, idx(chunkRows * kSwizzleRowBytes));
     for (bool values : {false, true})
       loadBoxesAt(values, a.add(tileBase(stage, values), chunkBytes), row,
                   page, bar);
@@ -1238,7 +1238,8 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     if (pageSize) {
       hooks.issue = issuePagedTma;
       hooks.ahead = pageAhead;
-      issuer = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, warp, idx(0));
+      issuer = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, myChunk,
+                                     idx(chunks));
     }
     tmaRing.emplace(b, hooks, stages, fp8 ? swizzled.stageBytes : stageBytes,
                     leader, issuer, [&](Value i) { return barrierAt(i); });

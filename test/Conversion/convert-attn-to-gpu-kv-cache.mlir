@@ -108,18 +108,24 @@ func.func @paged(%q: tensor<?x4x1x64xbf16>, %k: tensor<?x16x2x64xbf16>, %v: tens
 // -----
 
 // A paged decode step on sm_90a (the default for pages of a multiple of 8
-// rows): TMA boxes of a page, 128-key tiles. Lane j < 8 of warp 0 loads
-// chunk j of a tile (rows 16 j..16 j + 15 of the stage, 2048 bytes a box)
-// from page page_table[batch, (k0 + 16 j) / 16], the key index clamped to
-// the sequence's last key and the id into [0, num_pages); lane 0 expects
-// the tile's 64 KiB. The page-table entries of the tile after next are
-// read in the loop after its loads are issued and carried raw (i32) to the
-// next iteration, where the issuing lanes clamp them: nothing uses a load
-// before the tile's wait and work, so no thread waits for it there.
+// rows): TMA boxes of a page, 128-key tiles. The 8 chunks of a tile are
+// spread over the warps: the thread of chunk j = warp + 4 lane < 8 loads
+// chunk j (rows 16 j..16 j + 15 of the stage, 2048 bytes a box) from page
+// page_table[batch, (k0 + 16 j) / 16], the key index clamped to the
+// sequence's last key and the id into [0, num_pages); thread 0 (chunk 0)
+// expects the tile's 64 KiB. The page-table entries of the tile after next
+// are read in the loop after its loads are issued and carried raw (i32) to
+// the next iteration, where the issuing threads clamp them: nothing uses a
+// load before the tile's wait and work, so no thread waits for it there.
 // CHECK-LABEL: func.func @paged_tma(
 // CHECK: gpu.func @attnc_attention(
+// CHECK: %[[WARP:.*]] = arith.divui %thread_id_x, %c32 : index
+// CHECK: %[[LANE:.*]] = arith.remui %thread_id_x, %c32{{(_[0-9]+)?}} : index
+// CHECK: %[[LANES:.*]] = arith.muli %[[LANE]], %c4{{(_[0-9]+)?}} : index
+// CHECK: %[[CHUNK:.*]] = arith.addi %[[WARP]], %[[LANES]] : index
+// CHECK: %[[MINE:.*]] = arith.cmpi ult, %[[CHUNK]], %c8{{(_[0-9]+)?}} : index
 // CHECK: gpu.barrier
-// CHECK: %[[J:.*]] = arith.remui %[[LANE:.*]], %c8{{(_[0-9]+)?}} : index
+// CHECK: %[[J:.*]] = arith.remui %[[CHUNK]], %c8{{(_[0-9]+)?}} : index
 // CHECK: %[[JROWS:.*]] = arith.muli %[[J]], %c16{{(_[0-9]+)?}} : index
 // CHECK: %[[K0:.*]] = arith.muli %{{.*}}, %c128{{(_[0-9]+)?}} : index
 // CHECK: %[[KEY:.*]] = arith.addi %[[K0]], %[[JROWS]] : index
@@ -127,15 +133,15 @@ func.func @paged(%q: tensor<?x4x1x64xbf16>, %k: tensor<?x16x2x64xbf16>, %v: tens
 // CHECK: %[[CLAMPED:.*]] = arith.minsi %[[KEY]], %[[LASTKEY]] : index
 // CHECK: %[[PI:.*]] = arith.divui %[[CLAMPED]], %c16{{(_[0-9]+)?}} : index
 // CHECK: %[[ENTRY0:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> i32
+// CHECK: %[[ISSUE:.*]] = arith.andi %[[MINE]], %{{.*}} : i1
+// CHECK: scf.if %[[ISSUE]] {
 // CHECK: %[[ID0:.*]] = arith.index_cast %[[ENTRY0]] : i32 to index
 // CHECK: %[[LOW0:.*]] = arith.maxsi %[[ID0]], %c0{{(_[0-9]+)?}} : index
 // CHECK: %[[PAGE0:.*]] = arith.minsi %[[LOW0]], %{{.*}} : index
-// CHECK: %[[LEAD:.*]] = arith.cmpi eq, %[[LANE]], %c0{{(_[0-9]+)?}} : index
+// CHECK: %[[LEAD:.*]] = arith.cmpi eq, %[[CHUNK]], %c0{{(_[0-9]+)?}} : index
 // CHECK: scf.if %[[LEAD]] {
 // CHECK: nvvm.mbarrier.arrive.expect_tx %[[BAR0:.*]], %c65536_i32
-// CHECK: %[[MINE:.*]] = arith.cmpi ult, %[[LANE]], %c8{{(_[0-9]+)?}} : index
-// CHECK: scf.if %[[MINE]] {
-// CHECK: arith.muli %[[LANE]], %c2048 : index
+// CHECK: arith.muli %[[CHUNK]], %c2048 : index
 // CHECK: %[[P0:.*]] = arith.index_cast %[[PAGE0]] : index to i32
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %[[BAR0]], box[%c0_i32, %{{.*}}, %{{.*}}, %[[P0]]]
 // CHECK: scf.for %[[KT:.*]] = {{.*}} iter_args(
@@ -310,10 +316,11 @@ func.func @fp8_tma(%q: tensor<?x8x1x128xbf16>, %k8: tensor<?x2x?x128xf8E4M3FN>, 
 
 // A paged fp8 cache on sm_90a: 128-key tiles, one TMA box a page of 16 rows
 // of 128 codes, and launch bounds of two blocks a multiprocessor (its 100 KB
-// of shared memory leave room for two; without them ptxas spilled). Lane
-// j < 8 of warp 0 loads page j of a tile, its K codes at 2048 j in the stage
-// (stages of 32 KiB after the f16 V tile of 128 padded rows, 34816 bytes)
-// and its V codes 16 KiB further; lane 0 expects the tile's 32 KiB.
+// of shared memory leave room for two; without them ptxas spilled). The
+// thread of chunk j = warp + 4 lane < 8 loads page j of a tile, its K codes
+// at 2048 j in the stage (stages of 32 KiB after the f16 V tile of 128
+// padded rows, 34816 bytes) and its V codes 16 KiB further; thread 0
+// expects the tile's 32 KiB.
 // No cp.async copy anywhere in the kernel:
 // NOCP-LABEL: func.func @paged_fp8_tma(
 // NOCP: gpu.func @attnc_attention(
@@ -322,10 +329,17 @@ func.func @fp8_tma(%q: tensor<?x8x1x128xbf16>, %k8: tensor<?x2x?x128xf8E4M3FN>, 
 // CHECK-LABEL: func.func @paged_fp8_tma(
 // CHECK: gpu.func @attnc_attention(
 // CHECK-SAME: kernel attributes {known_block_size = array<i32: 128, 1, 1>, nvvm.minctasm = 2 : i32}
+// CHECK: %[[WARP:.*]] = arith.divui %thread_id_x, %c32 : index
+// CHECK: %[[LANE:.*]] = arith.remui %thread_id_x, %c32{{(_[0-9]+)?}} : index
+// CHECK: %[[LANES:.*]] = arith.muli %[[LANE]], %c4{{(_[0-9]+)?}} : index
+// CHECK: %[[CHUNK:.*]] = arith.addi %[[WARP]], %[[LANES]] : index
+// CHECK: %[[MINE:.*]] = arith.cmpi ult, %[[CHUNK]], %c8{{(_[0-9]+)?}} : index
+// CHECK: %[[ISSUE:.*]] = arith.andi %[[MINE]], %{{.*}} : i1
+// CHECK: scf.if %[[ISSUE]] {
+// CHECK: %[[LEAD:.*]] = arith.cmpi eq, %[[CHUNK]], %c0{{(_[0-9]+)?}} : index
+// CHECK: scf.if %[[LEAD]] {
 // CHECK: nvvm.mbarrier.arrive.expect_tx %[[BAR:.*]], %c32768_i32
-// CHECK: %[[MINE:.*]] = arith.cmpi ult, %[[LANE:[0-9]+]], %c8{{(_[0-9]+)?}} : index
-// CHECK: scf.if %[[MINE]] {
-// CHECK: %[[PAGEOFF:.*]] = arith.muli %[[LANE]], %c2048 : index
+// CHECK: %[[PAGEOFF:.*]] = arith.muli %[[CHUNK]], %c2048 : index
 // CHECK: %[[STAGE:.*]] = arith.muli %{{.*}}, %c32768{{(_[0-9]+)?}} : index
 // CHECK: %[[KCODES:.*]] = arith.addi %c34816, %[[STAGE]] : index
 // CHECK: arith.addi %[[KCODES]], %[[PAGEOFF]] : index
