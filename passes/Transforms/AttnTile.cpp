@@ -94,14 +94,18 @@ static void fill(ImplicitLocOpBuilder &b, Value buffer, Value value) {
 }
 
 /// The writable buffer a result is materialized into when that is its only
-/// use (destination-passing entry functions); null otherwise.
+/// use (destination-passing entry functions); null otherwise. The buffer
+/// must be `restrict` (aliasing no other buffer of the function): the
+/// output is written into it tile by tile while later tiles still read the
+/// keys and values, so a destination that may alias them gets a new buffer
+/// and the copy that materialize_in_destination makes.
 static bufferization::MaterializeInDestinationOp destinationOf(Value result) {
   if (!result || !result.hasOneUse())
     return {};
   auto store = dyn_cast<bufferization::MaterializeInDestinationOp>(
       *result.getUsers().begin());
   if (!store || !isa<MemRefType>(store.getDest().getType()) ||
-      !store.getWritable() ||
+      !store.getWritable() || !store.getRestrict() ||
       store.getDest().getType() !=
           MemRefType::get(
               cast<RankedTensorType>(result.getType()).getShape(),
