@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace attnc {
@@ -49,7 +50,7 @@ struct AttentionProblem {
   /// rounded to the kernel's element type.
   std::vector<double> q, k, v;
   /// Mask operands: seqIds [b, sk]; cuSeqlens [n + 1]; blockMask
-  /// [blockMaskB, blockMaskH, ceil(sq/bq), ceil(sk/bk)] with blockMaskB in
+  /// [blockMaskB, blockMaskH, rows, cols] (blockGrid) with blockMaskB in
   /// {1, b} and blockMaskH in {1, hq}.
   std::vector<int32_t> seqIds, cuSeqlens;
   std::vector<uint8_t> blockMask;
@@ -88,7 +89,17 @@ struct AttentionProblem {
   /// keysOf(bi) keys (kvLens holds the key lengths); its other rows are
   /// not part of it (output 0, LSE -inf).
   bool ragged() const { return !qLens.empty(); }
+  /// The block-sparse grid (rows, cols): ceil(S / block) over the sequence
+  /// dims of the kernel's query and key tensors, sq and sk, or in a ragged
+  /// batch the packed lengths (the query rows, and with raggedKeys the keys
+  /// plus kPackedKeyTail), which bound every sequence's own positions, by
+  /// which its blocks are looked up.
+  std::pair<int64_t, int64_t> blockGrid() const;
 };
+
+/// Rows of NaN keys a harness packs after a ragged batch's last sequence
+/// (packed keys), so that a kernel reading past it cannot pass.
+constexpr int64_t kPackedKeyTail = 3;
 
 /// Where each row of a paged cache's pages comes from: for page row r of
 /// head h (pages [numPages, pageSize, hkv, .], row index (page * pageSize +

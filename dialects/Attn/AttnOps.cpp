@@ -225,9 +225,17 @@ static LogicalResult verifyMaskOperands(AttentionOp op) {
       return failure();
     auto sparse = cast<BlockSparseMaskAttr>(op.getMaskAttr());
     int64_t b = dimOf(bm, 0), h = dimOf(bm, 1);
-    if (b != 1 && staticMismatch(b, op.getBatchSize()))
+    // A ragged batch: a block grid per sequence (sequence-local
+    // positions), over the packed lengths.
+    if (op.getCuSeqlensQ()) {
+      if (b != 1 && staticMismatch(b, op.getNumSequences()))
+        return op.emitOpError("expected block_mask batch ")
+               << b << " to be 1 or match the sequence count "
+               << op.getNumSequences();
+    } else if (b != 1 && staticMismatch(b, op.getBatchSize())) {
       return op.emitOpError("expected block_mask batch ")
              << b << " to be 1 or match query batch " << op.getBatchSize();
+    }
     if (b != 1 && staticMismatch(h, op.getNumQueryHeads()) && h != 1)
       return op.emitOpError("expected block_mask head count ")
              << h << " to be 1 or match query head count "
@@ -282,9 +290,6 @@ static LogicalResult verifyRaggedOperands(AttentionOp op) {
   if (kind == MaskKind::Document)
     return op.emitOpError("expected no document mask with cu_seqlens_q (the "
                           "sequences of a ragged batch are already apart)");
-  if (kind == MaskKind::BlockSparse)
-    return op.emitOpError("block-sparse masks in a ragged batch "
-                          "(cu_seqlens_q) are not yet supported");
   return success();
 }
 

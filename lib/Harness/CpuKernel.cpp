@@ -21,6 +21,7 @@
 #include "llvm/Support/TargetSelect.h"
 
 #include <cstring>
+#include <tuple>
 
 using namespace mlir;
 using namespace attnc;
@@ -227,7 +228,7 @@ bool CpuKernel::run(const AttentionProblem &p, ElementType dtype,
   // A ragged batch: queries and outputs packed into [1, h, Tq, d] (and the
   // keys into [1, hkv, Tk, d]); a tail of NaN keys catches reads past the
   // last sequence.
-  const int64_t kTail = 3;
+  const int64_t kTail = kPackedKeyTail;
   std::vector<int32_t> cuQ, cuK;
   int64_t qBatch = p.b, qRows = p.sq;
   if (p.ragged()) {
@@ -272,10 +273,8 @@ bool CpuKernel::run(const AttentionProblem &p, ElementType dtype,
   HostMemRef<2> seqIds({p.b, p.sk}, 4);
   HostMemRef<1> cuSeqlens({static_cast<int64_t>(p.cuSeqlens.size())}, 4);
   int64_t nq = 1, nk = 1;
-  if (p.mask.kind == mask::MaskKind::BlockSparse) {
-    nq = (p.sq + p.mask.blockQ - 1) / p.mask.blockQ;
-    nk = (p.sk + p.mask.blockK - 1) / p.mask.blockK;
-  }
+  if (p.mask.kind == mask::MaskKind::BlockSparse)
+    std::tie(nq, nk) = p.blockGrid();
   HostMemRef<4> blockMask({p.blockMaskB, p.blockMaskH, nq, nk}, 1);
   HostMemRef<1> slopes({p.hq}, 4);
   HostMemRef<1> kvLens({p.b}, 4);

@@ -205,6 +205,21 @@ int64_t AttentionProblem::queriesOf(int64_t bi) const {
   return clampedLength(qLens, bi, sq);
 }
 
+std::pair<int64_t, int64_t> AttentionProblem::blockGrid() const {
+  int64_t rows = sq, cols = sk;
+  if (ragged()) {
+    rows = 0;
+    for (int64_t bi = 0; bi < b; ++bi)
+      rows += queriesOf(bi);
+    if (raggedKeys) {
+      cols = kPackedKeyTail;
+      for (int64_t bi = 0; bi < b; ++bi)
+        cols += keysOf(bi);
+    }
+  }
+  return {ceilDiv(rows, mask.blockQ), ceilDiv(cols, mask.blockK)};
+}
+
 std::vector<int32_t>
 attnc::packedOffsets(int64_t b, const std::function<int64_t(int64_t)> &lengthOf) {
   std::vector<int32_t> offsets = {0};
@@ -264,8 +279,7 @@ bool AttentionProblem::visible(int64_t bi, int64_t h, int64_t qi,
     }
   } else if (mask.kind == MaskKind::BlockSparse) {
     // The block grid covers the key dimension (this->sk), not kv_lens.
-    int64_t rows = ceilDiv(this->sq, mask.blockQ),
-            cols = ceilDiv(this->sk, mask.blockK);
+    auto [rows, cols] = blockGrid();
     int64_t bb = mask::broadcastIndex(blockMaskB, bi);
     int64_t hb = mask::broadcastIndex(blockMaskH, h);
     haveData = mask.blockQ > 0 && mask.blockK > 0 &&
@@ -545,15 +559,19 @@ void attnc::makeProblem(const AttentionSpec &spec, uint64_t seed,
     p.seqIds.reserve(p.b * p.sk);
     for (int64_t bi = 0; bi < p.b; ++bi)
       p.seqIds.insert(p.seqIds.end(), row.begin(), row.end());
-  } else if (spec.mask.kind == MaskKind::BlockSparse) {
+  }
+  // One block grid shared by the batch and the heads (a ragged batch's
+  // grid depends on its lengths, drawn below).
+  auto fillBlockMask = [&] {
+    auto [rows, cols] = p.blockGrid();
     p.blockMaskB = 1;
     p.blockMaskH = 1;
-    int64_t rows = ceilDiv(p.sq, spec.mask.blockQ);
-    int64_t cols = ceilDiv(p.sk, spec.mask.blockK);
     p.blockMask.resize(rows * cols);
     for (uint8_t &e : p.blockMask)
       e = gen.uniform() < spec.blockDensity ? 1 : 0;
-  }
+  };
+  if (spec.mask.kind == MaskKind::BlockSparse && !spec.ragged)
+    fillBlockMask();
   if (spec.pageSize > 0) {
     // Pages in shuffled order, one spare page no sequence uses, and (with 3
     // or more sequences) the third sharing the first one's first page:
@@ -629,6 +647,8 @@ void attnc::makeProblem(const AttentionSpec &spec, uint64_t seed,
                         : spec.raggedLengths[bi].first;
       p.qLens.push_back(static_cast<int32_t>(std::min(len, p.sq)));
     }
+    if (spec.mask.kind == MaskKind::BlockSparse)
+      fillBlockMask();
   }
 }
 

@@ -218,8 +218,7 @@ static bool checkProblem(const AttentionProblem &p, bool readsSeqIds,
       error = "expected a block-sparse mask with positive block sizes";
       return false;
     }
-    int64_t nq = (p.sq + p.mask.blockQ - 1) / p.mask.blockQ;
-    int64_t nk = (p.sk + p.mask.blockK - 1) / p.mask.blockK;
+    auto [nq, nk] = p.blockGrid();
     if (!expect("block mask", p.blockMask.size(),
                 p.blockMaskB * p.blockMaskH * nq * nk))
       return false;
@@ -287,7 +286,7 @@ bool attnc::runOnDevice(attnrt_artifact *artifact, const AttentionProblem &p,
     return false;
   // A ragged batch: q and o as packed [tokens, H, D] tensors, lse [1, H,
   // tokens], packed keys likewise with a tail of unread (NaN) rows.
-  const int64_t kTail = 3;
+  const int64_t kTail = kPackedKeyTail;
   std::vector<int32_t> cuQ, cuK;
   int64_t qRows = p.sq, kRows = p.sk, maxQ = 0;
   if (readsCuSeqlensQ) {

@@ -458,9 +458,8 @@ bool attnc::parseSpec(const std::string &text, AttentionSpec &result,
     }
     haveSq = haveSk = true;
   }
-  if (spec.ragged && (spec.mask.kind == MaskKind::Document ||
-                      spec.mask.kind == MaskKind::BlockSparse)) {
-    error = "ragged= does not take a document or block-sparse mask";
+  if (spec.ragged && spec.mask.kind == MaskKind::Document) {
+    error = "ragged= does not take a document mask";
     return false;
   }
   if (spec.ragged && spec.decode) {

@@ -276,10 +276,8 @@ TEST(SpecTest, RaggedErrors) {
             "sq=2 is shorter than the longest query length of ragged=, 3");
   EXPECT_EQ(parseError("sk=3 ragged=3:4"),
             "sk=3 is shorter than the longest key length of ragged=, 4");
-  EXPECT_EQ(parseError("sq=8 mask=blocksparse:4,4,0.5 ragged=1"),
-            "ragged= does not take a document or block-sparse mask");
   EXPECT_EQ(parseError("mask=document:4,4 ragged=1"),
-            "ragged= does not take a document or block-sparse mask");
+            "ragged= does not take a document mask");
   EXPECT_EQ(parseError("sq=1 decode=1 ragged=1"),
             "ragged= runs on the prefill kernel: decode=1 does not take it");
   EXPECT_EQ(parseError("b=65535 sq=2147483647 ragged=1"),

@@ -1226,9 +1226,9 @@ func.func @ragged_document(%q: !rq, %q2: !rq2, %k: !rk, %k2: !rk2, %kc: !rkc, %c
 !rk = tensor<1x2x?x64xbf16>
 !rk2 = tensor<2x2x?x64xbf16>
 !rkc = tensor<3x2x?x64xbf16>
-func.func @ragged_block_sparse(%q: !rq, %q2: !rq2, %k: !rk, %k2: !rk2, %kc: !rkc, %c: tensor<4xi32>, %c1: tensor<1xi32>, %c5: tensor<5xi32>, %c2: tensor<2x2xi32>, %c64: tensor<4xi64>, %l: tensor<3xi32>, %l2: tensor<2xi32>, %bm: tensor<1x1x1x1xi8>) -> !rq {
-  // expected-error @+1 {{block-sparse masks in a ragged batch (cu_seqlens_q) are not yet supported}}
-  %o = attn.attention %q, %k, %k block_mask(%bm : tensor<1x1x1x1xi8>) cu_seqlens_q(%c : tensor<4xi32>) cu_seqlens_k(%c : tensor<4xi32>) mask(#attn.block_sparse<block_q = 64, block_k = 64>) : !rq, !rk, !rk -> !rq
+func.func @ragged_block_sparse(%q: !rq, %q2: !rq2, %k: !rk, %k2: !rk2, %kc: !rkc, %c: tensor<4xi32>, %c1: tensor<1xi32>, %c5: tensor<5xi32>, %c2: tensor<2x2xi32>, %c64: tensor<4xi64>, %l: tensor<3xi32>, %l2: tensor<2xi32>, %bm: tensor<2x1x?x?xi8>) -> !rq {
+  // expected-error @+1 {{expected block_mask batch 2 to be 1 or match the sequence count 3}}
+  %o = attn.attention %q, %k, %k block_mask(%bm : tensor<2x1x?x?xi8>) cu_seqlens_q(%c : tensor<4xi32>) cu_seqlens_k(%c : tensor<4xi32>) mask(#attn.block_sparse<block_q = 64, block_k = 64>) : !rq, !rk, !rk -> !rq
   return %o : !rq
 }
 

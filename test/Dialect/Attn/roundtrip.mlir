@@ -128,6 +128,15 @@ func.func @ragged(%q: tensor<1x8x?x64xbf16>, %k: tensor<1x2x?x64xbf16>, %cq: ten
   return %o, %lse : tensor<1x8x?x64xbf16>, tensor<1x8x?xf32>
 }
 
+// A ragged batch under a block mask: a grid per sequence (3 of them), over
+// the packed lengths.
+// CHECK-LABEL: func @ragged_block_sparse
+// CHECK: block_mask(%{{.*}} : tensor<3x1x?x?xi8>) cu_seqlens_q(%{{.*}} : tensor<4xi32>) cu_seqlens_k(%{{.*}} : tensor<4xi32>) mask(#attn.block_sparse<block_q = 64, block_k = 64>)
+func.func @ragged_block_sparse(%q: tensor<1x8x?x64xbf16>, %k: tensor<1x2x?x64xbf16>, %bm: tensor<3x1x?x?xi8>, %cq: tensor<4xi32>, %ck: tensor<4xi32>) -> tensor<1x8x?x64xbf16> {
+  %o = attn.attention %q, %k, %k block_mask(%bm : tensor<3x1x?x?xi8>) cu_seqlens_q(%cq : tensor<4xi32>) cu_seqlens_k(%ck : tensor<4xi32>) mask(#attn.block_sparse<block_q = 64, block_k = 64>) : tensor<1x8x?x64xbf16>, tensor<1x2x?x64xbf16>, tensor<1x2x?x64xbf16> -> tensor<1x8x?x64xbf16>
+  return %o : tensor<1x8x?x64xbf16>
+}
+
 // A ragged batch whose keys are in a paged cache of its 3 sequences.
 // CHECK-LABEL: func @ragged_paged
 // CHECK: kv_lens(%{{.*}} : tensor<3xi32>) page_table(%{{.*}} : tensor<3x?xi32>) cu_seqlens_q(%{{.*}} : tensor<4xi32>) mask(#attn.causal)
