@@ -49,6 +49,11 @@ struct AttentionSpec {
   std::vector<int64_t> documentLengths;
   /// Fraction of visible blocks of a block-sparse mask.
   double blockDensity = 0.5;
+  /// A block-sparse mask's grid per batch entry (per sequence of a ragged
+  /// batch) and per query head (`block_mask=b`, `h` or `bh`: block_mask
+  /// [b, hq, ., .] with different random blocks in each), else one grid
+  /// shared by all (`block_mask=1`, the default).
+  bool blockMaskPerBatch = false, blockMaskPerHead = false;
   std::optional<double> softcap;
   /// ALiBi with the standard slopes 2^(-8 (h + 1) / hq).
   bool alibi = false;

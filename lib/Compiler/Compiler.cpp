@@ -140,7 +140,10 @@ OwningOpRef<ModuleOp> attnc::buildSpecModule(MLIRContext &ctx,
   if (seqIds)
     args.push_back(RankedTensorType::get({dyn, dyn}, b.getI32Type()));
   if (blockMask)
-    args.push_back(RankedTensorType::get({1, 1, dyn, dyn}, b.getI8Type()));
+    args.push_back(
+        RankedTensorType::get({spec.blockMaskPerBatch ? dyn : 1,
+                               spec.blockMaskPerHead ? spec.hq : 1, dyn, dyn},
+                              b.getI8Type()));
   if (spec.kvLens)
     args.push_back(RankedTensorType::get({dyn}, b.getI32Type()));
   if (spec.pageSize > 0)
@@ -412,6 +415,11 @@ bool attnc::specFromOp(AttentionOp op, const AttentionSpec &sizes,
   spec.pageSize = op.isPaged() ? op.getPageSize() : 0;
   spec.kvFp8 = static_cast<bool>(op.getKvScales());
   spec.lse = static_cast<bool>(op.getLse());
+  if (Value bm = op.getBlockMask()) {
+    auto type = cast<RankedTensorType>(bm.getType());
+    spec.blockMaskPerBatch = type.getDimSize(0) != 1;
+    spec.blockMaskPerHead = type.getDimSize(1) != 1;
+  }
   if (spec.mask.kind == MaskKind::Document && spec.documentLengths.empty()) {
     // Documents of about a third, a quarter and the rest of the keys.
     for (int64_t len : {spec.sk / 3, spec.sk / 4})

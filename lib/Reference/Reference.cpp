@@ -560,13 +560,14 @@ void attnc::makeProblem(const AttentionSpec &spec, uint64_t seed,
     for (int64_t bi = 0; bi < p.b; ++bi)
       p.seqIds.insert(p.seqIds.end(), row.begin(), row.end());
   }
-  // One block grid shared by the batch and the heads (a ragged batch's
-  // grid depends on its lengths, drawn below).
+  // One block grid shared by the batch and the heads, or one per batch
+  // entry and/or head (a ragged batch's grid depends on its lengths, drawn
+  // below).
   auto fillBlockMask = [&] {
     auto [rows, cols] = p.blockGrid();
-    p.blockMaskB = 1;
-    p.blockMaskH = 1;
-    p.blockMask.resize(rows * cols);
+    p.blockMaskB = spec.blockMaskPerBatch ? p.b : 1;
+    p.blockMaskH = spec.blockMaskPerHead ? p.hq : 1;
+    p.blockMask.resize(p.blockMaskB * p.blockMaskH * rows * cols);
     for (uint8_t &e : p.blockMask)
       e = gen.uniform() < spec.blockDensity ? 1 : 0;
   };

@@ -402,6 +402,16 @@ bool attnc::parseSpec(const std::string &text, AttentionSpec &result,
                              "key lengths, integers in [0, 2147483647])");
     } else if (key == "paged") {
       ok = positiveInt(spec.pageSize, kMaxSeqLen);
+    } else if (key == "block_mask") {
+      ok = value == "1" || value == "b" || value == "h" || value == "bh";
+      if (ok) {
+        spec.blockMaskPerBatch = value == "b" || value == "bh";
+        spec.blockMaskPerHead = value == "h" || value == "bh";
+      } else {
+        error = invalidValue(key, value,
+                             "1, b, h or bh (one block grid shared by all, or "
+                             "one per batch entry, per query head, or both)");
+      }
     } else if (key == "mask") {
       ParsedMask m;
       ok = parseMask(value, m, error);
@@ -457,6 +467,11 @@ bool attnc::parseSpec(const std::string &text, AttentionSpec &result,
         spec.sk = (maxK + spec.pageSize - 1) / spec.pageSize * spec.pageSize;
     }
     haveSq = haveSk = true;
+  }
+  if ((spec.blockMaskPerBatch || spec.blockMaskPerHead) &&
+      spec.mask.kind != MaskKind::BlockSparse) {
+    error = "block_mask= needs mask=blocksparse:...";
+    return false;
   }
   if (spec.ragged && spec.mask.kind == MaskKind::Document) {
     error = "ragged= does not take a document mask";
@@ -610,6 +625,9 @@ std::string attnc::printSpec(const AttentionSpec &spec) {
     s += " kv_dtype=fp8";
   if (spec.decode)
     s += " decode=1";
+  if (spec.blockMaskPerBatch || spec.blockMaskPerHead)
+    s += std::string(" block_mask=") + (spec.blockMaskPerBatch ? "b" : "") +
+         (spec.blockMaskPerHead ? "h" : "");
   if (spec.ragged && spec.raggedLengths.empty())
     s += " ragged=1";
   for (size_t i = 0; i < spec.raggedLengths.size(); ++i)

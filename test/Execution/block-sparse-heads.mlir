@@ -1,5 +1,5 @@
 // A block mask with a head dimension: attnc-run generates one of that shape
-// (the same random blocks for every head).
+// (different random blocks for every head).
 // RUN: attnc-run %s --sizes="b=1 sq=64 sk=70" --seed=2 2>&1 | FileCheck %s
 // CHECK: PASS
 // A block mask file must have the heads the IR fixes.

@@ -261,6 +261,28 @@ TEST(SpecTest, Ragged) {
   EXPECT_FALSE(parseOk("sq=4 ragged=0").ragged);
 }
 
+TEST(SpecTest, BlockMaskGrids) {
+  AttentionSpec shared = parseOk("sq=64 mask=blocksparse:16,16,0.5");
+  EXPECT_FALSE(shared.blockMaskPerBatch);
+  EXPECT_FALSE(shared.blockMaskPerHead);
+  AttentionSpec both =
+      parseOk("sq=64 mask=blocksparse:16,16,0.5 block_mask=bh");
+  EXPECT_TRUE(both.blockMaskPerBatch);
+  EXPECT_TRUE(both.blockMaskPerHead);
+  EXPECT_TRUE(parseOk("sq=64 mask=blocksparse:16,16,0.5 block_mask=b")
+                  .blockMaskPerBatch);
+  EXPECT_FALSE(parseOk("sq=64 mask=blocksparse:16,16,0.5 block_mask=h")
+                   .blockMaskPerBatch);
+  EXPECT_FALSE(parseOk("sq=64 mask=blocksparse:16,16,0.5 block_mask=1")
+                   .blockMaskPerHead);
+  EXPECT_EQ(parseError("sq=64 mask=causal block_mask=b"),
+            "block_mask= needs mask=blocksparse:...");
+  EXPECT_EQ(parseError("sq=64 mask=blocksparse:16,16,0.5 block_mask=hb"),
+            "invalid value 'hb' for key 'block_mask': expected 1, b, h or bh "
+            "(one block grid shared by all, or one per batch entry, per query "
+            "head, or both)");
+}
+
 TEST(SpecTest, RaggedErrors) {
   const char *form = "0, 1 or Q:K,Q:K,... (each sequence's query and key "
                      "lengths, integers in [0, 2147483647])";
@@ -362,6 +384,8 @@ TEST(SpecTest, RoundTrip) {
       "sq=5 sk=9 mask=window:1,2:top_left",
       "sq=5 sk=9 mask=prefix:4",
       "sq=5 sk=9 mask=prefix:0:top_left dtype=f32",
+      "b=2 hq=4 sq=64 mask=blocksparse:16,32,0.25 block_mask=bh",
+      "b=2 sq=64 mask=blocksparse:16,32,0.25 block_mask=b",
       "mask=document:3,5,0,2",
       "hq=2 mask=document:7:causal",
       "sq=200 sk=150 mask=blocksparse:128,64,0.123456789",

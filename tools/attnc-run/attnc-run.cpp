@@ -225,8 +225,8 @@ int main(int argc, char **argv) {
   operands.alibiSlopes = static_cast<bool>(op->getAlibiSlopes());
   operands.kvLens = static_cast<bool>(op->getKvLens());
   if (mlir::Value bm = op->getBlockMask()) {
-    // makeProblem draws one [1, 1, nq, nk] block mask; an IR whose block
-    // mask has a batch or head dim gets it repeated over them.
+    // makeProblem draws a grid per batch entry and/or head when the IR's
+    // block mask has those dims (specFromOp).
     auto type = mlir::cast<mlir::RankedTensorType>(bm.getType());
     operands.blockMask = true;
     auto fixed = [](int64_t dim) {
@@ -234,14 +234,6 @@ int main(int argc, char **argv) {
     };
     operands.blockMaskBatch = fixed(type.getDimSize(0));
     operands.blockMaskHeads = fixed(type.getDimSize(1));
-    int64_t bb = type.getDimSize(0) == 1 ? 1 : spec.b;
-    int64_t bh = type.getDimSize(1) == 1 ? 1 : spec.hq;
-    std::vector<uint8_t> one = problem.blockMask;
-    problem.blockMask.clear();
-    for (int64_t i = 0; i < bb * bh; ++i)
-      problem.blockMask.insert(problem.blockMask.end(), one.begin(), one.end());
-    problem.blockMaskB = bb;
-    problem.blockMaskH = bh;
   }
   if (auto slopes = op->getAlibiAttr()) {
     problem.alibiSlopes.assign(slopes.asArrayRef().begin(),
