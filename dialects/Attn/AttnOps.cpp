@@ -225,17 +225,13 @@ static LogicalResult verifyMaskOperands(AttentionOp op) {
       return failure();
     auto sparse = cast<BlockSparseMaskAttr>(op.getMaskAttr());
     int64_t b = dimOf(bm, 0), h = dimOf(bm, 1);
-    // A ragged batch: a block grid per sequence (sequence-local
-    // positions), over the packed lengths.
-    if (op.getCuSeqlensQ()) {
-      if (b != 1 && staticMismatch(b, op.getNumSequences()))
-        return op.emitOpError("expected block_mask batch ")
-               << b << " to be 1 or match the sequence count "
-               << op.getNumSequences();
-    } else if (b != 1 && staticMismatch(b, op.getBatchSize())) {
+    // A grid per batch entry, or in a ragged batch per sequence (read at
+    // its own positions, over the packed lengths).
+    if (b != 1 && staticMismatch(b, op.getNumSequences()))
       return op.emitOpError("expected block_mask batch ")
-             << b << " to be 1 or match query batch " << op.getBatchSize();
-    }
+             << b << " to be 1 or match "
+             << (op.isRagged() ? "the sequence count " : "query batch ")
+             << op.getNumSequences();
     if (b != 1 && staticMismatch(h, op.getNumQueryHeads()) && h != 1)
       return op.emitOpError("expected block_mask head count ")
              << h << " to be 1 or match query head count "

@@ -228,7 +228,6 @@ bool CpuKernel::run(const AttentionProblem &p, ElementType dtype,
   // A ragged batch: queries and outputs packed into [1, h, Tq, d] (and the
   // keys into [1, hkv, Tk, d]); a tail of NaN keys catches reads past the
   // last sequence.
-  const int64_t kTail = kPackedKeyTail;
   std::vector<int32_t> cuQ, cuK;
   int64_t qBatch = p.b, qRows = p.sq;
   if (p.ragged()) {
@@ -238,14 +237,14 @@ bool CpuKernel::run(const AttentionProblem &p, ElementType dtype,
   }
   if (p.ragged() && p.raggedKeys) {
     cuK = packedOffsets(p.b, [&](int64_t bi) { return p.keysOf(bi); });
-    kShape = {1, p.hkv, cuK.back() + kTail, p.d};
-    vShape = {1, p.hkv, cuK.back() + kTail, p.dv};
+    kShape = {1, p.hkv, cuK.back() + kPackedKeyTail, p.d};
+    vShape = {1, p.hkv, cuK.back() + kPackedKeyTail, p.dv};
   }
   auto keyRows = [&](const auto &padded, int64_t width, auto unread) {
     using T = typename std::decay_t<decltype(padded)>::value_type;
     if (!cuK.empty())
-      return packRows<T>(padded, p.b, p.hkv, p.sk, width, cuK, false, kTail,
-                         unread);
+      return packRows<T>(padded, p.b, p.hkv, p.sk, width, cuK, false,
+                         kPackedKeyTail, unread);
     return kernelKvRows<T>(p, sources, padded, width, unread);
   };
   size_t kvEs = impl->kvFp8 ? 1 : es;

@@ -286,7 +286,6 @@ bool attnc::runOnDevice(attnrt_artifact *artifact, const AttentionProblem &p,
     return false;
   // A ragged batch: q and o as packed [tokens, H, D] tensors, lse [1, H,
   // tokens], packed keys likewise with a tail of unread (NaN) rows.
-  const int64_t kTail = kPackedKeyTail;
   std::vector<int32_t> cuQ, cuK;
   int64_t qRows = p.sq, kRows = p.sk, maxQ = 0;
   if (readsCuSeqlensQ) {
@@ -301,7 +300,7 @@ bool attnc::runOnDevice(attnrt_artifact *artifact, const AttentionProblem &p,
   }
   if (readsCuSeqlensK) {
     cuK = packedOffsets(p.b, [&](int64_t bi) { return p.keysOf(bi); });
-    kRows = cuK.back() + kTail;
+    kRows = cuK.back() + kPackedKeyTail;
   }
   // K and V as the kernel reads them (kernelKvRows: pages, unread rows NaN),
   // as element bits or fp8 codes.
@@ -311,15 +310,14 @@ bool attnc::runOnDevice(attnrt_artifact *artifact, const AttentionProblem &p,
       std::vector<uint8_t> rows =
           readsCuSeqlensK
               ? packRows<uint8_t>(codes, p.b, p.hkv, p.sk, width, cuK, true,
-                                  kTail, 0x7F)
+                                  kPackedKeyTail, 0x7F)
               : kernelKvRows<uint8_t>(p, sources, codes, width, 0x7F);
       return std::vector<unsigned char>(rows.begin(), rows.end());
     }
     return toDeviceElements(
         readsCuSeqlensK ? packRows(values, p.b, p.hkv, p.sk, width, cuK, true,
-                                   kTail, std::nan(""))
-                        : kernelKvRows(p, sources, values, width,
-                                       std::nan("")),
+                                   kPackedKeyTail, std::nan(""))
+                        : kernelKvRows(p, sources, values, width, std::nan("")),
         dtype);
   };
   const Driver *d = getDriver(error);
