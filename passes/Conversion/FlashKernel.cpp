@@ -778,7 +778,9 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   c.blockMaskH = indexOf(arg(abi::BlockMaskH));
   if (c.spec.kind == MaskKind::BlockSparse) {
     int64_t mbq = c.spec.blockQ, mbk = c.spec.blockK;
-    Value nq = arith::CeilDivUIOp::create(b, seqQ, idx(mbq));
+    // A ragged batch's grid spans the packed query rows (seqQAll), not one
+    // sequence's own (seqQ).
+    Value nq = arith::CeilDivUIOp::create(b, seqQAll, idx(mbq));
     Value nk = arith::CeilDivUIOp::create(b, seqKAll, idx(mbk));
     c.loadBlockMask = [&, bm = arg(abi::BlockMask), nq, nk](ImplicitLocOpBuilder &lb,
                                                Value bb, Value hh, Value r,
@@ -843,7 +845,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       if (dim == 1)
         return c.blockMaskH;
       int64_t block = dim == 2 ? c.spec.blockQ : c.spec.blockK;
-      return arith::CeilDivUIOp::create(b, dim == 2 ? seqQ : seqKAll,
+      return arith::CeilDivUIOp::create(b, dim == 2 ? seqQAll : seqKAll,
                                         idx(block))
           .getResult();
     }

@@ -29,13 +29,6 @@ LogicalResult GpuTarget::checkSupport(const KernelProblem &p) const {
            << chip()
            << ": an fp8 e4m3 cache (kv_scales) needs the e4m3 conversions of "
               "sm_89 and later (target sm_90a)";
-  // Block masks in a ragged batch run on the CPU path; the GPU kernels'
-  // block tests have not been checked against the reference there.
-  if (p.ragged && p.maskBlockKeys > 0)
-    return p.emitError("expected no block-sparse mask with a ragged batch "
-                       "(cu_seqlens_q) for target ")
-           << chip() << ": the GPU kernels do not run that combination yet "
-           << "(the CPU path does)";
   Type elt = p.elementType;
   if (!elt.isBF16() && !elt.isF16())
     return p.emitError("expected bf16 or f16 inputs for target ")

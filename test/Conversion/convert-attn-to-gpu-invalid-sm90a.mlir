@@ -124,12 +124,3 @@ func.func @tma_loads_stages(%q: tensor<?x8x1x128xbf16>, %k: tensor<?x2x?x128xbf1
   %o = attn.attention %q, %k, %k {attn.decode, attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 128, warps = 4, m_tiles = 1, stages = 1, q_in_smem = false, gqa_pack = 4, key_warps = 4, split_kv = true, tma_loads = true>} : tensor<?x8x1x128xbf16>, tensor<?x2x?x128xbf16>, tensor<?x2x?x128xbf16> -> tensor<?x8x1x128xbf16>
   return %o : tensor<?x8x1x128xbf16>
 }
-
-// -----
-
-// Block masks in a ragged batch run on the CPU path only.
-func.func @ragged_block_sparse(%q: tensor<1x8x?x64xbf16>, %k: tensor<1x2x?x64xbf16>, %bm: tensor<1x1x?x?xi8>, %cq: tensor<?xi32>) -> tensor<1x8x?x64xbf16> {
-  // expected-error @+1 {{expected no block-sparse mask with a ragged batch (cu_seqlens_q) for target sm_90a: the GPU kernels do not run that combination yet (the CPU path does)}}
-  %o = attn.attention %q, %k, %k block_mask(%bm : tensor<1x1x?x?xi8>) cu_seqlens_q(%cq : tensor<?xi32>) cu_seqlens_k(%cq : tensor<?xi32>) mask(#attn.block_sparse<block_q = 64, block_k = 64>) : tensor<1x8x?x64xbf16>, tensor<1x2x?x64xbf16>, tensor<1x2x?x64xbf16> -> tensor<1x8x?x64xbf16>
-  return %o : tensor<1x8x?x64xbf16>
-}

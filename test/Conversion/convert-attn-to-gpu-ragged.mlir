@@ -114,3 +114,35 @@ func.func @ragged_paged(%q: tensor<1x4x?x64xbf16>, %k: tensor<?x16x2x64xbf16>, %
   %o = attn.attention %q, %k, %v kv_lens(%l : tensor<?xi32>) page_table(%t : tensor<?x?xi32>) cu_seqlens_q(%cq : tensor<?xi32>) mask(#attn.causal) : tensor<1x4x?x64xbf16>, tensor<?x16x2x64xbf16>, tensor<?x16x2x64xbf16> -> tensor<1x4x?x64xbf16>
   return %o : tensor<1x4x?x64xbf16>
 }
+
+// -----
+
+// A block-sparse mask in a ragged batch: sequence z reads its plane of the
+// grid at its own positions, and a plane has ceil(T_q / 64) rows for the
+// T_q packed query rows (seq_q), not ceil of the sequence's own length.
+// The per-element mask (boundary tiles) and the tile test's table reads
+// both take that row count.
+// CHECK-LABEL: func.func @ragged_block_sparse(
+// CHECK: gpu.func @attnc_attention(
+// CHECK-SAME: %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %[[BM:[a-z0-9_]+]]: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: i64, %[[SEQ_Q:[a-z0-9_]+]]: i64,
+// CHECK: %[[TQ:.*]] = arith.index_cast %[[SEQ_Q]] : i64 to index
+// CHECK: %[[NQ:.*]] = arith.ceildivui %[[TQ]], %c64{{(_[0-9]+)?}} : index
+// CHECK: %[[NQ2:.*]] = arith.ceildivui %[[TQ]], %c64{{(_[0-9]+)?}} : index
+// CHECK-NEXT: arith.muli %{{.*}}, %[[NQ2]] : index
+// CHECK: llvm.getelementptr %[[BM]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+// CHECK: arith.muli %{{.*}}, %[[NQ]] : index
+// CHECK: llvm.getelementptr %[[BM]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+// WGMMA-LABEL: func.func @ragged_block_sparse(
+// WGMMA: gpu.func @attnc_attention(
+// WGMMA-SAME: %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %[[BM:[a-z0-9_]+]]: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: i64, %[[SEQ_Q:[a-z0-9_]+]]: i64,
+// WGMMA: %[[TQ:.*]] = arith.index_cast %[[SEQ_Q]] : i64 to index
+// WGMMA: %[[NQ:.*]] = arith.ceildivui %[[TQ]], %c64{{(_[0-9]+)?}} : index
+// WGMMA: %[[NQ2:.*]] = arith.ceildivui %[[TQ]], %c64{{(_[0-9]+)?}} : index
+// WGMMA-NEXT: arith.muli %{{.*}}, %[[NQ2]] : index
+// WGMMA: llvm.getelementptr %[[BM]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+// WGMMA: arith.muli %{{.*}}, %[[NQ]] : index
+// WGMMA: llvm.getelementptr %[[BM]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+func.func @ragged_block_sparse(%q: tensor<1x4x?x64xbf16>, %k: tensor<1x2x?x64xbf16>, %v: tensor<1x2x?x64xbf16>, %bm: tensor<?x4x?x?xi8>, %cq: tensor<?xi32>, %ck: tensor<?xi32>) -> tensor<1x4x?x64xbf16> {
+  %o = attn.attention %q, %k, %v block_mask(%bm : tensor<?x4x?x?xi8>) cu_seqlens_q(%cq : tensor<?xi32>) cu_seqlens_k(%ck : tensor<?xi32>) mask(#attn.block_sparse<block_q = 64, block_k = 32>) : tensor<1x4x?x64xbf16>, tensor<1x2x?x64xbf16>, tensor<1x2x?x64xbf16> -> tensor<1x4x?x64xbf16>
+  return %o : tensor<1x4x?x64xbf16>
+}
