@@ -1989,9 +1989,13 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       loopInits.append({one, first, next.empty, next.full});
     }
     // One overlapped step at tile kt (ring use `use`) after ring use
-    // prevUse: the new m, l, O and P.
+    // prevUse: the new m, l, O and P. `whileInFlight` runs once both GEMMs
+    // are issued, before the first wait on them: work there (the next
+    // tile's test, its loads) overlaps the tensor cores.
     auto step = [&](Value kt, Value use, Value prevUse, const TileFlags &flags,
-                    ValueRange it) -> SmallVector<Value> {
+                    ValueRange it,
+                    llvm::function_ref<void()> whileInFlight =
+                        nullptr) -> SmallVector<Value> {
       ValueRange m = it.take_front(slots), l = it.slice(slots, slots);
       ValueRange acc = it.slice(2 * slots, it.size() - 2 * slots - pRegs);
       ValueRange p = it.take_back(pRegs);
@@ -2010,6 +2014,8 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
             turnBarrier(arith::RemUIOp::create(b, a.add(warpGroup, one),
                                                idx(groups))),
             i32Threads);
+      if (whileInFlight)
+        whileInFlight();
       SmallVector<Value> sDone = wgmmaE->wait(1, sPending);
       tmaLoop->releaseKeys(use, releases);
       TileSoftmax sm = softmaxTile(kt, flags, sDone, m, l);
@@ -2037,27 +2043,31 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
         TileFlags flags;
         flags.empty = it[stateSize + 2];
         flags.full = it[stateSize + 3];
-        TileFlags next = guardedTileFlags(a.add(kt, one), hi);
+        // The next tile's test (its block-table or id loads) runs in each
+        // branch: on a visited tile while its GEMMs are in flight, so that
+        // no warp waits for those loads before the tile's work.
         SmallVector<Type> types(state.getTypes().begin(),
                                 state.getTypes().end());
-        types.append({b.getIndexType(), b.getIndexType()});
+        types.append(
+            {b.getIndexType(), b.getIndexType(), b.getI1Type(), b.getI1Type()});
         auto ifWork = scf::IfOp::create(b, types, flags.empty,
                                         /*withElseRegion=*/true);
         {
           OpBuilder::InsertionGuard g(b);
           b.setInsertionPointToStart(&ifWork.getThenRegion().front());
+          TileFlags afterSkip = guardedTileFlags(a.add(kt, one), hi);
           SmallVector<Value> skip(state);
-          skip.append({use, prev});
+          skip.append({use, prev, afterSkip.empty, afterSkip.full});
           scf::YieldOp::create(b, skip);
           b.setInsertionPointToStart(&ifWork.getElseRegion().front());
+          TileFlags afterWork;
           SmallVector<Value> done =
-              step(kt, use, a.sub(use, one), flags, state);
-          done.append({a.add(use, one), kt});
+              step(kt, use, a.sub(use, one), flags, state,
+                   [&] { afterWork = guardedTileFlags(a.add(kt, one), hi); });
+          done.append({a.add(use, one), kt, afterWork.empty, afterWork.full});
           scf::YieldOp::create(b, done);
         }
-        SmallVector<Value> yields(ifWork.getResults());
-        yields.append({next.empty, next.full});
-        scf::YieldOp::create(b, yields);
+        scf::YieldOp::create(b, ifWork.getResults());
       }
     }
     // A persistent grid: the first warpgroup takes the turn the last one

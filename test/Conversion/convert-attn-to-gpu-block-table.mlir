@@ -9,9 +9,12 @@
 // tile), whose S and softmax (32 boundary reads) come alone; the loop over
 // the tiles after it carries the ring's next use, the last tile visited and
 // the next tile's flags (empty, full), read an iteration ahead (an scf.if
-// on kt + 1 < hi); an empty tile yields the state unchanged, waiting on no
-// barrier; a visible one waits for its keys and the last tile's values
-// and issues S = Q K^T with that tile's P V. The producer carries the ring's
+// on kt + 1 < hi); an empty tile yields the state unchanged with the next
+// tile's flags, waiting on no barrier; a visible one waits for its keys
+// and the last tile's values, issues S = Q K^T with that tile's P V, lets
+// the other warpgroup take its turn, and only then reads the next tile's
+// flags, before it waits for S: no warp waits for a table read before a
+// tile's GEMMs. The producer carries the ring's
 // use count and loads only the visible tiles (one table read a tile). A
 // producer that tests tiles keeps 40 registers (with 24 ptxas spilled it
 // for block masks of small blocks), the two consumer warpgroups the rest
@@ -26,17 +29,27 @@
 // CHECK: llvm.load {{.*}} -> i8
 // CHECK-NOT: llvm.load {{.*}} -> i8
 // CHECK: scf.for %[[KT:[^ ]+]] = {{.*}} iter_args({{.*}}, %[[EMPTY:[^ ]+]] = %{{[^ ]+}}, %{{[^ ]+}} = %{{[^ ]+}}) -> ({{.*}}, index, index, i1, i1) {
-// CHECK: %[[NEXT:.*]] = arith.addi %[[KT]], %c1{{.*}} : index
+// CHECK-NEXT: scf.if %[[EMPTY]] -> (
+// CHECK-NEXT: %[[NEXT:.*]] = arith.addi %[[KT]], %c1{{.*}} : index
 // CHECK-NEXT: %[[AHEAD:.*]] = arith.cmpi slt, %[[NEXT]], %{{.*}} : index
 // CHECK-NEXT: scf.if %[[AHEAD]] -> (i1, i1) {
 // CHECK: llvm.load {{.*}} -> i8
 // CHECK-NOT: llvm.load {{.*}} -> i8
-// CHECK: scf.if %[[EMPTY]] -> (
-// CHECK-NEXT: scf.yield %arg
-// CHECK-NEXT: } else {
+// CHECK: } else {
+// CHECK-NOT: llvm.load {{.*}} -> i8
 // CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-NOT: llvm.load {{.*}} -> i8
 // CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-NOT: llvm.load {{.*}} -> i8
 // CHECK: nvvm.wgmma.mma_async
+// CHECK-NOT: llvm.load {{.*}} -> i8
+// CHECK: nvvm.barrier.arrive
+// CHECK-NEXT: %[[NEXT2:.*]] = arith.addi %[[KT]], %c1{{.*}} : index
+// CHECK-NEXT: %[[AHEAD2:.*]] = arith.cmpi slt, %[[NEXT2]], %{{.*}} : index
+// CHECK-NEXT: scf.if %[[AHEAD2]] -> (i1, i1) {
+// CHECK: llvm.load {{.*}} -> i8
+// CHECK-NOT: llvm.load {{.*}} -> i8
+// CHECK: wgmma.wait_group.sync.aligned 1;
 // CHECK-COUNT-32: llvm.load {{.*}} -> i8
 // CHECK-NOT: llvm.load {{.*}} -> i8
 // CHECK: nvvm.setmaxregister  decrease 40
