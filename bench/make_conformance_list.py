@@ -386,9 +386,10 @@ for name, flag, mode, dtype, wanted in matrix:
 # reading another entry's or head's grid fails.
 for name, flag, d, sizes_text in [
         ("blocks_bh_d128", " block_mask=bh", 128,
-         ["b=2 sq=1000 sk=1000", "b=3 sq=129 sk=127", "b=2 sq=300 sk=100"]),
+         ["b=2 sq=1000 sk=1000", "b=3 sq=129 sk=127", "b=2 sq=300 sk=100",
+          "b=1 sq=129 sk=4500"]),
         ("blocks_b_d64_kvlens", " block_mask=b kv_lens=1", 64,
-         ["b=5 sq=100 sk=1000", "b=4 sq=129 sk=127"]),
+         ["b=5 sq=100 sk=1000", "b=4 sq=129 sk=127", "b=2 sq=70 sk=2700"]),
         ("decode_blocks_bh_d128_gqa4", " block_mask=bh decode=1", 128,
          ["b=3 sq=1 sk=777", "b=2 sq=1 sk=3001 @splits=7", "b=3 sq=1 sk=777 @plan=0",
           "b=2 sq=5 sk=1000 @splits=3"]),

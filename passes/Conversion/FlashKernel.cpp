@@ -1177,6 +1177,92 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     f.full = ifIn.getResult(1);
     return f;
   };
+  // A warp's cursor over the tiles of [lo, hi) holding a visible pair: the
+  // tile tests of 32 consecutive tiles run at once, one a lane, and two
+  // ballots keep which are visible and which full; the next visible tile
+  // is then a count of trailing zeros, and only a cursor leaving its 32
+  // tiles tests again. (Every lane of the warp takes part: the compacted
+  // loop is warp-uniform.)
+  struct TileCursor {
+    Value kt;                // the visible tile found (hi when none is left)
+    Value full;              // its `full` flag
+    Value base;              // the first of the 32 tiles tested
+    Value visible, fullBits; // i32 ballots over base + lane
+  };
+  auto findVisible = [&](Value from, Value hi, Value base, Value visible,
+                         Value fullBits) -> TileCursor {
+    Type indexType = b.getIndexType(), i32 = b.getI32Type();
+    Value c32 = idx(32);
+    Value zero32 = arith::ConstantIntOp::create(b, 0, 32);
+    Value all = arith::ConstantIntOp::create(b, -1, 32);
+    // The bits of tiles from `from` on in the chunk at `base` (none when
+    // `from` is past it).
+    auto bitsFrom = [&](Value at, Value chunk, Value vis) {
+      Value inChunk = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, at,
+                                            a.add(chunk, c32));
+      Value shift = arith::SelectOp::create(
+          b, inChunk,
+          arith::IndexCastOp::create(b, i32, a.sub(at, chunk)).getResult(),
+          zero32);
+      return arith::SelectOp::create(
+                 b, inChunk, arith::ShRUIOp::create(b, vis, shift).getResult(),
+                 zero32)
+          .getResult();
+    };
+    SmallVector<Type> types = {indexType, indexType, i32, i32};
+    auto search = scf::WhileOp::create(
+        b, types, ValueRange{from, base, visible, fullBits});
+    {
+      OpBuilder::InsertionGuard g(b);
+      SmallVector<Location> locs(4, b.getLoc());
+      Block *before = b.createBlock(&search.getBefore(), {}, types, locs);
+      Value at = before->getArgument(0), chunk = before->getArgument(1);
+      Value bits = bitsFrom(at, chunk, before->getArgument(2));
+      Value found = arith::OrIOp::create(
+          b, arith::CmpIOp::create(b, arith::CmpIPredicate::sge, at, hi),
+          arith::CmpIOp::create(b, arith::CmpIPredicate::ne, bits, zero32));
+      scf::ConditionOp::create(
+          b,
+          arith::XOrIOp::create(b, found,
+                                arith::ConstantIntOp::create(b, 1, 1)),
+          before->getArguments());
+      Block *after = b.createBlock(&search.getAfter(), {}, types, locs);
+      // Test the 32 tiles from max(at, chunk + 32): this lane's one.
+      Value next = arith::MaxSIOp::create(b, after->getArgument(0),
+                                          a.add(after->getArgument(1), c32));
+      TileFlags f = guardedTileFlags(a.add(next, lane), hi);
+      Value vis = NVVM::VoteSyncOp::create(
+          b, i32, all,
+          arith::XOrIOp::create(b, f.empty,
+                                arith::ConstantIntOp::create(b, 1, 1)),
+          NVVM::VoteSyncKind::ballot);
+      Value fullVote = NVVM::VoteSyncOp::create(b, i32, all, f.full,
+                                                NVVM::VoteSyncKind::ballot);
+      scf::YieldOp::create(b, ValueRange{next, next, vis, fullVote});
+    }
+    TileCursor c;
+    Value at = search.getResult(0);
+    c.base = search.getResult(1);
+    c.visible = search.getResult(2);
+    c.fullBits = search.getResult(3);
+    Value bits = bitsFrom(at, c.base, c.visible);
+    Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, at, hi);
+    Value skip = arith::IndexCastOp::create(
+        b, indexType,
+        LLVM::CountTrailingZerosOp::create(b, i32, bits, false).getResult());
+    c.kt = arith::SelectOp::create(b, any, a.add(at, skip), hi);
+    Value offset = arith::SelectOp::create(
+        b, any,
+        arith::IndexCastOp::create(b, i32, a.sub(c.kt, c.base)).getResult(),
+        zero32);
+    Value bit =
+        arith::AndIOp::create(b, arith::ShRUIOp::create(b, c.fullBits, offset),
+                              arith::ConstantIntOp::create(b, 1, 32));
+    c.full = arith::AndIOp::create(
+        b, any,
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ne, bit, zero32));
+    return c;
+  };
   std::optional<CpAsyncKeyLoop> keyLoop;
   std::optional<TmaKeyLoop> tmaLoop;
   std::optional<TmaTileRing> tmaRing;
@@ -1895,9 +1981,11 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   // visited (prev = kt - 1). With one (`compacted`: block masks, seq_ids
   // documents, mask_fn regions on a block grid) the ring is compacted:
   // the producer loads only the tiles holding a visible pair, the first
-  // of them is found before the loop, and the loop skips the empty ones,
-  // carrying the ring's next use, the last tile visited (prev) and the
-  // next tile's flags (empty, full), tested an iteration ahead.
+  // of them is found before the loop, and the loop visits only those
+  // (findVisible's cursor: 32 tiles tested at once, a lane each), carrying
+  // the ring's next use, the last tile visited (prev), the next visible
+  // tile with its `full` flag and the cursor, moved while the GEMMs of the
+  // tile before are in flight.
   auto overlappedWgmmaLoop = [&](Value lo, Value hi, ValueRange inits,
                                  bool compacted) -> ValueRange {
     Value slab = qSlab();
@@ -1925,28 +2013,13 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     // pair (hi when none does), with its flags.
     Value first = lo;
     TileFlags firstFlags;
+    TileCursor cursor;
     if (compacted) {
-      Type indexType = b.getIndexType(), i1 = b.getI1Type();
-      auto search = scf::WhileOp::create(
-          b, TypeRange{indexType, i1},
-          ValueRange{lo, arith::ConstantIntOp::create(b, 0, 1).getResult()});
-      {
-        OpBuilder::InsertionGuard g(b);
-        Block *before = b.createBlock(&search.getBefore(), {}, {indexType, i1},
-                                      {b.getLoc(), b.getLoc()});
-        Value kt = before->getArgument(0);
-        TileFlags f = guardedTileFlags(kt, hi);
-        Value inRange =
-            arith::CmpIOp::create(b, arith::CmpIPredicate::slt, kt, hi);
-        scf::ConditionOp::create(b, arith::AndIOp::create(b, inRange, f.empty),
-                                 ValueRange{kt, f.full});
-        Block *after = b.createBlock(&search.getAfter(), {}, {indexType, i1},
-                                     {b.getLoc(), b.getLoc()});
-        scf::YieldOp::create(b, ValueRange{a.add(after->getArgument(0), one),
-                                           after->getArgument(1)});
-      }
-      first = search.getResult(0);
-      firstFlags.full = search.getResult(1);
+      cursor = findVisible(lo, hi, a.sub(lo, idx(32)),
+                           arith::ConstantIntOp::create(b, 0, 32),
+                           arith::ConstantIntOp::create(b, 0, 32));
+      first = cursor.kt;
+      firstFlags.full = cursor.full;
       firstFlags.empty = arith::ConstantIntOp::create(b, 0, 1);
     }
     Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, first, hi);
@@ -1981,12 +2054,14 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     loopInits.append(inits.begin() + 2 * slots, inits.end());
     SmallVector<Value> p0 = packP(firstSm.p);
     loopInits.append(p0);
-    // Compacted: the next use, the last tile visited, the next tile's
-    // flags.
+    // Compacted: the next use, the last tile visited, the next visible
+    // tile with its `full` flag, and the cursor's 32 tiles.
     const size_t stateSize = loopInits.size();
     if (compacted) {
-      TileFlags next = guardedTileFlags(a.add(first, one), hi);
-      loopInits.append({one, first, next.empty, next.full});
+      TileCursor next = findVisible(a.add(first, one), hi, cursor.base,
+                                    cursor.visible, cursor.fullBits);
+      loopInits.append({one, first, next.kt, next.full, next.base, next.visible,
+                        next.fullBits});
     }
     // One overlapped step at tile kt (ring use `use`) after ring use
     // prevUse: the new m, l, O and P. `whileInFlight` runs once both GEMMs
@@ -2027,48 +2102,49 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       yields.append(packP(sm.p));
       return yields;
     };
-    auto loop = scf::ForOp::create(b, a.add(first, one), hi, one, loopInits);
-    {
+    // Without a tile test every tile after the first; with one (compacted)
+    // the visible ones only, each found while the GEMMs of the one before
+    // are in flight.
+    Operation *loop;
+    if (!compacted) {
+      auto forOp = scf::ForOp::create(b, a.add(first, one), hi, one, loopInits);
       OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(loop.getBody());
-      Value kt = loop.getInductionVar();
-      ValueRange it = loop.getRegionIterArgs();
-      if (!compacted) {
-        Value use = tmaLoop->useOf(kt, lo);
-        scf::YieldOp::create(b,
-                             step(kt, use, a.sub(use, one), TileFlags(), it));
-      } else {
-        ValueRange state = it.take_front(stateSize);
-        Value use = it[stateSize], prev = it[stateSize + 1];
-        TileFlags flags;
-        flags.empty = it[stateSize + 2];
-        flags.full = it[stateSize + 3];
-        // The next tile's test (its block-table or id loads) runs in each
-        // branch: on a visited tile while its GEMMs are in flight, so that
-        // no warp waits for those loads before the tile's work.
-        SmallVector<Type> types(state.getTypes().begin(),
-                                state.getTypes().end());
-        types.append(
-            {b.getIndexType(), b.getIndexType(), b.getI1Type(), b.getI1Type()});
-        auto ifWork = scf::IfOp::create(b, types, flags.empty,
-                                        /*withElseRegion=*/true);
-        {
-          OpBuilder::InsertionGuard g(b);
-          b.setInsertionPointToStart(&ifWork.getThenRegion().front());
-          TileFlags afterSkip = guardedTileFlags(a.add(kt, one), hi);
-          SmallVector<Value> skip(state);
-          skip.append({use, prev, afterSkip.empty, afterSkip.full});
-          scf::YieldOp::create(b, skip);
-          b.setInsertionPointToStart(&ifWork.getElseRegion().front());
-          TileFlags afterWork;
-          SmallVector<Value> done =
-              step(kt, use, a.sub(use, one), flags, state,
-                   [&] { afterWork = guardedTileFlags(a.add(kt, one), hi); });
-          done.append({a.add(use, one), kt, afterWork.empty, afterWork.full});
-          scf::YieldOp::create(b, done);
-        }
-        scf::YieldOp::create(b, ifWork.getResults());
-      }
+      b.setInsertionPointToStart(forOp.getBody());
+      Value kt = forOp.getInductionVar();
+      Value use = tmaLoop->useOf(kt, lo);
+      scf::YieldOp::create(b, step(kt, use, a.sub(use, one), TileFlags(),
+                                   forOp.getRegionIterArgs()));
+      loop = forOp;
+    } else {
+      ValueRange initRange(loopInits);
+      SmallVector<Type> types(initRange.getTypes().begin(),
+                              initRange.getTypes().end());
+      auto whileOp = scf::WhileOp::create(b, types, loopInits);
+      OpBuilder::InsertionGuard inner(b);
+      SmallVector<Location> locs(types.size(), b.getLoc());
+      Block *before = b.createBlock(&whileOp.getBefore(), {}, types, locs);
+      scf::ConditionOp::create(
+          b,
+          arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
+                                before->getArgument(stateSize + 2), hi),
+          before->getArguments());
+      Block *after = b.createBlock(&whileOp.getAfter(), {}, types, locs);
+      ValueRange it = after->getArguments();
+      ValueRange state = it.take_front(stateSize);
+      Value use = it[stateSize], kt = it[stateSize + 2];
+      TileFlags flags;
+      flags.empty = arith::ConstantIntOp::create(b, 0, 1);
+      flags.full = it[stateSize + 3];
+      TileCursor next;
+      SmallVector<Value> yields =
+          step(kt, use, a.sub(use, one), flags, state, [&] {
+            next = findVisible(a.add(kt, one), hi, it[stateSize + 4],
+                               it[stateSize + 5], it[stateSize + 6]);
+          });
+      yields.append({a.add(use, one), kt, next.kt, next.full, next.base,
+                     next.visible, next.fullBits});
+      scf::YieldOp::create(b, yields);
+      loop = whileOp;
     }
     // A persistent grid: the first warpgroup takes the turn the last one
     // gave after its last GEMMs of this item (its initial one above comes
@@ -2086,9 +2162,9 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     }
     // The last tile's P V (the only tile that can run past a ragged
     // sequence's keys).
-    ValueRange fin = loop.getResults().take_front(stateSize);
-    Value last = compacted ? loop.getResult(stateSize + 1) : a.sub(hi, one);
-    Value lastUse = compacted ? a.sub(loop.getResult(stateSize), one)
+    ValueRange fin = loop->getResults().take_front(stateSize);
+    Value last = compacted ? loop->getResult(stateSize + 1) : a.sub(hi, one);
+    Value lastUse = compacted ? a.sub(loop->getResult(stateSize), one)
                               : tmaLoop->useOf(last, lo);
     Value lastStage = tmaLoop->waitValues(lastUse);
     zeroVTail(last, lastStage);

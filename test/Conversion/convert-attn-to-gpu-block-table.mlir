@@ -4,38 +4,51 @@
 // multiple of 8 dividing the kernel's 128 keys): on a boundary tile a lane
 // reads the block table once per row slot and 8-column group (2 x 16), not
 // once per score (64), which kept ptxas spilling on 128-key tiles.
-// The consumers run the overlapped schedule on a compacted ring: an
-// scf.while finds the first tile holding a visible pair (one table read a
-// tile), whose S and softmax (32 boundary reads) come alone; the loop over
-// the tiles after it carries the ring's next use, the last tile visited and
-// the next tile's flags (empty, full), read an iteration ahead (an scf.if
-// on kt + 1 < hi); an empty tile yields the state unchanged with the next
-// tile's flags, waiting on no barrier; a visible one waits for its keys
-// and the last tile's values, issues S = Q K^T with that tile's P V, lets
-// the other warpgroup take its turn, and only then reads the next tile's
-// flags, before it waits for S: no warp waits for a table read before a
-// tile's GEMMs. The producer carries the ring's
+// The consumers run the overlapped schedule on a compacted ring, over the
+// visible tiles only: a warp's cursor tests 32 tiles at once (lane l tile
+// base + l: one table read each, in parallel), keeps two ballots (visible,
+// full) and finds the next visible tile as a count of trailing zeros; it
+// tests again only when it leaves its 32 tiles. An scf.while finds the
+// first visible tile, whose S and softmax (32 boundary reads) come alone;
+// the loop (an scf.while over the visible tiles) carries the ring's next
+// use, the last tile visited, the next visible tile with its `full` flag
+// and the cursor's ballots. A tile waits for its keys and the last tile's
+// values, issues S = Q K^T with the last tile's P V, lets the other
+// warpgroup take its turn, and only then moves the cursor (any table
+// reads), before it waits for S: no warp waits for a table read before a
+// tile's GEMMs, and no iteration is spent on an empty tile. The producer
+// carries the ring's
 // use count and loads only the visible tiles (one table read a tile). A
 // producer that tests tiles keeps 40 registers (with 24 ptxas spilled it
 // for block masks of small blocks), the two consumer warpgroups the rest
 // (232).
 // CHECK-LABEL: gpu.func @attnc_attention(
+// CHECK: %[[LANE:.*]] = arith.remui %thread_id_x, %c32{{.*}} : index
 // CHECK: nvvm.setmaxregister  increase 232
-// CHECK: scf.while ({{.*}}) : (index, i1) -> (index, i1) {
-// CHECK: llvm.load {{.*}} -> i8
+// CHECK: scf.while ({{.*}}) : (index, index, i32, i32) -> (index, index, i32, i32) {
 // CHECK-NOT: llvm.load {{.*}} -> i8
 // CHECK: scf.condition
+// CHECK: } do {
+// CHECK: %[[FROM:.*]] = arith.maxsi
+// CHECK-NEXT: %[[MINE:.*]] = arith.addi %[[FROM]], %[[LANE]] : index
+// CHECK: llvm.load {{.*}} -> i8
+// CHECK-NOT: llvm.load {{.*}} -> i8
+// CHECK: nvvm.vote.sync  ballot
+// CHECK-NEXT: nvvm.vote.sync  ballot
+// CHECK-NEXT: scf.yield %[[FROM]], %[[FROM]]
+// CHECK-NOT: llvm.load {{.*}} -> i8
+// CHECK: llvm.intr.cttz
 // CHECK-COUNT-32: llvm.load {{.*}} -> i8
+// CHECK-NOT: llvm.load {{.*}} -> i8
+// CHECK: scf.while ({{.*}}) : (index, index, i32, i32) -> (index, index, i32, i32) {
 // CHECK: llvm.load {{.*}} -> i8
 // CHECK-NOT: llvm.load {{.*}} -> i8
-// CHECK: scf.for %[[KT:[^ ]+]] = {{.*}} iter_args({{.*}}, %[[EMPTY:[^ ]+]] = %{{[^ ]+}}, %{{[^ ]+}} = %{{[^ ]+}}) -> ({{.*}}, index, index, i1, i1) {
-// CHECK-NEXT: scf.if %[[EMPTY]] -> (
-// CHECK-NEXT: %[[NEXT:.*]] = arith.addi %[[KT]], %c1{{.*}} : index
-// CHECK-NEXT: %[[AHEAD:.*]] = arith.cmpi slt, %[[NEXT]], %{{.*}} : index
-// CHECK-NEXT: scf.if %[[AHEAD]] -> (i1, i1) {
-// CHECK: llvm.load {{.*}} -> i8
+// CHECK: nvvm.vote.sync  ballot
 // CHECK-NOT: llvm.load {{.*}} -> i8
-// CHECK: } else {
+// CHECK: scf.while ({{.*}}) : ({{.*}}, index, index, index, i1, index, i32, i32) -> ({{.*}}, index, index, index, i1, index, i32, i32) {
+// CHECK-NOT: llvm.load {{.*}} -> i8
+// CHECK: scf.condition
+// CHECK: } do {
 // CHECK-NOT: llvm.load {{.*}} -> i8
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK-NOT: llvm.load {{.*}} -> i8
@@ -44,10 +57,12 @@
 // CHECK: nvvm.wgmma.mma_async
 // CHECK-NOT: llvm.load {{.*}} -> i8
 // CHECK: nvvm.barrier.arrive
-// CHECK-NEXT: %[[NEXT2:.*]] = arith.addi %[[KT]], %c1{{.*}} : index
-// CHECK-NEXT: %[[AHEAD2:.*]] = arith.cmpi slt, %[[NEXT2]], %{{.*}} : index
-// CHECK-NEXT: scf.if %[[AHEAD2]] -> (i1, i1) {
+// CHECK-NEXT: arith.addi
+// CHECK-NOT: nvvm.
+// CHECK: scf.while ({{.*}}) : (index, index, i32, i32) -> (index, index, i32, i32) {
 // CHECK: llvm.load {{.*}} -> i8
+// CHECK-NOT: llvm.load {{.*}} -> i8
+// CHECK: nvvm.vote.sync  ballot
 // CHECK-NOT: llvm.load {{.*}} -> i8
 // CHECK: wgmma.wait_group.sync.aligned 1;
 // CHECK-COUNT-32: llvm.load {{.*}} -> i8
