@@ -310,26 +310,52 @@ void TmaKeyLoop::produceCompacted(Value lo, Value hi) {
   IndexArith a{b};
   // The ring's uses from 0: a persistent kernel's items would need the
   // count of the tiles loaded before them (FlashKernel keeps its tile
-  // tests on the uncompacted ring there).
-  auto loop =
-      scf::ForOp::create(b, lo, hi, a.constant(1), ValueRange{a.constant(0)});
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(loop.getBody());
-  Value kt = loop.getInductionVar();
-  Value use = loop.getRegionIterArgs()[0];
-  Value load = hooks.notEmpty(kt, arith::ConstantIntOp::create(b, 1, 1));
-  auto ifLoad = scf::IfOp::create(b, TypeRange{b.getIndexType()}, load,
-                                  /*withElseRegion=*/true);
+  // tests on the uncompacted ring there). The loads go in the order the
+  // consumers' overlapped loop uses them: the keys of a visible tile with
+  // the values of the visible tile before it (S of one tile and P V of the
+  // last are issued together), the last tile's values after the loop. Keys
+  // are then never held behind the release of a values stage, which comes
+  // only after a P V, and the tile tests that find the next visible tile
+  // run while those values are still in use.
+  Value none = a.constant(-1);
+  auto loop = scf::ForOp::create(b, lo, hi, a.constant(1),
+                                 ValueRange{a.constant(0), none});
   {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value kt = loop.getInductionVar();
+    Value use = loop.getRegionIterArgs()[0];
+    Value prev = loop.getRegionIterArgs()[1];
+    Value load = hooks.notEmpty(kt, arith::ConstantIntOp::create(b, 1, 1));
+    Type indexType = b.getIndexType();
+    auto ifLoad = scf::IfOp::create(b, TypeRange{indexType, indexType}, load,
+                                    /*withElseRegion=*/true);
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(&ifLoad.getThenRegion().front());
-    for (int64_t half = 0; half < 2; ++half)
-      loadHalf(half, kt, use, /*load=*/Value());
-    scf::YieldOp::create(b, ValueRange{a.add(use, a.constant(1))});
+    loadHalf(0, kt, use, /*load=*/Value());
+    Value afterFirst =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, use, a.constant(0));
+    {
+      auto ifValues = scf::IfOp::create(b, afterFirst, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard values(b);
+      b.setInsertionPointToStart(&ifValues.getThenRegion().front());
+      loadHalf(1, prev, a.sub(use, a.constant(1)), /*load=*/Value());
+    }
+    scf::YieldOp::create(b, ValueRange{a.add(use, a.constant(1)), kt});
     b.setInsertionPointToStart(&ifLoad.getElseRegion().front());
-    scf::YieldOp::create(b, ValueRange{use});
+    scf::YieldOp::create(b, ValueRange{use, prev});
+    b.setInsertionPointAfter(ifLoad);
+    scf::YieldOp::create(b, ifLoad.getResults());
   }
-  scf::YieldOp::create(b, ifLoad.getResults());
+  Value loaded = loop.getResult(0);
+  auto ifAny = scf::IfOp::create(
+      b, arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, loaded,
+                               a.constant(0)),
+      /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifAny.getThenRegion().front());
+  loadHalf(1, loop.getResult(1), a.sub(loaded, a.constant(1)),
+           /*load=*/Value());
 }
 
 Value TmaKeyLoop::waitHalf(int64_t kind, Value use) {

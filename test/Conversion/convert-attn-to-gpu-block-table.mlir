@@ -23,6 +23,7 @@
 // for block masks of small blocks), the two consumer warpgroups the rest
 // (232).
 // CHECK-LABEL: gpu.func @attnc_attention(
+// CHECK-SAME: %[[KMAP:[a-z0-9_]+]]: !llvm.ptr, %[[VMAP:[a-z0-9_]+]]: !llvm.ptr) kernel
 // CHECK: %[[LANE:.*]] = arith.remui %thread_id_x, %c32{{.*}} : index
 // CHECK: nvvm.setmaxregister  increase 232
 // CHECK: scf.while ({{.*}}) : (index, index, i32, i32) -> (index, index, i32, i32) {
@@ -67,12 +68,30 @@
 // CHECK: wgmma.wait_group.sync.aligned 1;
 // CHECK-COUNT-32: llvm.load {{.*}} -> i8
 // CHECK-NOT: llvm.load {{.*}} -> i8
+// The producer, in the order the consumers use the tiles: a visible
+// tile's keys (K map), then, from the second visible tile on, the values
+// (V map) of the visible tile before it; the loop carries the ring's use
+// count and that tile (-1 before the first); the last tile's values after
+// the loop.
 // CHECK: nvvm.setmaxregister  decrease 40
-// CHECK: scf.for {{.*}} iter_args(%{{[^ ]+}} = %{{[^ ]+}}) -> (index) {
+// CHECK: scf.for %[[PKT:[^ ]+]] = {{.*}} iter_args(%[[PUSE:[^ ]+]] = %c0{{[^ ]*}}, %[[PPREV:[^ ]+]] = %c-1{{[^ ]*}}) -> (index, index) {
 // CHECK: llvm.load {{.*}} -> i8
 // CHECK-NOT: llvm.load {{.*}} -> i8
-// CHECK: scf.if %{{.*}} -> (index) {
-// CHECK: nvvm.cp.async.bulk.tensor
+// CHECK: scf.if %{{.*}} -> (index, index) {
+// CHECK-NOT: %[[VMAP]]
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[KMAP]],
+// CHECK-NOT: %[[VMAP]]
+// CHECK: %[[LATER:.*]] = arith.cmpi sgt, %[[PUSE]], %c0{{.*}} : index
+// CHECK-NEXT: scf.if %[[LATER]] {
+// CHECK-NOT: %[[KMAP]]
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[VMAP]],
+// CHECK: scf.yield %{{.*}}, %[[PKT]] : index, index
+// CHECK-NEXT: } else {
+// CHECK-NEXT: scf.yield %[[PUSE]], %[[PPREV]] : index, index
+// CHECK: %[[LOADED:.*]] = arith.cmpi sgt, %{{.*}}#0, %c0{{.*}} : index
+// CHECK-NEXT: scf.if %[[LOADED]] {
+// CHECK-NOT: %[[KMAP]]
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[VMAP]],
 // CHECK-NOT: llvm.load {{.*}} -> i8
 func.func @attention(%q: tensor<?x16x?x128xbf16>, %k: tensor<?x16x?x128xbf16>, %bm: tensor<1x1x?x?xi8>) -> tensor<?x16x?x128xbf16> {
   %o = attn.attention %q, %k, %k block_mask(%bm : tensor<1x1x?x?xi8>) mask(#attn.block_sparse<block_q = 128, block_k = 128>) {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>} : tensor<?x16x?x128xbf16>, tensor<?x16x?x128xbf16>, tensor<?x16x?x128xbf16> -> tensor<?x16x?x128xbf16>
