@@ -302,7 +302,8 @@ std::pair<scf::IfOp, scf::IfOp> KernelBuilder::splitRoles() {
   }
   gpu::BarrierOp::create(b);
   WgmmaRegisters regs =
-      wgmmaRegisters(config, swizzled.bytes, tiled.testsTilesAtRunTime());
+      wgmmaRegisters(config, swizzled.bytes, tiled.testsTilesAtRunTime(),
+                     static_cast<bool>(step.getCuSeqlensQ()));
   Value consumer = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, tid,
                                          idx(32 * config.getWarps()));
   auto ifConsumer = scf::IfOp::create(b, consumer, /*withElseRegion=*/true);

@@ -131,10 +131,15 @@ public:
   std::optional<GpuKernelAttr>
   fallbackConfig(const KernelProblem &p,
                  GpuKernelAttr config) const override {
-    // One m-tile per warp (8 warps, 128 rows): fewer registers.
-    if (config.getMTiles() == 1)
-      return std::nullopt;
+    // One m-tile per warp (8 warps, 128 rows): fewer registers; then
+    // 32-key tiles (a ragged batch's paged block-sparse D = 64 kernel
+    // spilled 20 bytes on 64-key ones).
     int64_t blockK = p.headDim + p.valueHeadDim > 256 ? 32 : 64;
+    if (config.getMTiles() == 1) {
+      if (config.getBlockK() <= 32)
+        return std::nullopt;
+      blockK = 32;
+    }
     return make(p, blockK, /*warps=*/8, /*mTiles=*/1, false);
   }
 

@@ -72,13 +72,16 @@ struct SwizzledSmemLayout {
 /// twice in shared memory, else 1) and the registers a producer and a
 /// consumer thread keep after setmaxnreg, so that the block's warpgroups fit
 /// 65536 / blocks registers (multiples of 8 in [24, 240]); a persistent
-/// producer, or one that tests key tiles at run time, keeps 40.
+/// producer, or one that tests key tiles at run time, keeps 40, and one
+/// that tests them for a sequence of a ragged batch under one consumer
+/// warpgroup 56.
 struct WgmmaRegisters {
   int64_t blocksPerMultiprocessor = 1, producer = 24, consumer = 240;
 };
 WgmmaRegisters wgmmaRegisters(attn::GpuKernelAttr config,
                               int64_t sharedMemoryBytes,
-                              bool producerTestsTiles = false);
+                              bool producerTestsTiles = false,
+                              bool ragged = false);
 
 /// Emits the warpgroup MMAs of one warpgroup (bf16/f16 in, f32 accumulate).
 /// `smem` is the base of the dynamic shared memory (1024-byte aligned).
