@@ -2016,6 +2016,8 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     TileFlags firstFlags;
     TileCursor cursor;
     if (compacted) {
+      // No tiles tested yet: a chunk ending at lo, so the cursor tests the
+      // 32 tiles from lo first.
       cursor = findVisible(lo, hi, a.sub(lo, idx(32)),
                            arith::ConstantIntOp::create(b, 0, 32),
                            arith::ConstantIntOp::create(b, 0, 32));
