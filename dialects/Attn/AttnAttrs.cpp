@@ -272,7 +272,7 @@ Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
   int64_t keyWarps = 1;
   bool sawPack = false, sawKeyWarps = false, sawSplit = false, wgmma = false,
        sawWgmma = false, sawPersistent = false, persistent = false,
-       sawTma = false, tmaLoads = false;
+       sawTma = false, tmaLoads = false, sawPingPong = false, pingPong = true;
   int64_t exp2Fma = 0;
   while (succeeded(p.parseOptionalComma())) {
     if (!sawPack && succeeded(p.parseOptionalKeyword("gqa_pack"))) {
@@ -301,6 +301,12 @@ Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
           true;
       if (p.parseEqual() || parseBoolValue(p, "tma_loads", tmaLoads))
         return {};
+    } else if (!sawPingPong &&
+               succeeded(p.parseOptionalKeyword("ping_pong"))) {
+      sawPack = sawKeyWarps = sawSplit = sawWgmma = sawPersistent = sawTma =
+          sawPingPong = true;
+      if (p.parseEqual() || parseBoolValue(p, "ping_pong", pingPong))
+        return {};
     } else {
       if (parseNamedInt(p, "exp2_fma", exp2Fma))
         return {};
@@ -312,7 +318,7 @@ Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
   return getChecked([&] { return p.emitError(p.getNameLoc()); }, p.getContext(),
                     chip, blockQ, blockK, warps, mTiles, stages, qInSmem,
                     gqaPack, splitKv, keyWarps, wgmma, persistent, tmaLoads,
-                    exp2Fma);
+                    exp2Fma, pingPong);
 }
 
 void GpuKernelAttr::print(AsmPrinter &p) const {
@@ -332,6 +338,8 @@ void GpuKernelAttr::print(AsmPrinter &p) const {
     p << ", persistent = true";
   if (getTmaLoads())
     p << ", tma_loads = true";
+  if (!getPingPong())
+    p << ", ping_pong = false";
   if (getExp2Fma())
     p << ", exp2_fma = " << getExp2Fma();
   p << ">";
@@ -343,7 +351,7 @@ GpuKernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                       int64_t warps, int64_t mTiles, int64_t stages,
                       bool qInSmem, int64_t gqaPack, bool splitKv,
                       int64_t keyWarps, bool wgmma, bool persistent,
-                      bool tmaLoads, int64_t exp2Fma) {
+                      bool tmaLoads, int64_t exp2Fma, bool pingPong) {
   if (chip.empty())
     return emitError() << "expected a non-empty chip";
   if (warps < 1 || warps > 32)
@@ -388,6 +396,9 @@ GpuKernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       return emitError() << "expected no gqa_pack, key_warps or split_kv "
                             "with wgmma";
   }
+  if (!pingPong && !wgmma)
+    return emitError() << "expected wgmma = true with ping_pong = false (the "
+                          "turns are the wgmma kernel's consumer warpgroups')";
   if (persistent && !wgmma)
     return emitError() << "expected wgmma = true with persistent = true (the "
                           "persistent grid is the wgmma kernel's)";

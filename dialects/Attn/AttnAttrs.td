@@ -131,6 +131,13 @@ def Attn_GpuKernelAttr : AttrDef<Attn_Dialect, "GpuKernel"> {
     registers (q_in_smem = false); the target decides which caches it
     supports (contiguous 16-bit keys and values).
 
+    `ping_pong = false` (with wgmma, printed only when set; true by
+    default) lets the consumer warpgroups of the wgmma kernel issue their
+    GEMMs whenever they are ready, instead of taking turns at named
+    barriers so that one's softmax runs while another's GEMMs hold the
+    tensor cores (FlashAttention-3 turns the turns off for heads wider
+    than 128).
+
     `exp2_fma = n` (0 to 8, printed only when not 0) computes n of every 8
     softmax weights exp2(x) of a thread with FMA-pipe arithmetic (a
     round-to-nearest split x = j + f, a degree-3 polynomial for 2^f, relative
@@ -155,7 +162,7 @@ def Attn_GpuKernelAttr : AttrDef<Attn_Dialect, "GpuKernel"> {
                         "int64_t":$gqaPack, "bool":$splitKv,
                         "int64_t":$keyWarps, "bool":$wgmma,
                         "bool":$persistent, "bool":$tmaLoads,
-                        "int64_t":$exp2Fma);
+                        "int64_t":$exp2Fma, "bool":$pingPong);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

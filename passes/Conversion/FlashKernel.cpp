@@ -2005,6 +2005,8 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     // start. A tile test is block-uniform: every warpgroup visits the same
     // tiles.
     const int64_t groups = config.getWarps() / 4;
+    // Turns (ping_pong), with more than one consumer warpgroup.
+    const bool turns = groups > 1 && config.getPingPong();
     Value i32Threads = i32c(256);
     auto turnBarrier = [&](Value group) {
       return arith::AddIOp::create(
@@ -2032,7 +2034,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     b.setInsertionPointToStart(&ifAny.getElseRegion().front());
     scf::YieldOp::create(b, inits);
     b.setInsertionPointToStart(&ifAny.getThenRegion().front());
-    if (groups > 1) {
+    if (turns) {
       Value last = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
                                          warpGroup, idx(groups - 1));
       auto ifLast = scf::IfOp::create(b, last, /*withElseRegion=*/false);
@@ -2077,16 +2079,17 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       ValueRange m = it.take_front(slots), l = it.slice(slots, slots);
       ValueRange acc = it.slice(2 * slots, it.size() - 2 * slots - pRegs);
       ValueRange p = it.take_back(pRegs);
+
       Value stage = tmaLoop->waitKeys(use);
       Value prevStage = tmaLoop->waitValues(prevUse);
-      if (groups > 1)
+      if (turns)
         NVVM::BarrierOp::create(b, /*res=*/Type(), turnBarrier(warpGroup),
                                 i32Threads, /*reductionOp=*/{},
                                 /*reductionPredicate=*/Value());
       SmallVector<Value> sPending = issueQK(slab, stage);
       SmallVector<Value> accPending =
           issuePV(SmallVector<Value>(p), prevStage, SmallVector<Value>(acc));
-      if (groups > 1)
+      if (turns)
         NVVM::BarrierArriveOp::create(
             b,
             turnBarrier(arith::RemUIOp::create(b, a.add(warpGroup, one),
@@ -2152,7 +2155,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     // A persistent grid: the first warpgroup takes the turn the last one
     // gave after its last GEMMs of this item (its initial one above comes
     // again with the next item), so that every item starts alike.
-    if (groups > 1 && round) {
+    if (turns && round) {
       Value firstGroup = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
                                                warpGroup, idx(0));
       auto ifFirstGroup =

@@ -274,7 +274,8 @@ protected:
     return GpuKernelAttr::get(p.op->getContext(), chip(),
                               16 * mTiles * warps / keyWarps, blockK, warps,
                               mTiles, stages, qInSmem, gqaPack, splitKv,
-                              keyWarps, wgmma, persistent, tmaLoads, exp2Fma);
+                              keyWarps, wgmma, persistent, tmaLoads, exp2Fma,
+                              /*pingPong=*/true);
   }
 
   /// Decode (attn.decode): the query heads of a KV group packed into the

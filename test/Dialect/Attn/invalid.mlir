@@ -1062,6 +1062,15 @@ func.func @gpu_kernel_exp2_fma_range(%q: tensor<2x8x16x64xf16>) -> tensor<2x8x16
 
 // -----
 
+// #attn.gpu_kernel: the ping-pong turns are the wgmma kernel's.
+func.func @gpu_kernel_ping_pong_mma_sync(%q: tensor<2x8x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{expected wgmma = true with ping_pong = false (the turns are the wgmma kernel's consumer warpgroups')}}
+  %o = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = true, ping_pong = false>} : tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
 // #attn.gpu_kernel: the persistent grid is the wgmma kernel's.
 func.func @gpu_kernel_persistent_mma_sync(%q: tensor<2x8x16x64xf16>) -> tensor<2x8x16x64xf16> {
   // expected-error @+1 {{expected wgmma = true with persistent = true (the persistent grid is the wgmma kernel's)}}
