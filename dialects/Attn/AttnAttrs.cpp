@@ -301,8 +301,7 @@ Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
           true;
       if (p.parseEqual() || parseBoolValue(p, "tma_loads", tmaLoads))
         return {};
-    } else if (!sawPingPong &&
-               succeeded(p.parseOptionalKeyword("ping_pong"))) {
+    } else if (!sawPingPong && succeeded(p.parseOptionalKeyword("ping_pong"))) {
       sawPack = sawKeyWarps = sawSplit = sawWgmma = sawPersistent = sawTma =
           sawPingPong = true;
       if (p.parseEqual() || parseBoolValue(p, "ping_pong", pingPong))
