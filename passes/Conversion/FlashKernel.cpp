@@ -2079,7 +2079,6 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       ValueRange m = it.take_front(slots), l = it.slice(slots, slots);
       ValueRange acc = it.slice(2 * slots, it.size() - 2 * slots - pRegs);
       ValueRange p = it.take_back(pRegs);
-
       Value stage = tmaLoop->waitKeys(use);
       Value prevStage = tmaLoop->waitValues(prevUse);
       if (turns)
