@@ -272,7 +272,8 @@ Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
   int64_t keyWarps = 1;
   bool sawPack = false, sawKeyWarps = false, sawSplit = false, wgmma = false,
        sawWgmma = false, sawPersistent = false, persistent = false,
-       sawTma = false, tmaLoads = false, sawPingPong = false, pingPong = true;
+       sawTma = false, tmaLoads = false, sawPingPong = false, pingPong = true,
+       sawWide = false, wideStores = false;
   int64_t exp2Fma = 0;
   while (succeeded(p.parseOptionalComma())) {
     if (!sawPack && succeeded(p.parseOptionalKeyword("gqa_pack"))) {
@@ -306,6 +307,11 @@ Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
           sawPingPong = true;
       if (p.parseEqual() || parseBoolValue(p, "ping_pong", pingPong))
         return {};
+    } else if (!sawWide && succeeded(p.parseOptionalKeyword("wide_stores"))) {
+      sawPack = sawKeyWarps = sawSplit = sawWgmma = sawPersistent = sawTma =
+          sawPingPong = sawWide = true;
+      if (p.parseEqual() || parseBoolValue(p, "wide_stores", wideStores))
+        return {};
     } else {
       if (parseNamedInt(p, "exp2_fma", exp2Fma))
         return {};
@@ -317,7 +323,7 @@ Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
   return getChecked([&] { return p.emitError(p.getNameLoc()); }, p.getContext(),
                     chip, blockQ, blockK, warps, mTiles, stages, qInSmem,
                     gqaPack, splitKv, keyWarps, wgmma, persistent, tmaLoads,
-                    exp2Fma, pingPong);
+                    exp2Fma, pingPong, wideStores);
 }
 
 void GpuKernelAttr::print(AsmPrinter &p) const {
@@ -339,18 +345,19 @@ void GpuKernelAttr::print(AsmPrinter &p) const {
     p << ", tma_loads = true";
   if (!getPingPong())
     p << ", ping_pong = false";
+  if (getWideStores())
+    p << ", wide_stores = true";
   if (getExp2Fma())
     p << ", exp2_fma = " << getExp2Fma();
   p << ">";
 }
 
-LogicalResult
-GpuKernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                      StringRef chip, int64_t blockQ, int64_t blockK,
-                      int64_t warps, int64_t mTiles, int64_t stages,
-                      bool qInSmem, int64_t gqaPack, bool splitKv,
-                      int64_t keyWarps, bool wgmma, bool persistent,
-                      bool tmaLoads, int64_t exp2Fma, bool pingPong) {
+LogicalResult GpuKernelAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, StringRef chip,
+    int64_t blockQ, int64_t blockK, int64_t warps, int64_t mTiles,
+    int64_t stages, bool qInSmem, int64_t gqaPack, bool splitKv,
+    int64_t keyWarps, bool wgmma, bool persistent, bool tmaLoads,
+    int64_t exp2Fma, bool pingPong, bool wideStores) {
   if (chip.empty())
     return emitError() << "expected a non-empty chip";
   if (warps < 1 || warps > 32)

@@ -138,6 +138,16 @@ def Attn_GpuKernelAttr : AttrDef<Attn_Dialect, "GpuKernel"> {
     tensor cores (FlashAttention-3 turns the turns off for heads wider
     than 128).
 
+    `wide_stores = true` (printed only when set) stores O 16 bytes a lane:
+    the four lanes holding a row's columns trade their pairs with shuffles
+    so that each stores 8 adjacent columns, where O's head base and row
+    stride are multiples of 16 bytes (checked at run time; other layouts
+    take the default 4-byte stores of two columns, as the MMA accumulators
+    hold them). A quarter of the store instructions, for kernels whose
+    epilogue holds up the next work item (sm_90a chooses it for the
+    persistent grid). A kernel that spills with it is rebuilt without it
+    before a smaller configuration is tried.
+
     `exp2_fma = n` (0 to 8, printed only when not 0) computes n of every 8
     softmax weights exp2(x) of a thread with FMA-pipe arithmetic (a
     round-to-nearest split x = j + f, a degree-3 polynomial for 2^f, relative
@@ -162,7 +172,8 @@ def Attn_GpuKernelAttr : AttrDef<Attn_Dialect, "GpuKernel"> {
                         "int64_t":$gqaPack, "bool":$splitKv,
                         "int64_t":$keyWarps, "bool":$wgmma,
                         "bool":$persistent, "bool":$tmaLoads,
-                        "int64_t":$exp2Fma, "bool":$pingPong);
+                        "int64_t":$exp2Fma, "bool":$pingPong,
+                        "bool":$wideStores);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

@@ -52,7 +52,8 @@ LogicalResult attnc::chooseGpuKernel(AttentionOp op, const GpuTarget &target) {
             config.getWarps(), config.getMTiles(), config.getStages(),
             config.getQInSmem(), config.getGqaPack(), config.getSplitKv(),
             config.getKeyWarps(), config.getWgmma(), config.getPersistent(),
-            config.getTmaLoads(), config.getExp2Fma(), config.getPingPong())))
+            config.getTmaLoads(), config.getExp2Fma(), config.getPingPong(),
+            config.getWideStores())))
       return failure();
     op->setAttr(kGpuKernelAttrName, config);
   }

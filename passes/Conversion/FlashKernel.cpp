@@ -2385,6 +2385,33 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
         LLVM::StoreOp::create(b, mmaE->packPair(x, y), gep32(b, oHead, at, i16),
                               4);
       };
+      // 16-byte stores where the head's base and the row stride are
+      // multiples of 16 bytes (8 elements).
+      if (config.getWideStores()) {
+        Value fifteen = arith::ConstantIntOp::create(b, 15, 64);
+        Value zero64 = arith::ConstantIntOp::create(b, 0, 64);
+        Value headBits = arith::AndIOp::create(
+            b, LLVM::PtrToIntOp::create(b, b.getI64Type(), oHead), fifteen);
+        Value strideBits = arith::AndIOp::create(
+            b, arith::ExtUIOp::create(b, b.getI64Type(), oRowStride),
+            arith::ConstantIntOp::create(b, 7, 64));
+        direct.wide = arith::CmpIOp::create(
+            b, arith::CmpIPredicate::eq,
+            arith::OrIOp::create(b, headBits, strideBits), zero64);
+        direct.wideRowBase = [&, oRowStride](int64_t sl) {
+          return rowOffset(positions[sl], oRowStride, idx(0));
+        };
+        direct.storeWide = [&, oHead](Value rowOff, Value column,
+                                      ValueRange words) {
+          Value at = arith::AddIOp::create(b, rowOff, toI32(column));
+          auto v4 = VectorType::get({4}, i32);
+          Value vec = LLVM::PoisonOp::create(b, v4);
+          for (int64_t i = 0; i < 4; ++i)
+            vec = LLVM::InsertElementOp::create(
+                b, vec, words[i], arith::ConstantIntOp::create(b, i, 32));
+          LLVM::StoreOp::create(b, vec, gep32(b, oHead, at, i16), 16);
+        };
+      }
     } else {
       direct.rowBase = [&, oStride](int64_t sl) {
         return arith::AddIOp::create(

@@ -131,6 +131,8 @@ public:
   std::optional<GpuKernelAttr>
   fallbackConfig(const KernelProblem &p,
                  GpuKernelAttr config) const override {
+    if (config.getWideStores())
+      return narrowStores(config);
     // One m-tile per warp (8 warps, 128 rows): fewer registers; then
     // 32-key tiles (a ragged batch's paged block-sparse D = 64 kernel
     // spilled 20 bytes on 64-key ones).
@@ -271,11 +273,17 @@ protected:
                      bool wgmma = false, bool persistent = false,
                      int64_t exp2Fma = 0, bool tmaLoads = false,
                      int64_t stages = 2) const {
+    // 16-byte O stores (wide_stores) on the persistent grid only, whose
+    // epilogue holds up the block's next item: H200, 2026-12-02 (thirteenth
+    // session runs 4-8 of bench/RESULTS.md), window 1024 at S=8K 408.9 vs
+    // 397.1 TFLOP/s; block-grid kernels were no faster (documents 385.2 vs
+    // 399.7, causal 4K and D=64 within the noise). The D = 128 no-mask
+    // kernel spills with them and is rebuilt without (fallbackConfig).
     return GpuKernelAttr::get(p.op->getContext(), chip(),
                               16 * mTiles * warps / keyWarps, blockK, warps,
                               mTiles, stages, qInSmem, gqaPack, splitKv,
                               keyWarps, wgmma, persistent, tmaLoads, exp2Fma,
-                              /*pingPong=*/true);
+                              /*pingPong=*/true, /*wideStores=*/persistent);
   }
 
   /// Decode (attn.decode): the query heads of a KV group packed into the
@@ -471,7 +479,7 @@ public:
   std::optional<GpuKernelAttr>
   fallbackConfig(const KernelProblem &p,
                  GpuKernelAttr config) const override {
-    if (!config.getWgmma())
+    if (!config.getWgmma() || config.getWideStores())
       return Sm80Target::fallbackConfig(p, config);
     // One consumer warpgroup: up to 232-240 registers a thread (with two or
     // three, 240 or 160); then half the key tile: half of S's registers.
@@ -489,6 +497,14 @@ protected:
   bool supportsWgmma() const override { return true; }
 };
 } // namespace
+
+GpuKernelAttr GpuTarget::narrowStores(GpuKernelAttr c) {
+  return GpuKernelAttr::get(
+      c.getContext(), c.getChip(), c.getBlockQ(), c.getBlockK(), c.getWarps(),
+      c.getMTiles(), c.getStages(), c.getQInSmem(), c.getGqaPack(),
+      c.getSplitKv(), c.getKeyWarps(), c.getWgmma(), c.getPersistent(),
+      c.getTmaLoads(), c.getExp2Fma(), c.getPingPong(), /*wideStores=*/false);
+}
 
 const GpuTarget *GpuTarget::lookup(StringRef chip) {
   static const Sm80Target sm80;

@@ -69,10 +69,14 @@ public:
   /// The preferred configuration for `p`.
   virtual attn::GpuKernelAttr chooseConfig(const KernelProblem &p) const = 0;
   /// A configuration needing fewer registers than `config` (tried when
-  /// ptxas reports spills), or std::nullopt when there is none.
+  /// ptxas reports spills), or std::nullopt when there is none. The first
+  /// rung of every target's: the same configuration without 16-byte O
+  /// stores (narrowStores), when it has them.
   virtual std::optional<attn::GpuKernelAttr>
   fallbackConfig(const KernelProblem &p,
                  attn::GpuKernelAttr config) const = 0;
+  /// `config` with 4-byte O stores (wide_stores = false).
+  static attn::GpuKernelAttr narrowStores(attn::GpuKernelAttr config);
   /// Checks `config` for `p` on this target (chip, stages, shared memory);
   /// emits an error naming the chip and the parameter otherwise.
   virtual mlir::LogicalResult checkConfig(const KernelProblem &p,

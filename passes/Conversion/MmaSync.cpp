@@ -302,33 +302,120 @@ ValueRange CpAsyncKeyLoop::loop(Value lo, Value hi, ValueRange inits) {
   return loop.getResults();
 }
 
+/// A 4 x 4 transpose of 32-bit words over the lanes t = 0..3 of each quad:
+/// lane t holds w[j] = M[t][j] and gets M[0..3][t]. Two butterfly steps
+/// (lane bits 1, then 0), each trading two words with the partner lane.
+static SmallVector<Value, 4> transposeQuad(ImplicitLocOpBuilder &b,
+                                           ArrayRef<Value> w, Value lane) {
+  SmallVector<Value, 4> v(w.begin(), w.end());
+  Value lane32 = arith::IndexCastOp::create(b, b.getI32Type(), lane);
+  for (int32_t bit : {2, 1}) {
+    Value high = arith::CmpIOp::create(
+        b, arith::CmpIPredicate::ne,
+        arith::AndIOp::create(b, lane32,
+                              arith::ConstantIntOp::create(b, bit, 32)),
+        arith::ConstantIntOp::create(b, 0, 32));
+    for (int64_t lo = 0; lo < 4; ++lo) {
+      if (lo & bit)
+        continue;
+      int64_t hi = lo | bit;
+      // The lane with the bit set sends its low word and takes the
+      // partner's high word there; the other the converse.
+      Value send = arith::SelectOp::create(b, high, v[lo], v[hi]);
+      Value got =
+          gpu::ShuffleOp::create(b, send, bit, 32, gpu::ShuffleMode::XOR)
+              .getShuffleResult();
+      Value newLo = arith::SelectOp::create(b, high, got, v[lo]);
+      Value newHi = arith::SelectOp::create(b, high, v[hi], got);
+      v[lo] = newLo;
+      v[hi] = newHi;
+    }
+  }
+  return v;
+}
+
 void attnc::storeOutputRows(ImplicitLocOpBuilder &b, MmaSyncEmitter &emitter,
                             const MmaAccumulatorLayout &layout,
                             const OutputRows &out, ValueRange m,
                             ValueRange lPartial, ValueRange acc) {
   IndexArith a{b};
   int64_t slots = 2 * layout.mTiles;
-  for (int64_t sl = 0; sl < slots; ++sl) {
-    Value l = emitter.quadReduce(lPartial[sl], false);
-    Value inv = softmax::outputScale(b, l);
-    // The slot's registers: m-tile sl / 2, C rows g (h = 0) or g + 8.
-    int64_t first = (sl / 2) * layout.registersPerMTile() + 2 * (sl % 2);
-    auto ifValid = scf::IfOp::create(b, out.valid[sl], /*withElseRegion=*/false);
+  // A slot's row sum and scale, made where its stores start (both live
+  // through every slot's stores cost the persistent D = 128 kernel a
+  // spill).
+  SmallVector<Value> l(slots), inv(slots);
+  auto scaleSlot = [&](int64_t sl) {
+    l[sl] = emitter.quadReduce(lPartial[sl], false);
+    inv[sl] = softmax::outputScale(b, l[sl]);
+  };
+  // The slot's registers: m-tile sl / 2, C rows g (h = 0) or g + 8.
+  auto firstOf = [&](int64_t sl) {
+    return (sl / 2) * layout.registersPerMTile() + 2 * (sl % 2);
+  };
+  auto scaled = [&](int64_t sl, int64_t j, int64_t e) {
+    return arith::MulFOp::create(b, acc[firstOf(sl) + 4 * j + e], inv[sl])
+        .getResult();
+  };
+  auto storeLse = [&](int64_t sl) {
+    if (!out.storeLse)
+      return;
+    Value first4 = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
+                                         out.laneInQuad, a.constant(0));
+    auto ifLane = scf::IfOp::create(b, first4, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifLane.getThenRegion().front());
+    out.storeLse(sl, softmax::logSumExp(b, m[sl], l[sl]));
+  };
+  auto storePairs = [&]() {
+    for (int64_t sl = 0; sl < slots; ++sl) {
+      scaleSlot(sl);
+      auto ifValid =
+          scf::IfOp::create(b, out.valid[sl], /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&ifValid.getThenRegion().front());
+      Value base = out.rowBase(sl);
+      for (int64_t j = 0; j < layout.nTiles; ++j) {
+        Value x = scaled(sl, j, 0);
+        out.storePair(base, j, x, scaled(sl, j, 1));
+      }
+      storeLse(sl);
+    }
+  };
+  if (!out.storeWide || layout.nTiles % 4 != 0) {
+    storePairs();
+    return;
+  }
+  // 16-byte stores: n-tiles 4 G .. 4 G + 3 of a row, one word (two
+  // columns) a lane each, become lane t's columns 32 G + 8 t .. + 7.
+  auto ifWide = scf::IfOp::create(b, out.wide, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifWide.getElseRegion().front());
+  storePairs();
+  b.setInsertionPointToStart(&ifWide.getThenRegion().front());
+  Value column = arith::MulIOp::create(b, out.laneInQuad, a.constant(8));
+  for (int64_t sl = 0; sl < slots; ++sl) {
+    scaleSlot(sl);
+    // A group at a time: its four words, traded, then stored (the
+    // persistent D = 128 kernel spilled with a row's words live at once).
+    for (int64_t g = 0; g < layout.nTiles / 4; ++g) {
+      SmallVector<Value, 4> words;
+      for (int64_t j = 4 * g; j < 4 * g + 4; ++j) {
+        Value x = scaled(sl, j, 0);
+        words.push_back(emitter.packPair(x, scaled(sl, j, 1)));
+      }
+      SmallVector<Value, 4> mine = transposeQuad(b, words, out.laneInQuad);
+      auto ifValid =
+          scf::IfOp::create(b, out.valid[sl], /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard rowGuard(b);
+      b.setInsertionPointToStart(&ifValid.getThenRegion().front());
+      out.storeWide(out.wideRowBase(sl), a.add(column, a.constant(32 * g)),
+                    mine);
+    }
+    auto ifValid =
+        scf::IfOp::create(b, out.valid[sl], /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard rowGuard(b);
     b.setInsertionPointToStart(&ifValid.getThenRegion().front());
-    Value base = out.rowBase(sl);
-    for (int64_t j = 0; j < layout.nTiles; ++j) {
-      Value x = arith::MulFOp::create(b, acc[first + 4 * j], inv);
-      Value y = arith::MulFOp::create(b, acc[first + 4 * j + 1], inv);
-      out.storePair(base, j, x, y);
-    }
-    if (out.storeLse) {
-      Value first4 = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
-                                           out.laneInQuad, a.constant(0));
-      auto ifLane = scf::IfOp::create(b, first4, /*withElseRegion=*/false);
-      b.setInsertionPointToStart(&ifLane.getThenRegion().front());
-      out.storeLse(sl, softmax::logSumExp(b, m[sl], l));
-    }
+    storeLse(sl);
   }
 }
 

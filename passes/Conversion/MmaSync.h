@@ -229,12 +229,23 @@ struct OutputRows {
   std::function<void(int64_t slot, mlir::Value lse)> storeLse;
   /// Lane t (index) within its row's quad.
   mlir::Value laneInQuad;
+  /// Optional 16-byte stores, taken where `wide` (i1, uniform over the
+  /// block) holds at run time and a row has a multiple of 32 columns: the
+  /// lanes of a quad trade their pairs (shuffles, outside the row's branch)
+  /// so that each holds 8 adjacent columns. `wideRowBase`: the row's
+  /// address state for column 0, once per slot; `storeWide`: the four
+  /// packed words of columns `column` .. `column` + 7 (an index value).
+  mlir::Value wide;
+  std::function<mlir::Value(int64_t slot)> wideRowBase;
+  std::function<void(mlir::Value rowBase, mlir::Value column,
+                     mlir::ValueRange words)>
+      storeWide;
 };
 
 /// The epilogue of the sm_80-class kernel: for each valid row slot,
-/// O = acc * outputScale(l) through `storePair`, and (lane t = 0) the LSE
-/// (OnlineSoftmax.h). `m` and `lPartial` hold a value per slot (`l` still
-/// summed over the lane's columns only); `acc` the C fragments.
+/// O = acc * outputScale(l) through `storePair` (or `storeWide`), and
+/// (lane t = 0) the LSE (OnlineSoftmax.h). `m` and `lPartial` hold a value per
+/// slot (`l` still summed over the lane's columns only); `acc` the C fragments.
 void storeOutputRows(mlir::ImplicitLocOpBuilder &b, MmaSyncEmitter &emitter,
                      const MmaAccumulatorLayout &layout,
                      const OutputRows &out, mlir::ValueRange m,
