@@ -201,10 +201,14 @@ bool attnc::compileForGpu(attn::AttentionOp op, const AttentionSpec &spec,
       return false;
     if (assembled && !spills(log))
       break;
+    // Every target's first rung: the same kernel without 16-byte O stores;
+    // then the target's own ladder.
+    attn::GpuKernelAttr config = getGpuKernelAttr(op);
     std::optional<attn::GpuKernelAttr> fallback =
-        pinned ? std::nullopt
-               : target->fallbackConfig(KernelProblem::of(op),
-                                        getGpuKernelAttr(op));
+        pinned                   ? std::nullopt
+        : config.getWideStores() ? GpuTarget::narrowStores(config)
+                                 : target->fallbackConfig(
+                                       KernelProblem::of(op), config);
     if (!fallback) {
       if (outOfRegisters) {
         if (!spilled)

@@ -131,8 +131,6 @@ public:
   std::optional<GpuKernelAttr>
   fallbackConfig(const KernelProblem &p,
                  GpuKernelAttr config) const override {
-    if (config.getWideStores())
-      return narrowStores(config);
     // One m-tile per warp (8 warps, 128 rows): fewer registers; then
     // 32-key tiles (a ragged batch's paged block-sparse D = 64 kernel
     // spilled 20 bytes on 64-key ones).
@@ -479,7 +477,7 @@ public:
   std::optional<GpuKernelAttr>
   fallbackConfig(const KernelProblem &p,
                  GpuKernelAttr config) const override {
-    if (!config.getWgmma() || config.getWideStores())
+    if (!config.getWgmma())
       return Sm80Target::fallbackConfig(p, config);
     // One consumer warpgroup: up to 232-240 registers a thread (with two or
     // three, 240 or 160); then half the key tile: half of S's registers.

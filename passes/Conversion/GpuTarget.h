@@ -69,13 +69,14 @@ public:
   /// The preferred configuration for `p`.
   virtual attn::GpuKernelAttr chooseConfig(const KernelProblem &p) const = 0;
   /// A configuration needing fewer registers than `config` (tried when
-  /// ptxas reports spills), or std::nullopt when there is none. The first
-  /// rung of every target's: the same configuration without 16-byte O
-  /// stores (narrowStores), when it has them.
+  /// ptxas reports spills), or std::nullopt when there is none. The
+  /// compiler tries narrowStores(config) before it when `config` has
+  /// wide_stores.
   virtual std::optional<attn::GpuKernelAttr>
   fallbackConfig(const KernelProblem &p,
                  attn::GpuKernelAttr config) const = 0;
-  /// `config` with 4-byte O stores (wide_stores = false).
+  /// `config` with 4-byte O stores (wide_stores = false): every target's
+  /// first fallback.
   static attn::GpuKernelAttr narrowStores(attn::GpuKernelAttr config);
   /// Checks `config` for `p` on this target (chip, stages, shared memory);
   /// emits an error naming the chip and the parameter otherwise.
