@@ -131,6 +131,17 @@ public:
   std::optional<GpuKernelAttr>
   fallbackConfig(const KernelProblem &p,
                  GpuKernelAttr config) const override {
+    // A decode kernel keeps its key split, packed heads, key warps and
+    // loads on half the key tile, down to 16 keys a key warp; then the
+    // kernel that spilled. The prefill kernel would drop the split that
+    // the runtime's split counts and plans ask for (H200, 2026-12-02:
+    // the D = 128 window decode kernel spilled 4 bytes on 128-key tiles
+    // and its forced splits failed on the prefill fallback).
+    if (config.getSplitKv()) {
+      if (config.getBlockK() / 2 < 16 * config.getKeyWarps())
+        return std::nullopt;
+      return withKeyTile(config, config.getBlockK() / 2);
+    }
     // One m-tile per warp (8 warps, 128 rows): fewer registers; then
     // 32-key tiles (a ragged batch's paged block-sparse D = 64 kernel
     // spilled 20 bytes on 64-key ones).
@@ -276,7 +287,8 @@ protected:
     // session runs 4-8 of bench/RESULTS.md), window 1024 at S=8K 408.9 vs
     // 397.1 TFLOP/s; block-grid kernels were no faster (documents 385.2 vs
     // 399.7, causal 4K and D=64 within the noise). The D = 128 no-mask
-    // kernel spills with them and is rebuilt without (fallbackConfig).
+    // kernel spills with them and is rebuilt without (GpuCompiler's first
+    // fallback, narrowStores).
     return GpuKernelAttr::get(p.op->getContext(), chip(),
                               16 * mTiles * warps / keyWarps, blockK, warps,
                               mTiles, stages, qInSmem, gqaPack, splitKv,
@@ -502,6 +514,14 @@ GpuKernelAttr GpuTarget::narrowStores(GpuKernelAttr c) {
       c.getMTiles(), c.getStages(), c.getQInSmem(), c.getGqaPack(),
       c.getSplitKv(), c.getKeyWarps(), c.getWgmma(), c.getPersistent(),
       c.getTmaLoads(), c.getExp2Fma(), c.getPingPong(), /*wideStores=*/false);
+}
+
+GpuKernelAttr GpuTarget::withKeyTile(GpuKernelAttr c, int64_t blockK) {
+  return GpuKernelAttr::get(
+      c.getContext(), c.getChip(), c.getBlockQ(), blockK, c.getWarps(),
+      c.getMTiles(), c.getStages(), c.getQInSmem(), c.getGqaPack(),
+      c.getSplitKv(), c.getKeyWarps(), c.getWgmma(), c.getPersistent(),
+      c.getTmaLoads(), c.getExp2Fma(), c.getPingPong(), c.getWideStores());
 }
 
 const GpuTarget *GpuTarget::lookup(StringRef chip) {

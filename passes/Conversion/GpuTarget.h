@@ -78,6 +78,9 @@ public:
   /// `config` with 4-byte O stores (wide_stores = false): every target's
   /// first fallback.
   static attn::GpuKernelAttr narrowStores(attn::GpuKernelAttr config);
+  /// `config` on key tiles of `blockK` keys, all else kept.
+  static attn::GpuKernelAttr withKeyTile(attn::GpuKernelAttr config,
+                                         int64_t blockK);
   /// Checks `config` for `p` on this target (chip, stages, shared memory);
   /// emits an error naming the chip and the parameter otherwise.
   virtual mlir::LogicalResult checkConfig(const KernelProblem &p,
