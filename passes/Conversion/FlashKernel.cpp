@@ -87,6 +87,22 @@ static constexpr int64_t kZeroTailBarrier = 8;
 /// (head, batch entry) units.
 static constexpr int64_t kGroupBlocks = 256;
 
+/// exp2(x) on the multi-function unit with subnormal results flushed to 0
+/// (`ex2.approx.ftz.f32`). Without .ftz ptxas wraps each MUFU.EX2 in a
+/// range test and two predicated multiplies that keep results below 2^-126
+/// subnormal: three more instructions per weight in the softmax, for
+/// weights under 2^-126 of the row's largest, which no f32 sum or bf16/f16
+/// output can tell from 0. The wgmma kernels' weights take it; the
+/// mma.sync kernels (decode, sm_80) keep math.exp2, with which their
+/// register allocation was tuned (with .ftz ptxas spilled the D = 128
+/// decode kernel on 128-key tiles).
+static Value exp2FlushSubnormals(ImplicitLocOpBuilder &b, Value x) {
+  return LLVM::CallIntrinsicOp::create(
+             b, b.getF32Type(), b.getStringAttr("llvm.nvvm.ex2.approx.ftz.f32"),
+             ValueRange{x})
+      .getResult(0);
+}
+
 namespace {
 /// Builds the kernel body. A lane holds 2 * m_tiles query rows ("slots"):
 /// rows g and g + 8 of each of its warp's 16-row m-tiles.
@@ -1598,6 +1614,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
                           : arith::SubFOp::create(b, s[i], ref[slotOf(i)])
                                 .getResult();
       s[i] = i % 8 < onFma ? softmax::exp2OnFma(b, x)
+             : wgmma       ? exp2FlushSubnormals(b, x)
                            : math::Exp2Op::create(b, x).getResult();
       rowSum[slotOf(i)] = arith::AddFOp::create(b, rowSum[slotOf(i)], s[i]);
     }

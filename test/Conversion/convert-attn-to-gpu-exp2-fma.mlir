@@ -3,7 +3,8 @@
 // exp2_fma = 2 (pinned): of every 8 weights a thread computes, the first 2
 // come from the FMA-pipe exp2 (attnc/Numerics/Exp2Poly.h: clamp at -127,
 // the 1.5 * 2^23 split, the polynomial, 2^j from the exponent bits), the
-// other 6 from math.exp2 (ex2.approx); the two rows' rescales stay exp2.
+// other 6 from ex2.approx.ftz (the wgmma kernels' weights); the two rows'
+// rescales stay math.exp2.
 // CHECK-LABEL: func.func @exp2_fma_causal_d64(
 // CHECK: "wgmma.wait_group.sync.aligned 1;"
 // CHECK-COUNT-2: math.exp2
@@ -21,7 +22,7 @@
 // CHECK: arith.maxnumf
 // CHECK: arith.shli
 // CHECK-NOT: arith.maxnumf
-// CHECK-COUNT-6: math.exp2
+// CHECK-COUNT-6: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
 // CHECK-NOT: math.exp2
 // CHECK: arith.maxnumf
 func.func @exp2_fma_causal_d64(%q: tensor<?x4x?x64xbf16>) -> tensor<?x4x?x64xbf16> {
