@@ -466,11 +466,13 @@ public:
       bool perScore = p.maskBlockKeys > 0 && p.maskBlockKeys % 8 != 0;
       blockK = perScore ? 64 : 128;
     } else if (width <= 256) {
-      // Causal and prefix-LM masks (i32 boundary tiles) on FlashAttention-3's
-      // 176-key tile too (2026-12-01, fifth session runs 7-8, causal: 4K
-      // 500.1 vs 481.3 TFLOP/s on 128-key tiles, 8K 549.2 vs 512.3, 16K
-      // 589.2 vs 535.3); documents and ragged batches keep 128.
-      blockK = wideTiles ? 176 : 128;
+      // No mask: FlashAttention-3's 176-key tile. Causal and prefix-LM
+      // masks (i32 boundary tiles): 160-key tiles (2026-12-02, fourteenth
+      // session run 6, causal 4K 510.7 vs 497.0 TFLOP/s on 176-key tiles,
+      // 16K 596.8 vs 594.8; 176 was 500.1 vs 481.3 on 128 at 4K in the
+      // fifth session, 16K 589.2 vs 535.3); documents and ragged batches
+      // keep 128.
+      blockK = p.noMask ? 176 : wideTiles ? 160 : 128;
       persistent = p.noMask && !p.ragged;
     }
     // D = 256 without a mask: 80-key tiles (two stages of K and V and Q

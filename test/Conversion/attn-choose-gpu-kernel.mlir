@@ -24,7 +24,7 @@ func.func @d64(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<
 
 // D = 128 without a mask: two warpgroups share 176-key tiles on a
 // persistent grid, with 16-byte O stores as every persistent kernel (under a
-// causal mask 176-key tiles too, not persistent, Pipelines/attnc-compile-gpu.mlir). sm_80: Q staged in shared memory and
+// causal mask 160-key tiles, not persistent, Pipelines/attnc-compile-gpu.mlir). sm_80: Q staged in shared memory and
 // 32-key tiles, so the accumulators stay in registers.
 // CHECK-LABEL: func.func @d128(
 // CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 176, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true, wide_stores = true>
@@ -64,7 +64,7 @@ func.func @d128_wide_window(%q: tensor<?x8x?x128xf16>, %k: tensor<?x8x?x128xf16>
 // time, on the block scheduler's grid (a run-time tile test cannot run
 // persistent): two warpgroups on 128-key tiles, or on 64-key tiles for a
 // block mask whose blocks are not a multiple of 8 keys (its table read per
-// score spills on 128). Prefix-LM takes the causal configuration (176-key
+// score spills on 128). Prefix-LM takes the causal configuration (160-key
 // tiles since its boundary tiles compare i32 columns).
 // CHECK-LABEL: func.func @d128_block_sparse(
 // CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
@@ -73,7 +73,7 @@ func.func @d128_wide_window(%q: tensor<?x8x?x128xf16>, %k: tensor<?x8x?x128xf16>
 // CHECK-LABEL: func.func @d128_mask_fn(
 // CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
 // CHECK-LABEL: func.func @d128_prefix(
-// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 176, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 160, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
 func.func @d128_block_sparse(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x8x?x128xbf16>, %bm: tensor<1x1x?x?xi8>) -> tensor<?x8x?x128xbf16> {
   %o = attn.attention %q, %k, %k block_mask(%bm : tensor<1x1x?x?xi8>) mask(#attn.block_sparse<block_q = 128, block_k = 128>) : tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16> -> tensor<?x8x?x128xbf16>
   return %o : tensor<?x8x?x128xbf16>
