@@ -510,20 +510,22 @@ protected:
 };
 } // namespace
 
-GpuKernelAttr GpuTarget::narrowStores(GpuKernelAttr c) {
-  return GpuKernelAttr::get(
-      c.getContext(), c.getChip(), c.getBlockQ(), c.getBlockK(), c.getWarps(),
-      c.getMTiles(), c.getStages(), c.getQInSmem(), c.getGqaPack(),
-      c.getSplitKv(), c.getKeyWarps(), c.getWgmma(), c.getPersistent(),
-      c.getTmaLoads(), c.getExp2Fma(), c.getPingPong(), /*wideStores=*/false);
-}
-
-GpuKernelAttr GpuTarget::withKeyTile(GpuKernelAttr c, int64_t blockK) {
+/// `c` on key tiles of `blockK` keys and with `wideStores`, all else kept.
+static GpuKernelAttr copyWith(GpuKernelAttr c, int64_t blockK,
+                              bool wideStores) {
   return GpuKernelAttr::get(
       c.getContext(), c.getChip(), c.getBlockQ(), blockK, c.getWarps(),
       c.getMTiles(), c.getStages(), c.getQInSmem(), c.getGqaPack(),
       c.getSplitKv(), c.getKeyWarps(), c.getWgmma(), c.getPersistent(),
-      c.getTmaLoads(), c.getExp2Fma(), c.getPingPong(), c.getWideStores());
+      c.getTmaLoads(), c.getExp2Fma(), c.getPingPong(), wideStores);
+}
+
+GpuKernelAttr GpuTarget::narrowStores(GpuKernelAttr c) {
+  return copyWith(c, c.getBlockK(), /*wideStores=*/false);
+}
+
+GpuKernelAttr GpuTarget::withKeyTile(GpuKernelAttr c, int64_t blockK) {
+  return copyWith(c, blockK, c.getWideStores());
 }
 
 const GpuTarget *GpuTarget::lookup(StringRef chip) {
