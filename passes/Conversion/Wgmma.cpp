@@ -2,6 +2,8 @@
 
 #include "passes/Conversion/Wgmma.h"
 
+#include "attnc/Kernel/RegisterSplit.h"
+
 #include "passes/Conversion/MmaSync.h"
 
 #include "passes/Codegen/IndexArith.h"
@@ -77,9 +79,13 @@ WgmmaRegisters attnc::wgmmaRegisters(attn::GpuKernelAttr config,
   // ptxas -v: 12-40 bytes); its consumers keep 200.
   if (producerTestsTiles && ragged && groups == 1)
     r.producer = 56;
-  int64_t perBlock = 65536 / r.blocksPerMultiprocessor;
-  int64_t consumer = (perBlock - 128 * r.producer) / (128 * groups);
-  r.consumer = std::min<int64_t>(240, consumer / 8 * 8);
+  // Within the pool the block starts with (RegisterSplit.h): with two
+  // consumer warpgroups 168 x 384 = 64512 registers, so 232 beside a
+  // producer of 40 (a producer of 48 beside 232 hung the H200: fifteenth
+  // session, bench/RESULTS.md).
+  r.consumer = consumerRegisters(groups, r.blocksPerMultiprocessor, r.producer);
+  assert(fitsRegisterPool(groups, r.blocksPerMultiprocessor, r.producer,
+                          r.consumer));
   return r;
 }
 

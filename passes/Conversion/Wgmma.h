@@ -70,8 +70,9 @@ struct SwizzledSmemLayout {
 /// The register split of the warp-specialised wgmma kernel: thread blocks
 /// resident per multiprocessor (2 when one consumer warpgroup's block fits
 /// twice in shared memory, else 1) and the registers a producer and a
-/// consumer thread keep after setmaxnreg, so that the block's warpgroups fit
-/// 65536 / blocks registers (multiples of 8 in [24, 240]); a persistent
+/// consumer thread keep after setmaxnreg, within the registers the block
+/// starts with (attnc/Kernel/RegisterSplit.h; multiples of 8 in [24, 240],
+/// a split beyond them hangs the block in setmaxnreg.inc); a persistent
 /// producer, or one that tests key tiles at run time, keeps 40, and one
 /// that tests them for a sequence of a ragged batch under one consumer
 /// warpgroup 56.
