@@ -94,6 +94,7 @@ blocksparse_d64_bf16_gqa1 | b=1 hq=8 hkv=8 sq=129 sk=127 d=64 dtype=bf16 mask=bl
 blocks128x128_d128_bf16_gqa4 | b=1 hq=8 hkv=2 sq=300 sk=333 d=128 dtype=bf16 mask=blocksparse:128,128,0.5
 softcap_alibi_causal | b=1 hq=8 hkv=2 sq=129 sk=127 d=64 dtype=bf16 mask=causal softcap=20 alibi
 causal_d256_bf16 | b=1 hq=4 hkv=1 sq=129 sk=127 d=256 dtype=bf16 mask=causal
+none_d128_bf16_gqa4 | b=2 hq=8 hkv=2 sq=2100 sk=300 d=128 dtype=bf16 mask=none
 decode_causal_d128_bf16_gqa4 | b=2 hq=8 hkv=2 sq=1 sk=3001 d=128 dtype=bf16 mask=causal decode=1
 decode_window2_d64_bf16_gqa8 | b=1 hq=16 hkv=2 sq=5 sk=1000 d=64 dtype=bf16 mask=window:37,20:top_left decode=1
 cache_window_d128_kvlens | b=4 hq=8 hkv=2 sq=129 sk=127 d=128 dtype=bf16 mask=window:100,0 kv_lens=1

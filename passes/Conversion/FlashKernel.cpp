@@ -2051,9 +2051,31 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     b.setInsertionPointToStart(&ifAny.getElseRegion().front());
     scf::YieldOp::create(b, inits);
     b.setInsertionPointToStart(&ifAny.getThenRegion().front());
+    // A persistent grid keeps the turns going from one item to the next:
+    // each item's first S and last P V take turns too, so that one
+    // warpgroup's epilogue and first softmax run while another's GEMMs
+    // hold the tensor cores. The first turn is given once, before the
+    // block's first item with a key tile (no ring use before it).
+    const bool continuousTurns = turns && round;
+    auto takeTurn = [&]() {
+      NVVM::BarrierOp::create(b, /*res=*/Type(), turnBarrier(warpGroup),
+                              i32Threads, /*reductionOp=*/{},
+                              /*reductionPredicate=*/Value());
+    };
+    auto passTurn = [&]() {
+      NVVM::BarrierArriveOp::create(b,
+                                    turnBarrier(arith::RemUIOp::create(
+                                        b, a.add(warpGroup, one), idx(groups))),
+                                    i32Threads);
+    };
     if (turns) {
       Value last = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
                                          warpGroup, idx(groups - 1));
+      if (continuousTurns)
+        last = arith::AndIOp::create(
+            b, last,
+            arith::CmpIOp::create(b, arith::CmpIPredicate::eq, ringBase,
+                                  idx(0)));
       auto ifLast = scf::IfOp::create(b, last, /*withElseRegion=*/false);
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(&ifLast.getThenRegion().front());
@@ -2065,8 +2087,13 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     // than a release of the whole stage after P V would let it.
     // Ring uses: the compacted ring counts its own from 0.
     Value use0 = compacted ? idx(0) : tmaLoop->useOf(first, lo);
-    SmallVector<Value> s0 =
-        wgmmaE->wait(0, issueQK(slab, tmaLoop->waitKeys(use0)));
+    Value stage0 = tmaLoop->waitKeys(use0);
+    if (continuousTurns)
+      takeTurn();
+    SmallVector<Value> s0Pending = issueQK(slab, stage0);
+    if (continuousTurns)
+      passTurn();
+    SmallVector<Value> s0 = wgmmaE->wait(0, s0Pending);
     tmaLoop->releaseKeys(use0, releases);
     TileSoftmax firstSm =
         softmaxTile(first, firstFlags, s0, inits.take_front(slots),
@@ -2099,18 +2126,12 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       Value stage = tmaLoop->waitKeys(use);
       Value prevStage = tmaLoop->waitValues(prevUse);
       if (turns)
-        NVVM::BarrierOp::create(b, /*res=*/Type(), turnBarrier(warpGroup),
-                                i32Threads, /*reductionOp=*/{},
-                                /*reductionPredicate=*/Value());
+        takeTurn();
       SmallVector<Value> sPending = issueQK(slab, stage);
       SmallVector<Value> accPending =
           issuePV(SmallVector<Value>(p), prevStage, SmallVector<Value>(acc));
       if (turns)
-        NVVM::BarrierArriveOp::create(
-            b,
-            turnBarrier(arith::RemUIOp::create(b, a.add(warpGroup, one),
-                                               idx(groups))),
-            i32Threads);
+        passTurn();
       if (whileInFlight)
         whileInFlight();
       SmallVector<Value> sDone = wgmmaE->wait(1, sPending);
@@ -2168,20 +2189,6 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       scf::YieldOp::create(b, yields);
       loop = whileOp;
     }
-    // A persistent grid: the first warpgroup takes the turn the last one
-    // gave after its last GEMMs of this item (its initial one above comes
-    // again with the next item), so that every item starts alike.
-    if (turns && round) {
-      Value firstGroup = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
-                                               warpGroup, idx(0));
-      auto ifFirstGroup =
-          scf::IfOp::create(b, firstGroup, /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(&ifFirstGroup.getThenRegion().front());
-      NVVM::BarrierOp::create(b, /*res=*/Type(), turnBarrier(idx(0)),
-                              i32Threads, /*reductionOp=*/{},
-                              /*reductionPredicate=*/Value());
-    }
     // The last tile's P V (the only tile that can run past a ragged
     // sequence's keys).
     ValueRange fin = loop->getResults().take_front(stateSize);
@@ -2190,10 +2197,15 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
                               : tmaLoop->useOf(last, lo);
     Value lastStage = tmaLoop->waitValues(lastUse);
     zeroVTail(last, lastStage);
-    SmallVector<Value> acc = wgmmaE->wait(
-        0, issuePV(SmallVector<Value>(fin.take_back(pRegs)), lastStage,
-                   SmallVector<Value>(
-                       fin.slice(2 * slots, fin.size() - 2 * slots - pRegs))));
+    if (continuousTurns)
+      takeTurn();
+    SmallVector<Value> accPending =
+        issuePV(SmallVector<Value>(fin.take_back(pRegs)), lastStage,
+                SmallVector<Value>(
+                    fin.slice(2 * slots, fin.size() - 2 * slots - pRegs)));
+    if (continuousTurns)
+      passTurn();
+    SmallVector<Value> acc = wgmmaE->wait(0, accPending);
     tmaLoop->releaseValues(lastUse, releases);
     SmallVector<Value> yields(fin.take_front(2 * slots));
     yields.append(acc);

@@ -14,8 +14,19 @@
 // loop is done, arrives on Q's empty barrier.
 // CHECK: nvvm.setmaxregister increase 232
 // CHECK: %[[BLOCKS:.*]] = arith.muli %{{.*}}, %grid_dim_z : index
-// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %[[BLOCKS]] iter_args(%{{.*}} = %c0{{.*}}, %{{.*}} = %c0{{.*}}) -> (index, index) {
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %[[BLOCKS]] iter_args(%[[USES:[a-z0-9]+]] = %c0{{.*}}, %{{.*}} = %c0{{.*}}) -> (index, index) {
 // CHECK: nvvm.mbarrier.try_wait.parity
+// The warpgroups' turns go on from item to item: the last warpgroup gives
+// the first turn only before the block's first item with a key tile (no
+// ring use before it); each item's first S is issued in the warpgroup's
+// turn, and the next warpgroup's turn given, before it is waited for.
+// CHECK: %[[NOUSE:[0-9]+]] = arith.cmpi eq, %[[USES]], %c0
+// CHECK-NEXT: arith.andi %{{.*}}, %[[NOUSE]] : i1
+// CHECK: nvvm.barrier.arrive id =
+// CHECK: nvvm.barrier id =
+// CHECK: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 176, k = 16>, D[<f32>, <zero>]
+// CHECK: nvvm.barrier.arrive id =
+// CHECK-NEXT: "wgmma.wait_group.sync.aligned 0;"
 // The consumers' loop: tile kt's keys and tile kt - 1's values landed,
 // the warpgroup's turn (named barrier), S(kt) and P V(kt - 1) issued as
 // two groups, the next warpgroup's turn. Once S has completed
@@ -39,6 +50,13 @@
 // CHECK-NOT: scf.yield
 // CHECK: nvvm.mbarrier.arrive %[[VALUES:[0-9]+]] : !llvm.ptr<3>
 // CHECK: scf.yield
+// After the loop, the last tile's P V in the warpgroup's turn too, and no
+// other turn before the next item.
+// CHECK: nvvm.barrier id =
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// CHECK: nvvm.barrier.arrive id =
+// CHECK-NEXT: "wgmma.wait_group.sync.aligned 0;"
+// CHECK-NOT: nvvm.barrier id
 // CHECK: nvvm.mbarrier.arrive %{{[0-9]+}} : !llvm.ptr<3>
 // CHECK: scf.yield %{{.*}}, %{{.*}} : index, index
 // The producer lane walks the same items: Q's empty barrier, Q (32768
