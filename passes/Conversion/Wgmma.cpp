@@ -84,8 +84,6 @@ WgmmaRegisters attnc::wgmmaRegisters(attn::GpuKernelAttr config,
   // producer of 40 (a producer of 48 beside 232 hung the H200: fifteenth
   // session, bench/RESULTS.md).
   r.consumer = consumerRegisters(groups, r.blocksPerMultiprocessor, r.producer);
-  assert(fitsRegisterPool(groups, r.blocksPerMultiprocessor, r.producer,
-                          r.consumer));
   return r;
 }
 

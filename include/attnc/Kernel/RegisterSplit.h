@@ -23,15 +23,21 @@ inline int64_t launchRegisters(int64_t threads, int64_t blocks) {
   return std::min<int64_t>(255, 65536 / (threads * blocks)) / 8 * 8;
 }
 
+/// The registers a block of `consumerGroups` consumer warpgroups and one
+/// producer warpgroup starts with.
+inline int64_t blockRegisterPool(int64_t consumerGroups, int64_t blocks) {
+  int64_t threads = 128 * (consumerGroups + 1);
+  return launchRegisters(threads, blocks) * threads;
+}
+
 /// The registers a consumer thread may take after setmaxnreg beside
 /// `consumerGroups` consumer warpgroups and one producer warpgroup keeping
 /// `producer`: the block's pool less the producer's, a multiple of 8, at
 /// most 240.
 inline int64_t consumerRegisters(int64_t consumerGroups, int64_t blocks,
                                  int64_t producer) {
-  int64_t threads = 128 * (consumerGroups + 1);
-  int64_t pool = launchRegisters(threads, blocks) * threads;
-  int64_t each = (pool - 128 * producer) / (128 * consumerGroups) / 8 * 8;
+  int64_t each = (blockRegisterPool(consumerGroups, blocks) - 128 * producer) /
+                 (128 * consumerGroups) / 8 * 8;
   return std::min<int64_t>(240, each);
 }
 
@@ -39,9 +45,8 @@ inline int64_t consumerRegisters(int64_t consumerGroups, int64_t blocks,
 /// granted).
 inline bool fitsRegisterPool(int64_t consumerGroups, int64_t blocks,
                              int64_t producer, int64_t consumer) {
-  int64_t threads = 128 * (consumerGroups + 1);
   return 128 * (consumerGroups * consumer + producer) <=
-         launchRegisters(threads, blocks) * threads;
+         blockRegisterPool(consumerGroups, blocks);
 }
 
 } // namespace attnc
