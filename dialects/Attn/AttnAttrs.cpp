@@ -273,7 +273,8 @@ Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
   bool sawPack = false, sawKeyWarps = false, sawSplit = false, wgmma = false,
        sawWgmma = false, sawPersistent = false, persistent = false,
        sawTma = false, tmaLoads = false, sawPingPong = false, pingPong = true,
-       sawWide = false, wideStores = false;
+       sawWide = false, wideStores = false, sawLazy = false,
+       lazyRescale = false;
   int64_t exp2Fma = 0;
   while (succeeded(p.parseOptionalComma())) {
     if (!sawPack && succeeded(p.parseOptionalKeyword("gqa_pack"))) {
@@ -312,6 +313,11 @@ Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
           sawPingPong = sawWide = true;
       if (p.parseEqual() || parseBoolValue(p, "wide_stores", wideStores))
         return {};
+    } else if (!sawLazy && succeeded(p.parseOptionalKeyword("lazy_rescale"))) {
+      sawPack = sawKeyWarps = sawSplit = sawWgmma = sawPersistent = sawTma =
+          sawPingPong = sawWide = sawLazy = true;
+      if (p.parseEqual() || parseBoolValue(p, "lazy_rescale", lazyRescale))
+        return {};
     } else {
       if (parseNamedInt(p, "exp2_fma", exp2Fma))
         return {};
@@ -323,7 +329,7 @@ Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
   return getChecked([&] { return p.emitError(p.getNameLoc()); }, p.getContext(),
                     chip, blockQ, blockK, warps, mTiles, stages, qInSmem,
                     gqaPack, splitKv, keyWarps, wgmma, persistent, tmaLoads,
-                    exp2Fma, pingPong, wideStores);
+                    exp2Fma, pingPong, wideStores, lazyRescale);
 }
 
 void GpuKernelAttr::print(AsmPrinter &p) const {
@@ -347,6 +353,8 @@ void GpuKernelAttr::print(AsmPrinter &p) const {
     p << ", ping_pong = false";
   if (getWideStores())
     p << ", wide_stores = true";
+  if (getLazyRescale())
+    p << ", lazy_rescale = true";
   if (getExp2Fma())
     p << ", exp2_fma = " << getExp2Fma();
   p << ">";
@@ -357,7 +365,7 @@ LogicalResult GpuKernelAttr::verify(
     int64_t blockQ, int64_t blockK, int64_t warps, int64_t mTiles,
     int64_t stages, bool qInSmem, int64_t gqaPack, bool splitKv,
     int64_t keyWarps, bool wgmma, bool persistent, bool tmaLoads,
-    int64_t exp2Fma, bool pingPong, bool wideStores) {
+    int64_t exp2Fma, bool pingPong, bool wideStores, bool lazyRescale) {
   if (chip.empty())
     return emitError() << "expected a non-empty chip";
   if (warps < 1 || warps > 32)
@@ -405,6 +413,9 @@ LogicalResult GpuKernelAttr::verify(
   if (!pingPong && !wgmma)
     return emitError() << "expected wgmma = true with ping_pong = false (the "
                           "turns are the wgmma kernel's consumer warpgroups')";
+  if (lazyRescale && !wgmma)
+    return emitError() << "expected wgmma = true with lazy_rescale = true (the "
+                          "kept row maximum is the wgmma kernel's)";
   if (persistent && !wgmma)
     return emitError() << "expected wgmma = true with persistent = true (the "
                           "persistent grid is the wgmma kernel's)";

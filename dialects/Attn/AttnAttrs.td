@@ -148,6 +148,15 @@ def Attn_GpuKernelAttr : AttrDef<Attn_Dialect, "GpuKernel"> {
     persistent grid). A kernel that spills with it is rebuilt without it
     before a smaller configuration is tried.
 
+    `lazy_rescale = true` (with wgmma, printed only when set) keeps a row's
+    maximum, the reference of its softmax weights, until a tile's scores
+    pass it by more than 8 (log2 units), so that O is rescaled only in the
+    tiles where a row of the warp moved its maximum (behind a warp-uniform
+    branch) instead of every tile: the weights stay below 2^8, exact in f32
+    and in P's bf16/f16, and the output and LSE are those of the usual
+    update. sm_90a chooses it for head dims other than 128, where the H200
+    measured it faster.
+
     `exp2_fma = n` (0 to 8, printed only when not 0) computes n of every 8
     softmax weights exp2(x) of a thread with FMA-pipe arithmetic (a
     round-to-nearest split x = j + f, a degree-3 polynomial for 2^f, relative
@@ -173,7 +182,7 @@ def Attn_GpuKernelAttr : AttrDef<Attn_Dialect, "GpuKernel"> {
                         "int64_t":$keyWarps, "bool":$wgmma,
                         "bool":$persistent, "bool":$tmaLoads,
                         "int64_t":$exp2Fma, "bool":$pingPong,
-                        "bool":$wideStores);
+                        "bool":$wideStores, "bool":$lazyRescale);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

@@ -87,6 +87,11 @@ static constexpr int64_t kZeroTailBarrier = 8;
 /// (head, batch entry) units.
 static constexpr int64_t kGroupBlocks = 256;
 
+/// How far (log2 units) a tile's scores may pass a row's kept maximum
+/// before a lazy_rescale kernel moves it and rescales O: the weights stay below
+/// 2^8, exact in f32 and in bf16/f16 P, their row sums far from overflow.
+static constexpr double kStaleMaxLimit = 8.0;
+
 /// exp2(x) on the multi-function unit with subnormal results flushed to 0
 /// (`ex2.approx.ftz.f32`). Without .ftz ptxas wraps each MUFU.EX2 in a
 /// range test and two predicated multiplies that keep results below 2^-126
@@ -1426,8 +1431,12 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   // n-tiles) through the score pipeline, the mask on boundary tiles and
   // the online softmax from the row state (mOld, lOld): the weights P, the
   // new row state and each row's rescale factor for O.
+  // `grown` (lazy_rescale): whether a row of the lane's warp moved its
+  // maximum, i.e. whether O needs the rescale (warp-uniform); null where O
+  // is always rescaled.
   struct TileSoftmax {
     SmallVector<Value> p, mNew, lNew, alpha;
+    Value grown;
   };
   auto softmaxTile = [&](Value kt, const TileFlags &flags, SmallVector<Value> s,
                          ValueRange mOld, ValueRange lOld) -> TileSoftmax {
@@ -1595,15 +1604,39 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       rowMax.push_back(level.empty() ? negInf : level.front());
     }
     SmallVector<Value> mNew, ref, alpha, negRef;
+    // lazy_rescale (wgmma): a row's maximum (the weights' reference) stays
+    // until a tile's scores pass it by more than kStaleMaxLimit (log2 units):
+    // weights up to 2^kStaleMaxLimit are exact in f32 and in P's bf16/f16,
+    // and O is rescaled only in the (rare, after a row's first tiles) tiles
+    // where a row of the warp moved its maximum, behind a warp-uniform
+    // branch, instead of every O element being multiplied every tile.
+    Value grown;
     for (int64_t sl = 0; sl < slots; ++sl) {
       Value tileMax = mmaE->quadReduce(rowMax[sl], true);
       if (rawScores)
         tileMax = arith::MulFOp::create(b, tileMax, scaleLog2e);
-      mNew.push_back(softmax::newMax(b, mOld[sl], tileMax));
-      ref.push_back(softmax::reference(b, mNew[sl]));
-      alpha.push_back(softmax::rescale(b, mOld[sl], ref[sl]));
+      Value moved = softmax::newMax(b, mOld[sl], tileMax);
+      if (!config.getLazyRescale()) {
+        mNew.push_back(moved);
+        ref.push_back(softmax::reference(b, moved));
+        alpha.push_back(softmax::rescale(b, mOld[sl], ref[sl]));
+      } else {
+        // mOld = -inf (no visible key yet): moves for any finite tileMax.
+        Value grows = arith::CmpFOp::create(
+            b, arith::CmpFPredicate::OGT, tileMax,
+            arith::AddFOp::create(b, mOld[sl], f32c(kStaleMaxLimit)));
+        mNew.push_back(arith::SelectOp::create(b, grows, moved, mOld[sl]));
+        ref.push_back(softmax::reference(b, mNew[sl]));
+        alpha.push_back(arith::SelectOp::create(
+            b, grows, softmax::rescale(b, mOld[sl], ref[sl]), f32c(1.0f)));
+        grown =
+            grown ? arith::OrIOp::create(b, grown, grows).getResult() : grows;
+      }
       negRef.push_back(arith::NegFOp::create(b, ref[sl]));
     }
+    if (grown)
+      grown = NVVM::VoteSyncOp::create(b, b.getI1Type(), i32c(-1), grown,
+                                       NVVM::VoteSyncKind::any);
     // exp2_fma = n: n of every 8 weights on the FMA pipe (the rest on the
     // multi-function unit).
     const int64_t onFma = config.getExp2Fma();
@@ -1621,7 +1654,29 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     SmallVector<Value> lNew;
     for (int64_t sl = 0; sl < slots; ++sl)
       lNew.push_back(softmax::newSum(b, alpha[sl], lOld[sl], rowSum[sl]));
-    return TileSoftmax{s, mNew, lNew, alpha};
+    return TileSoftmax{s, mNew, lNew, alpha, grown};
+  };
+  // O (`acc`, `slotOf` its row slots) rescaled by the tile's factors: only
+  // where a row of the warp moved its maximum (sm.grown).
+  auto rescaleO = [&](SmallVector<Value> acc, const TileSoftmax &sm,
+                      llvm::function_ref<int64_t(int64_t)> slotOf) {
+    auto scaled = [&]() {
+      for (int64_t i = 0; i < static_cast<int64_t>(acc.size()); ++i)
+        acc[i] = arith::MulFOp::create(b, acc[i], sm.alpha[slotOf(i)]);
+      return acc;
+    };
+    if (!sm.grown)
+      return scaled();
+    auto ifGrown =
+        scf::IfOp::create(b, ValueRange(acc).getTypes(), sm.grown, true, true);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(&ifGrown.getElseRegion().front());
+      scf::YieldOp::create(b, acc);
+      b.setInsertionPointToStart(&ifGrown.getThenRegion().front());
+      scf::YieldOp::create(b, scaled());
+    }
+    return SmallVector<Value>(ifGrown.getResults());
   };
 
   // The tile's work (CpAsyncKeyLoop has issued, committed and waited for
@@ -1930,11 +1985,9 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     }
     TileSoftmax sm = softmaxTile(kt, flags, s, mOld, lOld);
     s = sm.p;
-    SmallVector<Value> mNew = sm.mNew, lNew = sm.lNew, alpha = sm.alpha;
+    SmallVector<Value> mNew = sm.mNew, lNew = sm.lNew;
     MmaAccumulatorLayout accLayout{mt, vTiles};
-    auto accSlot = [&](int64_t i) { return accLayout.slot(i); };
-    for (int64_t i = 0; i < static_cast<int64_t>(acc.size()); ++i)
-      acc[i] = arith::MulFOp::create(b, acc[i], alpha[accSlot(i)]);
+    acc = rescaleO(acc, sm, [&](int64_t i) { return accLayout.slot(i); });
 
     // O += P V: P's C fragments of key n-tiles 2kk and 2kk + 1 are the A
     // fragment of key step kk; V's B fragments come from ldmatrix.trans.
@@ -2007,12 +2060,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   auto overlappedWgmmaLoop = [&](Value lo, Value hi, ValueRange inits,
                                  bool compacted) -> ValueRange {
     Value slab = qSlab();
-    auto rescale = [&](SmallVector<Value> acc, ArrayRef<Value> alpha) {
-      MmaAccumulatorLayout accLayout{1, vTiles};
-      for (int64_t i = 0; i < static_cast<int64_t>(acc.size()); ++i)
-        acc[i] = arith::MulFOp::create(b, acc[i], alpha[accLayout.slot(i)]);
-      return acc;
-    };
+    MmaAccumulatorLayout accLayout{1, vTiles};
     Value one = idx(1);
     // Ping-pong (FlashAttention-3): with several consumer warpgroups, they
     // take turns to issue their GEMMs, so that one's softmax runs while
@@ -2141,7 +2189,8 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       tmaLoop->releaseValues(prevUse, releases);
       SmallVector<Value> yields(sm.mNew);
       yields.append(sm.lNew);
-      yields.append(rescale(accDone, sm.alpha));
+      yields.append(
+          rescaleO(accDone, sm, [&](int64_t i) { return accLayout.slot(i); }));
       yields.append(packP(sm.p));
       return yields;
     };

@@ -289,11 +289,18 @@ protected:
     // 399.7, causal 4K and D=64 within the noise). The D = 128 no-mask
     // kernel spills with them and is rebuilt without (GpuCompiler's first
     // fallback, narrowStores).
-    return GpuKernelAttr::get(p.op->getContext(), chip(),
-                              16 * mTiles * warps / keyWarps, blockK, warps,
-                              mTiles, stages, qInSmem, gqaPack, splitKv,
-                              keyWarps, wgmma, persistent, tmaLoads, exp2Fma,
-                              /*pingPong=*/true, /*wideStores=*/persistent);
+    // O rescaled only where a row's maximum moves (lazy_rescale) for head
+    // dims other than 128: H200, 2026-12-02 (sixteenth session runs 3-4),
+    // D=64 16K none 475.1 -> 485.4-493.6 TFLOP/s, causal 455.8-457.1 ->
+    // 457.5-467.6, D=256 8K causal 616.2-630.8 -> 630.0-651.5, none
+    // 634.1-649.4 -> 636.7-675.3; at D = 128 level (none, causal) or
+    // slower (soft-capped causal 468 -> 445-465).
+    bool lazyRescale = wgmma && p.valueHeadDim != 128;
+    return GpuKernelAttr::get(
+        p.op->getContext(), chip(), 16 * mTiles * warps / keyWarps, blockK,
+        warps, mTiles, stages, qInSmem, gqaPack, splitKv, keyWarps, wgmma,
+        persistent, tmaLoads, exp2Fma,
+        /*pingPong=*/true, /*wideStores=*/persistent, lazyRescale);
   }
 
   /// Decode (attn.decode): the query heads of a KV group packed into the
@@ -513,11 +520,12 @@ protected:
 /// `c` on key tiles of `blockK` keys and with `wideStores`, all else kept.
 static GpuKernelAttr copyWith(GpuKernelAttr c, int64_t blockK,
                               bool wideStores) {
-  return GpuKernelAttr::get(
-      c.getContext(), c.getChip(), c.getBlockQ(), blockK, c.getWarps(),
-      c.getMTiles(), c.getStages(), c.getQInSmem(), c.getGqaPack(),
-      c.getSplitKv(), c.getKeyWarps(), c.getWgmma(), c.getPersistent(),
-      c.getTmaLoads(), c.getExp2Fma(), c.getPingPong(), wideStores);
+  return GpuKernelAttr::get(c.getContext(), c.getChip(), c.getBlockQ(), blockK,
+                            c.getWarps(), c.getMTiles(), c.getStages(),
+                            c.getQInSmem(), c.getGqaPack(), c.getSplitKv(),
+                            c.getKeyWarps(), c.getWgmma(), c.getPersistent(),
+                            c.getTmaLoads(), c.getExp2Fma(), c.getPingPong(),
+                            wideStores, c.getLazyRescale());
 }
 
 GpuKernelAttr GpuTarget::narrowStores(GpuKernelAttr c) {

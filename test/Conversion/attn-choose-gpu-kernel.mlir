@@ -6,11 +6,12 @@
 // with the tile sizes that tiling for this kernel must use.
 
 // sm_90a prefill: warpgroup MMA (wgmma), Q in shared memory. D = 64: three
-// consumer warpgroups (192 rows), 128-key tiles. sm_80: two m-tiles per warp, Q
-// fragments in registers, 64-key tiles.
+// consumer warpgroups (192 rows), 128-key tiles, O rescaled only where a row's
+// maximum moves (lazy_rescale: every head dim but 128). sm_80: two m-tiles per
+// warp, Q fragments in registers, 64-key tiles.
 // CHECK-LABEL: func.func @d64(
 // CHECK: attn.attention
-// CHECK-SAME: attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 192, block_k = 128, warps = 12, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
+// CHECK-SAME: attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 192, block_k = 128, warps = 12, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, lazy_rescale = true>
 // CHECK-SAME: attn.tile_sizes = array<i64: 192, 128>
 // SM80-LABEL: func.func @d64(
 // SM80: #attn.gpu_kernel<chip = "sm_80", block_q = 128, block_k = 64, warps = 4, m_tiles = 2, stages = 2, q_in_smem = false>
@@ -105,7 +106,7 @@ func.func @d128_prefix(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x8x?x128xbf16>) -
 // per warp, 8 warps. Causal and prefix-LM masks too (d256_causal); with
 // ALiBi, 64-key tiles.
 // CHECK-LABEL: func.func @d256(
-// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 80, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 80, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, lazy_rescale = true>
 // SM80-LABEL: func.func @d256(
 // SM80: #attn.gpu_kernel<chip = "sm_80", block_q = 128, block_k = 32, warps = 8, m_tiles = 1, stages = 2, q_in_smem = false>
 func.func @d256(%q: tensor<?x4x?x256xbf16>, %k: tensor<?x4x?x256xbf16>, %v: tensor<?x4x?x256xbf16>) -> tensor<?x4x?x256xbf16> {
@@ -116,9 +117,9 @@ func.func @d256(%q: tensor<?x4x?x256xbf16>, %k: tensor<?x4x?x256xbf16>, %v: tens
 // -----
 
 // CHECK-LABEL: func.func @d256_causal(
-// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 80, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
-// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 80, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
-// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 64, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 80, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, lazy_rescale = true>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 80, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, lazy_rescale = true>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 64, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, lazy_rescale = true>
 func.func @d256_causal(%q: tensor<?x4x?x256xbf16>, %k: tensor<?x4x?x256xbf16>, %v: tensor<?x4x?x256xbf16>) -> (tensor<?x4x?x256xbf16>, tensor<?x4x?x256xbf16>, tensor<?x4x?x256xbf16>) {
   %c = attn.attention %q, %k, %v mask(#attn.causal) : tensor<?x4x?x256xbf16>, tensor<?x4x?x256xbf16>, tensor<?x4x?x256xbf16> -> tensor<?x4x?x256xbf16>
   %p = attn.attention %q, %k, %v mask(#attn.prefix_lm<prefix = 40, top_left>) : tensor<?x4x?x256xbf16>, tensor<?x4x?x256xbf16>, tensor<?x4x?x256xbf16> -> tensor<?x4x?x256xbf16>
@@ -161,7 +162,7 @@ func.func @decode_alibi(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v
 // above 64 rows (here 9 x 8), the prefill kernel.
 // CHECK-LABEL: func.func @decode_static(
 // CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 128, warps = 4, m_tiles = 1, stages = 3, q_in_smem = false, gqa_pack = 8, key_warps = 4, split_kv = true, tma_loads = true>
-// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 192, block_k = 128, warps = 12, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 192, block_k = 128, warps = 12, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, lazy_rescale = true>
 func.func @decode_static(%q: tensor<1x16x4x64xbf16>, %k: tensor<1x2x100x64xbf16>, %q9: tensor<1x16x9x64xbf16>) -> (tensor<1x16x4x64xbf16>, tensor<1x16x9x64xbf16>) {
   %o = attn.attention %q, %k, %k {attn.decode} : tensor<1x16x4x64xbf16>, tensor<1x2x100x64xbf16>, tensor<1x2x100x64xbf16> -> tensor<1x16x4x64xbf16>
   %p = attn.attention %q9, %k, %k {attn.decode} : tensor<1x16x9x64xbf16>, tensor<1x2x100x64xbf16>, tensor<1x2x100x64xbf16> -> tensor<1x16x9x64xbf16>
@@ -173,7 +174,7 @@ func.func @decode_static(%q: tensor<1x16x4x64xbf16>, %k: tensor<1x2x100x64xbf16>
 // Head dims other than 64 and 128 (not yet run on the GPU with the decode
 // kernel) take the prefill kernel.
 // CHECK-LABEL: func.func @decode_d256(
-// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 80, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 80, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, lazy_rescale = true>
 func.func @decode_d256(%q: tensor<?x8x?x256xbf16>, %k: tensor<?x2x?x256xbf16>, %v: tensor<?x2x?x256xbf16>) -> tensor<?x8x?x256xbf16> {
   %o = attn.attention %q, %k, %v mask(#attn.causal) {attn.decode} : tensor<?x8x?x256xbf16>, tensor<?x2x?x256xbf16>, tensor<?x2x?x256xbf16> -> tensor<?x8x?x256xbf16>
   return %o : tensor<?x8x?x256xbf16>

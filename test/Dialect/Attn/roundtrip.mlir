@@ -242,6 +242,17 @@ func.func @gpu_kernel_wide_stores(%q: tensor<2x8x16x128xbf16>) -> (tensor<2x8x16
   return %a, %b, %c : tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16>
 }
 
+// lazy_rescale prints only when true; it follows wide_stores, before
+// exp2_fma, and false is the default.
+// CHECK-LABEL: func.func @gpu_kernel_lazy_rescale(
+// CHECK: {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 80, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true, wide_stores = true, lazy_rescale = true, exp2_fma = 2>}
+// CHECK: {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 80, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>}
+func.func @gpu_kernel_lazy_rescale(%q: tensor<2x8x16x128xbf16>) -> (tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16>) {
+  %a = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 80, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true, wide_stores = true, lazy_rescale = true, exp2_fma = 2>} : tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16> -> tensor<2x8x16x128xbf16>
+  %b = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 80, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, lazy_rescale = false>} : tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16> -> tensor<2x8x16x128xbf16>
+  return %a, %b : tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16>
+}
+
 // The decode parameters print only when set; attn.decode marks a decode step.
 // CHECK-LABEL: func.func @gpu_kernel_decode(
 // CHECK: {attn.decode, attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, gqa_pack = 4, key_warps = 4, split_kv = true>}
