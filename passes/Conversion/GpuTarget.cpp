@@ -502,6 +502,10 @@ public:
       return Sm80Target::fallbackConfig(p, config);
     // One consumer warpgroup: up to 232-240 registers a thread (with two or
     // three, 240 or 160); then half the key tile: half of S's registers.
+    // Three spilling warpgroups (D = 64 windows, block masks, documents) go
+    // to one, two blocks a multiprocessor, not to two warpgroups: on the
+    // H200 two were slower (S=8K window 276 vs 305 TFLOP/s, documents 269
+    // vs 305; bench/RESULTS.md, sixteenth session run 7).
     if (config.getWarps() > 4)
       return make(p, config.getBlockK(), /*warps=*/4, 1, true, 1, false, 1,
                   true, false, config.getExp2Fma());
