@@ -152,8 +152,8 @@ def Attn_GpuKernelAttr : AttrDef<Attn_Dialect, "GpuKernel"> {
     maximum, the reference of its softmax weights, until a tile's scores
     pass it by more than 8 (log2 units), so that O is rescaled only in the
     tiles where a row of the warp moved its maximum (behind a warp-uniform
-    branch) instead of every tile: the weights stay below 2^8, exact in f32
-    and in P's bf16/f16, and the output and LSE are those of the usual
+    branch) instead of every tile: the weights stay below 2^8 (with the
+    relative precision of weights below 1 in f32 and P's bf16/f16), and the output and LSE are those of the usual
     update. sm_90a chooses it for head dims other than 128, where the H200
     measured it faster.
 

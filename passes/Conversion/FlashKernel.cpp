@@ -89,7 +89,8 @@ static constexpr int64_t kGroupBlocks = 256;
 
 /// How far (log2 units) a tile's scores may pass a row's kept maximum
 /// before a lazy_rescale kernel moves it and rescales O: the weights stay below
-/// 2^8, exact in f32 and in bf16/f16 P, their row sums far from overflow.
+/// 2^8 (with the relative precision of weights below 1, in f32 and in
+/// bf16/f16 P), their row sums far from overflow.
 static constexpr double kStaleMaxLimit = 8.0;
 
 /// exp2(x) on the multi-function unit with subnormal results flushed to 0
@@ -1606,7 +1607,8 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     SmallVector<Value> mNew, ref, alpha, negRef;
     // lazy_rescale (wgmma): a row's maximum (the weights' reference) stays
     // until a tile's scores pass it by more than kStaleMaxLimit (log2 units):
-    // weights up to 2^kStaleMaxLimit are exact in f32 and in P's bf16/f16,
+    // weights up to 2^kStaleMaxLimit keep their relative precision in f32
+    // and in P's bf16/f16,
     // and O is rescaled only in the (rare, after a row's first tiles) tiles
     // where a row of the warp moved its maximum, behind a warp-uniform
     // branch, instead of every O element being multiplied every tile.
