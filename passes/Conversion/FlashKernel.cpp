@@ -1434,13 +1434,14 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   // new row state and each row's rescale factor for O.
   // `grown` (lazy_rescale): whether a row of the lane's warp moved its
   // maximum, i.e. whether O needs the rescale (warp-uniform); null where O
-  // is always rescaled.
+  // is always rescaled, or not at all (`oIsZero`: a loop's first tile).
   struct TileSoftmax {
     SmallVector<Value> p, mNew, lNew, alpha;
     Value grown;
   };
   auto softmaxTile = [&](Value kt, const TileFlags &flags, SmallVector<Value> s,
-                         ValueRange mOld, ValueRange lOld) -> TileSoftmax {
+                         ValueRange mOld, ValueRange lOld,
+                         bool oIsZero = false) -> TileSoftmax {
     Value k0 = arith::MulIOp::create(b, kt, idx(bk));
     // Scores: the score pipeline, log2(e) folded in, -inf past Sk.
     // Which row slot and column each score register holds.
@@ -1631,8 +1632,9 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
         ref.push_back(softmax::reference(b, mNew[sl]));
         alpha.push_back(arith::SelectOp::create(
             b, grows, softmax::rescale(b, mOld[sl], ref[sl]), f32c(1.0f)));
-        grown =
-            grown ? arith::OrIOp::create(b, grown, grows).getResult() : grows;
+        if (!oIsZero)
+          grown =
+              grown ? arith::OrIOp::create(b, grown, grows).getResult() : grows;
       }
       negRef.push_back(arith::NegFOp::create(b, ref[sl]));
     }
@@ -2147,7 +2149,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     tmaLoop->releaseKeys(use0, releases);
     TileSoftmax firstSm =
         softmaxTile(first, firstFlags, s0, inits.take_front(slots),
-                    inits.slice(slots, slots));
+                    inits.slice(slots, slots), /*oIsZero=*/true);
     SmallVector<Value> loopInits(firstSm.mNew);
     loopInits.append(firstSm.lNew);
     loopInits.append(inits.begin() + 2 * slots, inits.end());
