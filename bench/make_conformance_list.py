@@ -42,6 +42,11 @@ for (mname, m), d, dtype, (hq, hkv) in itertools.product(
     # x 3): the persistent grid's blocks (D = 128) each run several.
     if d == 128 and mname in ("none", "causal", "prefix"):
         runs.append(spec(b=3, sq=2100, sk=2001, **base))
+    # No mask: items of one and of three key tiles, many to a block (the
+    # consumers carry each next item's first tile from the item before).
+    if d == 128 and mname == "none":
+        runs.append(spec(b=8, sq=2000, sk=100, **base))
+        runs.append(spec(b=4, sq=1500, sk=300, **base))
     lines.append(f"{name} | {spec(b=1, sq=128, sk=128, **base)} | {'; '.join(runs)}")
 # A wide window (1024 keys: at D = 128 two warpgroups, persistent), with
 # more work items than an H200 holds blocks in the last run.
