@@ -2061,9 +2061,34 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   // the ring's next use, the last tile visited (prev), the next visible
   // tile with its `full` flag and the cursor, moved while the GEMMs of the
   // tile before are in flight.
+  // A persistent grid (key tiles [lo, hi), no tile test): the consumers
+  // release the item's Q once the last tile's softmax is done and the P V
+  // before it has completed, so that the producer loads the next item's Q
+  // while the last P V and the epilogue run, rather than after them; an
+  // item of one key tile releases it once its S has completed, an item of
+  // none after its (empty) key loop. (Released straight after the last S,
+  // before its softmax, ptxas spilled the D = 128 no-mask kernel.) H200,
+  // bench/RESULTS.md, eighteenth session run 3: D=128 no mask 1K 502-506
+  // -> 518-521 TFLOP/s, 4K, 16K and the 1024-key window level or above.
+  const bool earlyQ = wgmma && round && !tileTest;
   auto overlappedWgmmaLoop = [&](Value lo, Value hi, ValueRange inits,
                                  bool compacted) -> ValueRange {
     Value slab = qSlab();
+    // Q's empty barrier, arrived on where `cond` holds (earlyQ).
+    auto releaseQIf = [&](Value cond) {
+      if (!earlyQ)
+        return;
+      auto ifRelease =
+          scf::IfOp::create(b, arith::AndIOp::create(b, cond, releases),
+                            /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(&ifRelease.getThenRegion().front());
+      tma::arrive(b, qBarrier(1));
+    };
+    auto isLastTile = [&](Value kt) {
+      return arith::CmpIOp::create(b, arith::CmpIPredicate::eq, kt,
+                                   a.sub(hi, idx(1)));
+    };
     MmaAccumulatorLayout accLayout{1, vTiles};
     Value one = idx(1);
     // Ping-pong (FlashAttention-3): with several consumer warpgroups, they
@@ -2146,6 +2171,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     if (continuousTurns)
       passTurn();
     SmallVector<Value> s0 = wgmmaE->wait(0, s0Pending);
+    releaseQIf(isLastTile(first));
     tmaLoop->releaseKeys(use0, releases);
     TileSoftmax firstSm =
         softmaxTile(first, firstFlags, s0, inits.take_front(slots),
@@ -2191,6 +2217,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       TileSoftmax sm = softmaxTile(kt, flags, sDone, m, l);
       SmallVector<Value> accDone = wgmmaE->wait(0, accPending);
       tmaLoop->releaseValues(prevUse, releases);
+      releaseQIf(isLastTile(kt));
       SmallVector<Value> yields(sm.mNew);
       yields.append(sm.lNew);
       yields.append(
@@ -2323,9 +2350,16 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     res = keyLoop->loop(range.lo, range.hi, inits);
   }
   // A persistent grid: every wgmma reading this work item's Q has
-  // completed; the producer may load the next item's.
+  // completed; the producer may load the next item's (earlyQ: released in
+  // the key loop, unless the item has no key tile).
   if (wgmma && round) {
-    auto ifRelease = scf::IfOp::create(b, releases, /*withElseRegion=*/false);
+    Value cond = releases;
+    if (earlyQ)
+      cond = arith::AndIOp::create(
+          b, cond,
+          arith::CmpIOp::create(b, arith::CmpIPredicate::sge, range.lo,
+                                range.hi));
+    auto ifRelease = scf::IfOp::create(b, cond, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&ifRelease.getThenRegion().front());
     tma::arrive(b, qBarrier(1));
