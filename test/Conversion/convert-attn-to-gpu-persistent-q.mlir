@@ -22,7 +22,6 @@
 // CHECK: nvvm.mbarrier.arrive
 // CHECK: scf.for %[[KT:arg[0-9]+]] = %{{[0-9]+}} to %[[HI]] step %{{.*}} iter_args(
 // CHECK: "wgmma.wait_group.sync.aligned 0;"
-// CHECK-NOT: scf.yield
 // CHECK: %[[KTLAST:[0-9]+]] = arith.cmpi eq, %[[KT]], %{{[0-9]+}} : index
 // CHECK-NEXT: %[[C2:[0-9]+]] = arith.andi %[[KTLAST]], %[[REL]] : i1
 // CHECK-NEXT: scf.if %[[C2]] {
