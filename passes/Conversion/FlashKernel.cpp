@@ -2046,6 +2046,16 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     b.setInsertionPointAfter(ifWork);
     return withFlags(SmallVector<Value>(ifWork.getResults()));
   };
+  // A persistent grid (key tiles [lo, hi), no tile test): the consumers
+  // release the item's Q once the last tile's softmax is done and the P V
+  // before it has completed, so that the producer loads the next item's Q
+  // while the last P V and the epilogue run, rather than after them; an
+  // item of one key tile releases it once its S has completed, an item of
+  // none after its (empty) key loop. (Released straight after the last S,
+  // before its softmax, ptxas spilled the D = 128 no-mask kernel.) H200,
+  // bench/RESULTS.md, eighteenth session run 3: D=128 no mask 1K 502-506
+  // -> 518-521 TFLOP/s, 4K, 16K and the 1024-key window level or above.
+  const bool earlyQ = wgmma && round && !tileTest;
   // The wgmma consumers' loop with the softmax of one tile overlapping the
   // GEMMs (FlashAttention-3, Algorithm 2): at tile kt, S = Q K(kt)^T and
   // O += P(prev) V(prev) are issued together; the softmax of S runs while
@@ -2061,16 +2071,6 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   // the ring's next use, the last tile visited (prev), the next visible
   // tile with its `full` flag and the cursor, moved while the GEMMs of the
   // tile before are in flight.
-  // A persistent grid (key tiles [lo, hi), no tile test): the consumers
-  // release the item's Q once the last tile's softmax is done and the P V
-  // before it has completed, so that the producer loads the next item's Q
-  // while the last P V and the epilogue run, rather than after them; an
-  // item of one key tile releases it once its S has completed, an item of
-  // none after its (empty) key loop. (Released straight after the last S,
-  // before its softmax, ptxas spilled the D = 128 no-mask kernel.) H200,
-  // bench/RESULTS.md, eighteenth session run 3: D=128 no mask 1K 502-506
-  // -> 518-521 TFLOP/s, 4K, 16K and the 1024-key window level or above.
-  const bool earlyQ = wgmma && round && !tileTest;
   auto overlappedWgmmaLoop = [&](Value lo, Value hi, ValueRange inits,
                                  bool compacted) -> ValueRange {
     Value slab = qSlab();
