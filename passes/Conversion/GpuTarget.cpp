@@ -490,6 +490,15 @@ public:
     // regions and ragged batches spill on them.
     if (width == 512 && wideTiles)
       blockK = 80;
+    // D = 256 without a mask: a persistent grid too, on 64-key tiles
+    // (2026-12-03, nineteenth session run 2: S=4K 661.0 vs 620.5 TFLOP/s
+    // on the block grid's 80-key tiles, 8K 670.7 vs 667.4). On 80-key
+    // tiles its consumers spill 24 bytes beside the persistent producer's
+    // 40 registers (ptxas -v).
+    if (width == 512 && p.noMask && !p.ragged) {
+      blockK = 64;
+      persistent = true;
+    }
     return make(p, blockK, warps, /*mTiles=*/1, /*qInSmem=*/true,
                 /*gqaPack=*/1, /*splitKv=*/false, /*keyWarps=*/1,
                 /*wgmma=*/true, persistent);

@@ -101,12 +101,13 @@ func.func @d128_prefix(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x8x?x128xbf16>) -
 
 // -----
 
-// D = 256 without a mask: two warpgroups on 80-key tiles (O takes 128
-// registers; two stages of K and V fill shared memory). sm_80: one m-tile
-// per warp, 8 warps. Causal and prefix-LM masks too (d256_causal); with
+// D = 256 without a mask: two warpgroups on a persistent grid with 64-key
+// tiles and 16-byte O stores (O takes 128 registers; on 80-key tiles the
+// persistent consumers spill). sm_80: one m-tile per warp, 8 warps. Causal
+// and prefix-LM masks: 80-key tiles on the block grid (d256_causal); with
 // ALiBi, 64-key tiles.
 // CHECK-LABEL: func.func @d256(
-// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 80, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, lazy_rescale = true>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 64, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true, wide_stores = true, lazy_rescale = true>
 // SM80-LABEL: func.func @d256(
 // SM80: #attn.gpu_kernel<chip = "sm_80", block_q = 128, block_k = 32, warps = 8, m_tiles = 1, stages = 2, q_in_smem = false>
 func.func @d256(%q: tensor<?x4x?x256xbf16>, %k: tensor<?x4x?x256xbf16>, %v: tensor<?x4x?x256xbf16>) -> tensor<?x4x?x256xbf16> {
