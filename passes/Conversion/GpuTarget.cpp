@@ -482,22 +482,22 @@ public:
       blockK = p.noMask ? 176 : wideTiles ? 160 : 128;
       persistent = p.noMask && !p.ragged;
     }
-    // D = 256 without a mask: 80-key tiles (two stages of K and V and Q
-    // fill 224 KiB; 2026-12-01 S=8K: 651.0 vs 593.9 TFLOP/s on 64). Causal
-    // and prefix-LM masks too, since their boundary tiles compare i32
-    // columns (2026-12-01, session 5, S=8K causal: 590.9 and 584.1 vs
-    // 568.4 and 567.0 on 64-key tiles). Documents, ALiBi, score_fn
-    // regions and ragged batches spill on them.
-    if (width == 512 && wideTiles)
-      blockK = 80;
-    // D = 256 without a mask: a persistent grid too, on 64-key tiles
+    // D = 256 without a mask: a persistent grid on 64-key tiles
     // (2026-12-03, nineteenth session run 2: S=4K 661.0 vs 620.5 TFLOP/s
     // on the block grid's 80-key tiles, 8K 670.7 vs 667.4). On 80-key
     // tiles its consumers spill 24 bytes beside the persistent producer's
-    // 40 registers (ptxas -v).
+    // 40 registers (ptxas -v). A ragged batch keeps the block grid's
+    // 80-key tiles (two stages of K and V and Q fill 224 KiB; 2026-12-01
+    // S=8K: 651.0 vs 593.9 TFLOP/s on 64). Causal and prefix-LM masks take
+    // 80-key tiles too, since their boundary tiles compare i32 columns
+    // (2026-12-01, session 5, S=8K causal: 590.9 and 584.1 vs 568.4 and
+    // 567.0 on 64-key tiles). Documents, ALiBi, score_fn regions and
+    // ragged batches under a mask spill on them.
     if (width == 512 && p.noMask && !p.ragged) {
       blockK = 64;
       persistent = true;
+    } else if (width == 512 && wideTiles) {
+      blockK = 80;
     }
     return make(p, blockK, warps, /*mTiles=*/1, /*qInSmem=*/true,
                 /*gqaPack=*/1, /*splitKv=*/false, /*keyWarps=*/1,
