@@ -1293,6 +1293,10 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   // A wgmma kernel's consumer part sits in this scf.if (splitRoles).
   std::optional<OpBuilder::InsertionGuard> consumerGuard;
   Value releases;
+  // The row mask state of the work item's rows where it is worth computing
+  // once (set on the wgmma consumers below); otherwise each boundary tile
+  // builds its own.
+  std::optional<SmallVector<RowMask>> itemRowMasks;
   if (wgmma) {
     tmaLoop.emplace(b, TmaKeyLoop::Hooks{issueKeys, issueValues, notEmpty, nullptr},
                     stages, stageBytes, config.getWarps() / 4,
@@ -1340,6 +1344,14 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     releases = arith::CmpIOp::create(
         b, arith::CmpIPredicate::eq, arith::RemUIOp::create(b, tid, idx(128)),
         idx(0));
+    // Document masks: each row's document (a scan of cu_seqlens, or its
+    // seq_ids entry) is found once a work item, its loads in flight while
+    // Q arrives, not on every boundary tile in the softmax.
+    if (c.spec.kind == mask::MaskKind::Document) {
+      itemRowMasks.emplace();
+      for (Value row : safeRows)
+        itemRowMasks->push_back(buildRowMask(b, c, row));
+    }
     tma::wait(b, qBarrier(0), parityOf(qUse));
   } else if (tmaLoads) {
     Value leader =
@@ -1499,8 +1511,11 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
         // key so that mask operands are read in bounds; their results are
         // never stored (rows) or are -inf (keys).
         SmallVector<RowMask> rowMasks;
-        for (Value row : safeRows)
-          rowMasks.push_back(buildRowMask(b, c, row));
+        if (itemRowMasks)
+          rowMasks = *itemRowMasks;
+        else
+          for (Value row : safeRows)
+            rowMasks.push_back(buildRowMask(b, c, row));
         Value lastKey = a.sub(seqK, idx(1));
         // A block mask whose key blocks are a multiple of 8 keys: a
         // lane's 8-column group (8 n + 2 t + {0, 1}, k0 a multiple of 16)

@@ -40,19 +40,25 @@ func.func @causal(%q: tensor<?x16x?x128xbf16>, %k: tensor<?x16x?x128xbf16>) -> t
 
 // -----
 
-// cu_seqlens documents (causal): a row slot's interval is its document
-// [start, end) (the scan of cu_seqlens, %[[DOC]]#0 and #1), up to its own key
-// position + 1, and empty (hi = lo) for a row whose position is before the
-// keys; the scores then take the same two i32 compares.
+// cu_seqlens documents (causal): each row slot's document [start, end) is
+// found once a work item, by a scan of cu_seqlens (%[[DOC]]#0 and #1) on
+// the consumers before they wait for Q, not on each boundary tile. A row
+// slot's interval is its document, up to its own key position + 1, and
+// empty (hi = lo) for a row whose position is before the keys; the scores
+// then take the same two i32 compares.
 // CHECK-LABEL: gpu.func @attnc_attention(
-// CHECK: scf.yield %{{.*}} : f32, f32, f32
-// CHECK-NEXT: } else {
+// CHECK: nvvm.fence.mbarrier.init
 // CHECK: %[[POS0:.*]] = arith.addi %{{.*}}, %{{.*}} : index
 // CHECK: %[[VALID0:.*]] = arith.cmpi sge, %[[POS0]], %c0{{.*}} : index
 // CHECK: %[[DOC:.*]]:2 = scf.for
 // CHECK: %{{.*}}:2 = scf.for
 // CHECK: scf.yield
 // CHECK-NEXT: }
+// CHECK-NOT: scf.for
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-NOT: scf.for
+// CHECK: scf.yield %{{.*}} : f32, f32, f32
+// CHECK-NEXT: } else {
 // CHECK-NEXT: %{{.*}} = arith.constant 1 : index
 // CHECK-NEXT: %{{.*}} = arith.subi %{{.*}}, %{{.*}} : index
 // CHECK-NEXT: %[[FIRSTD:.*]] = arith.addi
@@ -72,6 +78,8 @@ func.func @causal(%q: tensor<?x16x?x128xbf16>, %k: tensor<?x16x?x128xbf16>) -> t
 // CHECK: %[[D0:.*]] = arith.constant 0 : i32
 // CHECK-NEXT: arith.cmpi sge, %[[D0]], %[[DLO]] : i32
 // CHECK-NEXT: arith.cmpi slt, %[[D0]], %[[DHI]] : i32
+// CHECK-NOT: scf.for
+// CHECK: scf.yield
 func.func @documents(%q: tensor<?x16x?x128xbf16>, %k: tensor<?x16x?x128xbf16>, %cu: tensor<?xi32>) -> tensor<?x16x?x128xbf16> {
   %o = attn.attention %q, %k, %k cu_seqlens(%cu : tensor<?xi32>) mask(#attn.document<cu_seqlens, causal>) : tensor<?x16x?x128xbf16>, tensor<?x16x?x128xbf16>, tensor<?x16x?x128xbf16> -> tensor<?x16x?x128xbf16>
   return %o : tensor<?x16x?x128xbf16>
