@@ -6,7 +6,7 @@
 # each named case in its own process under an S-second limit).
 # CONFORMANCE_FILTER=regex runs only the conformance entries whose name
 # matches it (grep -E); NO_CONFORMANCE=1 none, NO_SANITIZER=1 skips
-# compute-sanitizer, NO_EXTRA=1 the custom-region and layout checks.
+# compute-sanitizer, NO_EXTRA=1 the custom-region, layout and soft-capped-extremes checks.
 # Usage: bench/gpu-check.sh BUILD_GPU_DIR LOG_DIR
 set -uo pipefail
 DIR=${1:?build-gpu dir}
@@ -104,6 +104,7 @@ fp8_causal_d128_bf16 | b=1 hq=8 hkv=2 sq=129 sk=127 d=128 dtype=bf16 mask=causal
 decode_fp8_causal_d128_gqa4_paged16 | b=4 hq=8 hkv=2 sq=5 sk=1008 d=128 dtype=bf16 mask=causal decode=1 paged=16 kv_dtype=fp8
 ragged_causal_d128_bf16_gqa4 | hq=8 hkv=2 d=128 dtype=bf16 mask=causal ragged=129:127,1:300,0:5,70:0
 ragged_causal_d64_gqa4_paged16 | hq=8 hkv=2 d=64 dtype=bf16 mask=causal paged=16 ragged=129:128,1:33,0:16
+softcap_causal_d128 | b=2 hq=8 hkv=2 sq=300 sk=300 d=128 dtype=bf16 mask=causal softcap=30
 decode_causal_d128_bf16_gqa4 | b=3 hq=8 hkv=2 sq=1 sk=3001 d=128 dtype=bf16 mask=causal decode=1 | --plan=0
 decode_cache_causal_d128_gqa4_paged16 | b=5 hq=8 hkv=2 sq=1 sk=3008 d=128 dtype=bf16 mask=causal decode=1 paged=16 | --plan=0
 EOS
@@ -111,13 +112,18 @@ EOS
   rm -f "$LOGS"/san.*.log
 fi
 
-# NO_EXTRA=1 skips the custom-region and layout checks (short runs).
+# NO_EXTRA=1 skips the custom-region, layout and soft-capped-extremes checks
+# (short runs).
 if [ -z "${NO_EXTRA:-}" ]; then
   # Custom mask_fn / score_fn regions, against their Python twins.
   python3 "$(dirname "$0")/custom_check.py" "$DIR" 2>&1 | tee "$LOGS/custom.txt" | grep -v "^PASS"
 
   # Strided layouts ([B, S, H, D] views, packed tokens, padded rows) in place.
   python3 "$(dirname "$0")/layout_check.py" "$DIR" 2>&1 | tee "$LOGS/layout.txt" | grep -v "^PASS"
+
+  # Soft-capped logits far from 0 (the kernels that take the cap as the
+  # softmax's reference, beside those keeping a row maximum).
+  python3 "$(dirname "$0")/softcap_extremes.py" "$DIR" 2>&1 | tee "$LOGS/softcap-extremes.txt" | grep -v "^PASS"
 fi
 
 # Side by side with the peers (bench/bench.py), when asked.

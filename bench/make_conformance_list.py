@@ -73,6 +73,18 @@ for name, extra in [("softcap", dict(softcap=30)), ("alibi", dict(alibi=True)),
         base = dict(hq=8, hkv=2, d=64, dtype="bf16", mask=m, **extra)
         runs = [spec(b=b, sq=sq, sk=sk, **base) for b, sq, sk in sizes[:3]]
         lines.append(f"{name}_{m.split(':')[0]} | {spec(b=1, sq=128, sk=128, **base)} | {'; '.join(runs)}")
+# Soft-capped D = 128 prefill: bf16 at caps whose softmax takes the cap as
+# the reference (30; 34, near the bound 34.65), with a row maximum (50; f16).
+for name, extra in [("softcap_causal_d128", dict(mask="causal", softcap=30)),
+                    ("softcap_prefix_d128", dict(mask="prefix:77", softcap=30)),
+                    ("softcap34_causal_d128", dict(mask="causal", softcap=34)),
+                    ("softcap50_causal_d128", dict(mask="causal", softcap=50)),
+                    ("softcap_causal_d128_f16", dict(mask="causal", softcap=30,
+                                                     dtype="f16"))]:
+    base = dict(hq=8, hkv=2, d=128, dtype="bf16")
+    base.update(extra)
+    runs = [spec(b=b, sq=sq, sk=sk, **base) for b, sq, sk in sizes[:3] + [sizes[4]]]
+    lines.append(f"{name} | {spec(b=1, sq=128, sk=128, **base)} | {'; '.join(runs)}")
 # Other head dims.
 for d in [32, 80, 96, 256]:
     base = dict(hq=4, hkv=1, d=d, dtype="bf16", mask="causal")

@@ -1603,10 +1603,18 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
 
     // Online softmax (OnlineSoftmax.h, shared with the CPU decomposition):
     // row max and row sum over the 4 lanes of a row by warp shuffles.
+    // A small soft-cap (KernelProblem::cappedReference): every row's
+    // reference is the largest score the cap allows, cap log2(e), so no
+    // row maximum is taken (no max tree, no shuffles, O never rescaled)
+    // and each weight's exp2 waits only for its own tanh, not for the
+    // whole tile's.
+    const bool fixedRef = wgmma && problem.cappedReference;
+    const double capLog2e =
+        fixedRef ? c.softcap.getValueAsDouble() * M_LOG2E : 0.0;
     // Each slot's maximum as a tree (a chain would serialise the slot's
     // scores on the max latency).
-    SmallVector<SmallVector<Value>> slotScores(slots);
-    for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i)
+    SmallVector<SmallVector<Value>> slotScores(fixedRef ? 0 : slots);
+    for (int64_t i = 0; i < static_cast<int64_t>(s.size()) && !fixedRef; ++i)
       slotScores[slotOf(i)].push_back(s[i]);
     SmallVector<Value> rowMax, rowSum(slots, zero);
     for (SmallVector<Value> &level : slotScores) {
@@ -1629,7 +1637,13 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     // where a row of the warp moved its maximum, behind a warp-uniform
     // branch, instead of every O element being multiplied every tile.
     Value grown;
-    for (int64_t sl = 0; sl < slots; ++sl) {
+    for (int64_t sl = 0; sl < slots && fixedRef; ++sl) {
+      mNew.push_back(f32c(capLog2e));
+      ref.push_back(f32c(capLog2e));
+      alpha.push_back(f32c(1.0f));
+      negRef.push_back(f32c(-capLog2e));
+    }
+    for (int64_t sl = 0; sl < slots && !fixedRef; ++sl) {
       Value tileMax = mmaE->quadReduce(rowMax[sl], true);
       if (rawScores)
         tileMax = arith::MulFOp::create(b, tileMax, scaleLog2e);

@@ -481,6 +481,12 @@ public:
       // keep 128.
       blockK = p.noMask ? 176 : wideTiles ? 160 : 128;
       persistent = p.noMask && !p.ragged;
+      // A small soft-cap under a causal or prefix-LM mask: without a row
+      // maximum (KernelProblem::cappedReference) 192-key tiles fit the
+      // registers (2026-12-03, twentieth session run 2, S=8K: 501.2 vs
+      // 469.1 TFLOP/s on 160-key tiles with a row maximum, 477.0 without).
+      if (p.cappedReference && wideTiles && !p.noMask)
+        blockK = 192;
     }
     // D = 256 without a mask: a persistent grid on 64-key tiles
     // (2026-12-03, nineteenth session run 2: S=4K 661.0 vs 620.5 TFLOP/s

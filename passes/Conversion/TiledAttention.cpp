@@ -11,6 +11,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Transforms/RegionUtils.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace attnc;
 using namespace attnc::attn;
@@ -41,6 +43,19 @@ static void setMaskKind(KernelProblem &p, const mask::MaskSpec &spec) {
                    spec.kind == mask::MaskKind::PrefixLM;
 }
 
+bool attnc::softcapBoundsWeights(double cap) {
+  return cap > 0 && 2 * cap * M_LOG2E <= 100;
+}
+
+/// KernelProblem::cappedReference: a soft-cap with nothing after it, and
+/// bf16 weights (an fp8 cache under bf16 queries takes f16 ones, whose
+/// range is too narrow).
+static bool cappedReferenceOf(FloatAttr softcap, bool laterBias,
+                              Type elementType, bool kvFp8) {
+  return softcap && !laterBias && elementType.isBF16() && !kvFp8 &&
+         softcapBoundsWeights(softcap.getValueAsDouble());
+}
+
 KernelProblem KernelProblem::of(AttentionOp op) {
   KernelProblem p;
   p.op = op;
@@ -59,6 +74,10 @@ KernelProblem KernelProblem::of(AttentionOp op) {
   p.raggedKeys = static_cast<bool>(op.getCuSeqlensK());
   if (op.getAlibiSlopes() || op.getAlibi() || op.hasScoreFn())
     p.intervalMask = false;
+  p.cappedReference =
+      cappedReferenceOf(op.getSoftcapAttr(),
+                        op.getAlibiSlopes() || op.getAlibi() || op.hasScoreFn(),
+                        p.elementType, p.kvFp8);
   p.packBlocker = packBlockerOf(op.getAlibiSlopes() || op.getAlibi(),
                                 static_cast<bool>(op.getBlockMask()),
                                 op.hasMaskFn() || op.hasScoreFn());
@@ -86,6 +105,10 @@ KernelProblem KernelProblem::of(TileStepOp step) {
   p.raggedKeys = static_cast<bool>(step.getCuSeqlensK());
   if (step.getAlibiSlopes() || step.getAlibi() || step.hasScoreFn())
     p.intervalMask = false;
+  p.cappedReference = cappedReferenceOf(
+      step.getSoftcapAttr(),
+      step.getAlibiSlopes() || step.getAlibi() || step.hasScoreFn(),
+      p.elementType, p.kvFp8);
   p.packBlocker = packBlockerOf(step.getAlibiSlopes() || step.getAlibi(),
                                 static_cast<bool>(step.getBlockMask()),
                                 step.hasMaskFn() || step.hasScoreFn());

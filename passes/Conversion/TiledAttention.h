@@ -48,6 +48,10 @@ struct KernelProblem {
   /// score_fn region): boundary tiles keep each score by two compares of
   /// its column against the row's bounds, and nothing else a score.
   bool intervalMask = false;
+  /// The scores are soft-capped, with no bias after the cap, at a cap
+  /// small enough for the softmax to take the largest score the cap allows
+  /// as every row's reference (softcapBoundsWeights): no row maximum.
+  bool cappedReference = false;
   /// The attention has per-sequence KV lengths (kv_lens).
   bool kvLens = false;
   /// Rows of a page of a paged cache (page_table), 0 when contiguous.
@@ -67,6 +71,14 @@ struct KernelProblem {
     return op->emitError(message);
   }
 };
+
+/// Whether soft-capped scores s = cap tanh(.) (in log2 units within
+/// +-cap log2(e)) can take cap log2(e) as the softmax's reference: every
+/// weight 2^(s - cap log2(e)) then lies in [2^-100, 1], where bf16 keeps its
+/// relative precision and a weight times a value flushes to 0 only below
+/// 2^-126 (a value below 2^-26). True for 2 cap log2(e) <= 100, i.e. caps
+/// up to 34.65.
+bool softcapBoundsWeights(double cap);
 
 /// The tiled form of one attention, as attn-tile and attn-skip-masked-tiles
 /// leave it.

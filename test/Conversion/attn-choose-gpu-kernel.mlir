@@ -101,6 +101,32 @@ func.func @d128_prefix(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x8x?x128xbf16>) -
 
 // -----
 
+// D = 128 soft-capped under a causal mask: at a cap whose softmax needs no
+// row maximum (bf16, 2 cap log2(e) <= 100) 192-key tiles fit the registers;
+// a wider cap (50) or f16 weights keep the causal 160.
+// CHECK-LABEL: func.func @d128_softcap(
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 192, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
+// CHECK-LABEL: func.func @d128_softcap_wide(
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 160, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
+// CHECK-LABEL: func.func @d128_softcap_f16(
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 160, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
+func.func @d128_softcap(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x8x?x128xbf16>) -> tensor<?x8x?x128xbf16> {
+  %o = attn.attention %q, %k, %k mask(#attn.causal) softcap = 30.0 : tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16> -> tensor<?x8x?x128xbf16>
+  return %o : tensor<?x8x?x128xbf16>
+}
+
+func.func @d128_softcap_wide(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x8x?x128xbf16>) -> tensor<?x8x?x128xbf16> {
+  %o = attn.attention %q, %k, %k mask(#attn.causal) softcap = 50.0 : tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16> -> tensor<?x8x?x128xbf16>
+  return %o : tensor<?x8x?x128xbf16>
+}
+
+func.func @d128_softcap_f16(%q: tensor<?x8x?x128xf16>, %k: tensor<?x8x?x128xf16>) -> tensor<?x8x?x128xf16> {
+  %o = attn.attention %q, %k, %k mask(#attn.causal) softcap = 30.0 : tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16> -> tensor<?x8x?x128xf16>
+  return %o : tensor<?x8x?x128xf16>
+}
+
+// -----
+
 // D = 256 without a mask: two warpgroups on a persistent grid with 64-key
 // tiles and 16-byte O stores (O takes 128 registers; on 80-key tiles the
 // persistent consumers spill). sm_80: one m-tile per warp, 8 warps. Causal
