@@ -5,9 +5,7 @@
 // each weight exp2(s - 43.28), and takes no row maximum anywhere.
 // CHECK-LABEL: gpu.func @attnc_attention(
 // CHECK-NOT: arith.maximumf
-// CHECK: %[[REF:.*]] = arith.constant 43.2808495 : f32
-// CHECK-NOT: arith.maximumf
-// CHECK: %[[X:.*]] = arith.subf %{{.*}}, %{{.*}} : f32
+// CHECK: %[[X:.*]] = arith.subf %{{.*}}, %cst{{[_0-9]*}} : f32
 // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%[[X]])
 // CHECK-NOT: arith.maximumf
 // CHECK: //{{ -----}}
