@@ -1613,7 +1613,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
         fixedRef ? c.softcap.getValueAsDouble() * M_LOG2E : 0.0;
     // Each slot's maximum as a tree (a chain would serialise the slot's
     // scores on the max latency).
-    SmallVector<SmallVector<Value>> slotScores(fixedRef ? 0 : slots);
+    SmallVector<SmallVector<Value>> slotScores(slots);
     for (int64_t i = 0; i < static_cast<int64_t>(s.size()) && !fixedRef; ++i)
       slotScores[slotOf(i)].push_back(s[i]);
     SmallVector<Value> rowMax, rowSum(slots, zero);

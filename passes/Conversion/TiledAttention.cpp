@@ -43,7 +43,13 @@ static void setMaskKind(KernelProblem &p, const mask::MaskSpec &spec) {
                    spec.kind == mask::MaskKind::PrefixLM;
 }
 
-bool attnc::softcapBoundsWeights(double cap) {
+/// Whether soft-capped scores s = cap tanh(.) (in log2 units within
+/// +-cap log2(e)) can take cap log2(e) as the softmax's reference: every
+/// weight 2^(s - cap log2(e)) then lies in [2^-100, 1], where bf16 keeps its
+/// relative precision and a weight times a value flushes to 0 only below
+/// 2^-126 (a value below 2^-26). True for 2 cap log2(e) <= 100, i.e. caps
+/// up to 34.65.
+static bool softcapBoundsWeights(double cap) {
   return cap > 0 && 2 * cap * M_LOG2E <= 100;
 }
 
@@ -72,12 +78,11 @@ KernelProblem KernelProblem::of(AttentionOp op) {
   p.kvFp8 = static_cast<bool>(op.getKvScales());
   p.ragged = static_cast<bool>(op.getCuSeqlensQ());
   p.raggedKeys = static_cast<bool>(op.getCuSeqlensK());
-  if (op.getAlibiSlopes() || op.getAlibi() || op.hasScoreFn())
+  bool biased = op.getAlibiSlopes() || op.getAlibi() || op.hasScoreFn();
+  if (biased)
     p.intervalMask = false;
   p.cappedReference =
-      cappedReferenceOf(op.getSoftcapAttr(),
-                        op.getAlibiSlopes() || op.getAlibi() || op.hasScoreFn(),
-                        p.elementType, p.kvFp8);
+      cappedReferenceOf(op.getSoftcapAttr(), biased, p.elementType, p.kvFp8);
   p.packBlocker = packBlockerOf(op.getAlibiSlopes() || op.getAlibi(),
                                 static_cast<bool>(op.getBlockMask()),
                                 op.hasMaskFn() || op.hasScoreFn());
@@ -103,12 +108,11 @@ KernelProblem KernelProblem::of(TileStepOp step) {
   p.kvFp8 = static_cast<bool>(step.getKvScales());
   p.ragged = static_cast<bool>(step.getCuSeqlensQ());
   p.raggedKeys = static_cast<bool>(step.getCuSeqlensK());
-  if (step.getAlibiSlopes() || step.getAlibi() || step.hasScoreFn())
+  bool biased = step.getAlibiSlopes() || step.getAlibi() || step.hasScoreFn();
+  if (biased)
     p.intervalMask = false;
-  p.cappedReference = cappedReferenceOf(
-      step.getSoftcapAttr(),
-      step.getAlibiSlopes() || step.getAlibi() || step.hasScoreFn(),
-      p.elementType, p.kvFp8);
+  p.cappedReference =
+      cappedReferenceOf(step.getSoftcapAttr(), biased, p.elementType, p.kvFp8);
   p.packBlocker = packBlockerOf(step.getAlibiSlopes() || step.getAlibi(),
                                 static_cast<bool>(step.getBlockMask()),
                                 step.hasMaskFn() || step.hasScoreFn());

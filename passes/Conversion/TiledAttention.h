@@ -50,7 +50,8 @@ struct KernelProblem {
   bool intervalMask = false;
   /// The scores are soft-capped, with no bias after the cap, at a cap
   /// small enough for the softmax to take the largest score the cap allows
-  /// as every row's reference (softcapBoundsWeights): no row maximum.
+  /// as every row's reference (softcapBoundsWeights in TiledAttention.cpp): no
+  /// row maximum.
   bool cappedReference = false;
   /// The attention has per-sequence KV lengths (kv_lens).
   bool kvLens = false;
@@ -71,14 +72,6 @@ struct KernelProblem {
     return op->emitError(message);
   }
 };
-
-/// Whether soft-capped scores s = cap tanh(.) (in log2 units within
-/// +-cap log2(e)) can take cap log2(e) as the softmax's reference: every
-/// weight 2^(s - cap log2(e)) then lies in [2^-100, 1], where bf16 keeps its
-/// relative precision and a weight times a value flushes to 0 only below
-/// 2^-126 (a value below 2^-26). True for 2 cap log2(e) <= 100, i.e. caps
-/// up to 34.65.
-bool softcapBoundsWeights(double cap);
 
 /// The tiled form of one attention, as attn-tile and attn-skip-masked-tiles
 /// leave it.
