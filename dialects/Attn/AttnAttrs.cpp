@@ -274,7 +274,7 @@ Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
        sawWgmma = false, sawPersistent = false, persistent = false,
        sawTma = false, tmaLoads = false, sawPingPong = false, pingPong = true,
        sawWide = false, wideStores = false, sawLazy = false,
-       lazyRescale = false;
+       lazyRescale = false, sawTrim = false, trimKeys = false;
   int64_t exp2Fma = 0;
   while (succeeded(p.parseOptionalComma())) {
     if (!sawPack && succeeded(p.parseOptionalKeyword("gqa_pack"))) {
@@ -318,6 +318,11 @@ Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
           sawPingPong = sawWide = sawLazy = true;
       if (p.parseEqual() || parseBoolValue(p, "lazy_rescale", lazyRescale))
         return {};
+    } else if (!sawTrim && succeeded(p.parseOptionalKeyword("trim_keys"))) {
+      sawPack = sawKeyWarps = sawSplit = sawWgmma = sawPersistent = sawTma =
+          sawPingPong = sawWide = sawLazy = sawTrim = true;
+      if (p.parseEqual() || parseBoolValue(p, "trim_keys", trimKeys))
+        return {};
     } else {
       if (parseNamedInt(p, "exp2_fma", exp2Fma))
         return {};
@@ -329,7 +334,7 @@ Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
   return getChecked([&] { return p.emitError(p.getNameLoc()); }, p.getContext(),
                     chip, blockQ, blockK, warps, mTiles, stages, qInSmem,
                     gqaPack, splitKv, keyWarps, wgmma, persistent, tmaLoads,
-                    exp2Fma, pingPong, wideStores, lazyRescale);
+                    exp2Fma, pingPong, wideStores, lazyRescale, trimKeys);
 }
 
 void GpuKernelAttr::print(AsmPrinter &p) const {
@@ -355,17 +360,21 @@ void GpuKernelAttr::print(AsmPrinter &p) const {
     p << ", wide_stores = true";
   if (getLazyRescale())
     p << ", lazy_rescale = true";
+  if (getTrimKeys())
+    p << ", trim_keys = true";
   if (getExp2Fma())
     p << ", exp2_fma = " << getExp2Fma();
   p << ">";
 }
 
-LogicalResult GpuKernelAttr::verify(
-    function_ref<InFlightDiagnostic()> emitError, StringRef chip,
-    int64_t blockQ, int64_t blockK, int64_t warps, int64_t mTiles,
-    int64_t stages, bool qInSmem, int64_t gqaPack, bool splitKv,
-    int64_t keyWarps, bool wgmma, bool persistent, bool tmaLoads,
-    int64_t exp2Fma, bool pingPong, bool wideStores, bool lazyRescale) {
+LogicalResult
+GpuKernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                      StringRef chip, int64_t blockQ, int64_t blockK,
+                      int64_t warps, int64_t mTiles, int64_t stages,
+                      bool qInSmem, int64_t gqaPack, bool splitKv,
+                      int64_t keyWarps, bool wgmma, bool persistent,
+                      bool tmaLoads, int64_t exp2Fma, bool pingPong,
+                      bool wideStores, bool lazyRescale, bool trimKeys) {
   if (chip.empty())
     return emitError() << "expected a non-empty chip";
   if (warps < 1 || warps > 32)
@@ -416,6 +425,9 @@ LogicalResult GpuKernelAttr::verify(
   if (lazyRescale && !wgmma)
     return emitError() << "expected wgmma = true with lazy_rescale = true (the "
                           "kept row maximum is the wgmma kernel's)";
+  if (trimKeys && !wgmma)
+    return emitError() << "expected wgmma = true with trim_keys = true (the "
+                          "narrowed GEMMs are the wgmma kernel's)";
   if (persistent && !wgmma)
     return emitError() << "expected wgmma = true with persistent = true (the "
                           "persistent grid is the wgmma kernel's)";

@@ -157,6 +157,17 @@ def Attn_GpuKernelAttr : AttrDef<Attn_Dialect, "GpuKernel"> {
     update. sm_90a chooses it for head dims other than 128, where the H200
     measured it faster.
 
+    `trim_keys = true` (with wgmma, printed only when set) lets each
+    consumer warpgroup narrow its GEMMs on a boundary tile to the half of
+    the key tile its 64 rows can see: where every row of the warpgroup sees
+    only keys of the first half (the first block_k / 32 * 16 keys) or only
+    of the second, S = Q K^T is issued over those keys alone (the other
+    scores are -inf) and O += P V reads only their key steps. The test is
+    per warpgroup and per tile, from the first and last rows' visible keys,
+    so it applies to masks whose rows see one interval of keys that moves
+    forward with the row (causal, sliding windows, prefix-LM, cu_seqlens
+    documents); under other masks the kernel is unchanged.
+
     `exp2_fma = n` (0 to 8, printed only when not 0) computes n of every 8
     softmax weights exp2(x) of a thread with FMA-pipe arithmetic (a
     round-to-nearest split x = j + f, a degree-3 polynomial for 2^f, relative
@@ -182,7 +193,8 @@ def Attn_GpuKernelAttr : AttrDef<Attn_Dialect, "GpuKernel"> {
                         "int64_t":$keyWarps, "bool":$wgmma,
                         "bool":$persistent, "bool":$tmaLoads,
                         "int64_t":$exp2Fma, "bool":$pingPong,
-                        "bool":$wideStores, "bool":$lazyRescale);
+                        "bool":$wideStores, "bool":$lazyRescale,
+                        "bool":$trimKeys);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

@@ -53,7 +53,8 @@ LogicalResult attnc::chooseGpuKernel(AttentionOp op, const GpuTarget &target) {
             config.getQInSmem(), config.getGqaPack(), config.getSplitKv(),
             config.getKeyWarps(), config.getWgmma(), config.getPersistent(),
             config.getTmaLoads(), config.getExp2Fma(), config.getPingPong(),
-            config.getWideStores(), config.getLazyRescale())))
+            config.getWideStores(), config.getLazyRescale(),
+            config.getTrimKeys())))
       return failure();
     op->setAttr(kGpuKernelAttrName, config);
   }

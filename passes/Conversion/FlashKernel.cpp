@@ -1297,6 +1297,18 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   // once (set on the wgmma consumers below); otherwise each boundary tile
   // builds its own.
   std::optional<SmallVector<RowMask>> itemRowMasks;
+  // trim_keys: the keys [wgKeyLo, wgKeyHi) that some row of the consumer
+  // warpgroup may see, from its first and last rows (masks whose rows see
+  // one interval of keys, both ends nondecreasing in the row).
+  const mask::MaskSpec &trimSpec = c.spec;
+  const bool trimKeys =
+      wgmma && config.getTrimKeys() && bk >= 32 &&
+      ((mask::hasIntervalForm(trimSpec.kind) &&
+        trimSpec.kind != mask::MaskKind::None) ||
+       (trimSpec.kind == mask::MaskKind::Document &&
+        trimSpec.documentSource == mask::DocumentSource::CuSeqlens));
+  const int64_t trimSplit = bk / 32 * 16;
+  Value wgKeyLo, wgKeyHi;
   if (wgmma) {
     tmaLoop.emplace(b, TmaKeyLoop::Hooks{issueKeys, issueValues, notEmpty, nullptr},
                     stages, stageBytes, config.getWarps() / 4,
@@ -1351,6 +1363,22 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       itemRowMasks.emplace();
       for (Value row : safeRows)
         itemRowMasks->push_back(buildRowMask(b, c, row));
+    }
+    if (trimKeys) {
+      Value wgFirst = a.add(q0, arith::MulIOp::create(b, warpGroup, idx(64)));
+      RowMask first = buildRowMask(b, c, a.min(wgFirst, lastRow));
+      RowMask last =
+          buildRowMask(b, c, a.min(a.add(wgFirst, idx(63)), lastRow));
+      if (trimSpec.kind == mask::MaskKind::Document) {
+        wgKeyLo = first.docStart;
+        wgKeyHi = last.docEnd;
+        if (trimSpec.documentCausal)
+          wgKeyHi = a.min(wgKeyHi, a.add(last.pos, idx(1)));
+      } else {
+        wgKeyLo = first.lo;
+        wgKeyHi = last.hi;
+      }
+      wgKeyHi = a.min(wgKeyHi, seqK);
     }
     tma::wait(b, qBarrier(0), parityOf(qUse));
   } else if (tmaLoads) {
@@ -1731,6 +1759,55 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
                           wgmmaE->descriptor(stageBase, 16, 1024),
                           swizzled.keyBoxBytes, kSteps, bk);
   };
+  // Trimmed GEMMs: where the warpgroup's rows see only keys [0, trimSplit)
+  // or [trimSplit, bk) of tile kt, S covers those keys alone (the other
+  // scores -inf) and P V reads only their key steps.
+  auto trimOf = [&](Value kt) -> std::pair<Value, Value> {
+    Value split = a.add(arith::MulIOp::create(b, kt, idx(bk)), idx(trimSplit));
+    return {
+        arith::CmpIOp::create(b, arith::CmpIPredicate::sle, wgKeyHi, split),
+        arith::CmpIOp::create(b, arith::CmpIPredicate::sge, wgKeyLo, split)};
+  };
+  auto keyRangeQK = [&](Value slab, Value stageBase, int64_t from, int64_t to) {
+    SmallVector<Value> s(from / 2, negInf);
+    s.append(wgmmaE->gemmSS(
+        wgmmaE->descriptor(slab, 16, 1024), swizzled.queryBoxBytes,
+        wgmmaE->descriptor(a.add(stageBase, idx(from * kSwizzleRowBytes)), 16,
+                           1024),
+        swizzled.keyBoxBytes, kSteps, to - from));
+    s.append((bk - to) / 2, negInf);
+    return s;
+  };
+  // Emits `full`, `lowerFn` or `upperFn` by the trim of tile kt.
+  auto byTrim = [&](Value kt, TypeRange types,
+                    llvm::function_ref<SmallVector<Value>()> full,
+                    llvm::function_ref<SmallVector<Value>(bool)> part) {
+    auto [lower, upper] = trimOf(kt);
+    auto ifLower = scf::IfOp::create(b, types, lower, true);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&ifLower.getThenRegion().front());
+    scf::YieldOp::create(b, part(true));
+    b.setInsertionPointToStart(&ifLower.getElseRegion().front());
+    auto ifUpper = scf::IfOp::create(b, types, upper, true);
+    scf::YieldOp::create(b, ifUpper.getResults());
+    b.setInsertionPointToStart(&ifUpper.getThenRegion().front());
+    scf::YieldOp::create(b, part(false));
+    b.setInsertionPointToStart(&ifUpper.getElseRegion().front());
+    scf::YieldOp::create(b, full());
+    return SmallVector<Value>(ifLower.getResults());
+  };
+  auto issueQKAt = [&](Value slab, Value stageBase,
+                       Value kt) -> SmallVector<Value> {
+    if (!trimKeys)
+      return issueQK(slab, stageBase);
+    SmallVector<Type> types(bk / 2, f32);
+    return byTrim(
+        kt, types, [&] { return issueQK(slab, stageBase); },
+        [&](bool lower) {
+          return lower ? keyRangeQK(slab, stageBase, 0, trimSplit)
+                       : keyRangeQK(slab, stageBase, trimSplit, bk);
+        });
+  };
   auto packP = [&](ArrayRef<Value> weights) {
     SmallVector<Value> p;
     for (int64_t i = 0; i < pRegs; ++i)
@@ -1788,14 +1865,33 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
                             i32c(consumers), /*reductionOp=*/{},
                             /*reductionPredicate=*/Value());
   };
-  auto issuePV = [&](ArrayRef<Value> p, Value stageBase, ArrayRef<Value> acc) {
+  // O += P V over keys [from, to) of the tile (multiples of 16).
+  auto keyRangePV = [&](ArrayRef<Value> p, Value stageBase, ArrayRef<Value> acc,
+                        int64_t from, int64_t to) {
     SmallVector<SmallVector<Value, 4>> frags;
-    for (int64_t kk = 0; kk < bk / 16; ++kk)
+    for (int64_t kk = from / 16; kk < to / 16; ++kk)
       frags.push_back({p[4 * kk], p[4 * kk + 1], p[4 * kk + 2], p[4 * kk + 3]});
-    return wgmmaE->gemmRS(frags,
-                          wgmmaE->descriptor(a.add(stageBase, idx(vOffset)),
-                                             swizzled.keyBoxBytes, 1024),
-                          acc);
+    return wgmmaE->gemmRS(
+        frags,
+        wgmmaE->descriptor(
+            a.add(stageBase, idx(vOffset + from * kSwizzleRowBytes)),
+            swizzled.keyBoxBytes, 1024),
+        acc);
+  };
+  auto issuePV = [&](ArrayRef<Value> p, Value stageBase, ArrayRef<Value> acc) {
+    return keyRangePV(p, stageBase, acc, 0, bk);
+  };
+  auto issuePVAt = [&](ArrayRef<Value> p, Value stageBase, ArrayRef<Value> acc,
+                       Value kt) -> SmallVector<Value> {
+    if (!trimKeys)
+      return issuePV(p, stageBase, acc);
+    SmallVector<Type> types(acc.size(), f32);
+    return byTrim(
+        kt, types, [&] { return issuePV(p, stageBase, acc); },
+        [&](bool lower) {
+          return lower ? keyRangePV(p, stageBase, acc, 0, trimSplit)
+                       : keyRangePV(p, stageBase, acc, trimSplit, bk);
+        });
   };
 
   // The block_k rows of `width` codes at byte `src` (row pitch `width`
@@ -2196,7 +2292,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     Value stage0 = tmaLoop->waitKeys(use0);
     if (continuousTurns)
       takeTurn();
-    SmallVector<Value> s0Pending = issueQK(slab, stage0);
+    SmallVector<Value> s0Pending = issueQKAt(slab, stage0, first);
     if (continuousTurns)
       passTurn();
     SmallVector<Value> s0 = wgmmaE->wait(0, s0Pending);
@@ -2223,8 +2319,8 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     // prevUse: the new m, l, O and P. `whileInFlight` runs once both GEMMs
     // are issued, before the first wait on them: work there (the next
     // tile's test, its loads) overlaps the tensor cores.
-    auto step = [&](Value kt, Value use, Value prevUse, const TileFlags &flags,
-                    ValueRange it,
+    auto step = [&](Value kt, Value use, Value prevUse, Value prevKt,
+                    const TileFlags &flags, ValueRange it,
                     llvm::function_ref<void()> whileInFlight =
                         nullptr) -> SmallVector<Value> {
       ValueRange m = it.take_front(slots), l = it.slice(slots, slots);
@@ -2234,9 +2330,9 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       Value prevStage = tmaLoop->waitValues(prevUse);
       if (turns)
         takeTurn();
-      SmallVector<Value> sPending = issueQK(slab, stage);
-      SmallVector<Value> accPending =
-          issuePV(SmallVector<Value>(p), prevStage, SmallVector<Value>(acc));
+      SmallVector<Value> sPending = issueQKAt(slab, stage, kt);
+      SmallVector<Value> accPending = issuePVAt(
+          SmallVector<Value>(p), prevStage, SmallVector<Value>(acc), prevKt);
       if (turns)
         passTurn();
       if (whileInFlight)
@@ -2264,8 +2360,8 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       b.setInsertionPointToStart(forOp.getBody());
       Value kt = forOp.getInductionVar();
       Value use = tmaLoop->useOf(kt, lo);
-      scf::YieldOp::create(b, step(kt, use, a.sub(use, one), TileFlags(),
-                                   forOp.getRegionIterArgs()));
+      scf::YieldOp::create(b, step(kt, use, a.sub(use, one), a.sub(kt, one),
+                                   TileFlags(), forOp.getRegionIterArgs()));
       loop = forOp;
     } else {
       ValueRange initRange(loopInits);
@@ -2289,7 +2385,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       flags.full = it[stateSize + 3];
       TileCursor next;
       SmallVector<Value> yields =
-          step(kt, use, a.sub(use, one), flags, state, [&] {
+          step(kt, use, a.sub(use, one), it[stateSize + 1], flags, state, [&] {
             next = findVisible(a.add(kt, one), hi, it[stateSize + 4],
                                it[stateSize + 5], it[stateSize + 6]);
           });
@@ -2309,9 +2405,10 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     if (continuousTurns)
       takeTurn();
     SmallVector<Value> accPending =
-        issuePV(SmallVector<Value>(fin.take_back(pRegs)), lastStage,
-                SmallVector<Value>(
-                    fin.slice(2 * slots, fin.size() - 2 * slots - pRegs)));
+        issuePVAt(SmallVector<Value>(fin.take_back(pRegs)), lastStage,
+                  SmallVector<Value>(
+                      fin.slice(2 * slots, fin.size() - 2 * slots - pRegs)),
+                  last);
     if (continuousTurns)
       passTurn();
     SmallVector<Value> acc = wgmmaE->wait(0, accPending);

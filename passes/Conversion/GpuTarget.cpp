@@ -281,7 +281,7 @@ protected:
                      bool splitKv = false, int64_t keyWarps = 1,
                      bool wgmma = false, bool persistent = false,
                      int64_t exp2Fma = 0, bool tmaLoads = false,
-                     int64_t stages = 2) const {
+                     int64_t stages = 2, bool trimKeys = false) const {
     // 16-byte O stores (wide_stores) on the persistent grid only, whose
     // epilogue holds up the block's next item: H200, 2026-12-02 (thirteenth
     // session runs 4-8 of bench/RESULTS.md), window 1024 at S=8K 408.9 vs
@@ -300,7 +300,7 @@ protected:
         p.op->getContext(), chip(), 16 * mTiles * warps / keyWarps, blockK,
         warps, mTiles, stages, qInSmem, gqaPack, splitKv, keyWarps, wgmma,
         persistent, tmaLoads, exp2Fma,
-        /*pingPong=*/true, /*wideStores=*/persistent, lazyRescale);
+        /*pingPong=*/true, /*wideStores=*/persistent, lazyRescale, trimKeys);
   }
 
   /// Decode (attn.decode): the query heads of a KV group packed into the
@@ -544,7 +544,7 @@ static GpuKernelAttr copyWith(GpuKernelAttr c, int64_t blockK,
                             c.getQInSmem(), c.getGqaPack(), c.getSplitKv(),
                             c.getKeyWarps(), c.getWgmma(), c.getPersistent(),
                             c.getTmaLoads(), c.getExp2Fma(), c.getPingPong(),
-                            wideStores, c.getLazyRescale());
+                            wideStores, c.getLazyRescale(), c.getTrimKeys());
 }
 
 GpuKernelAttr GpuTarget::narrowStores(GpuKernelAttr c) {
