@@ -158,11 +158,11 @@ def Attn_GpuKernelAttr : AttrDef<Attn_Dialect, "GpuKernel"> {
     measured it faster.
 
     `trim_keys = true` (with wgmma, printed only when set) lets each
-    consumer warpgroup narrow its GEMMs on a boundary tile to the half of
+    consumer warpgroup narrow its P V on a boundary tile to the half of
     the key tile its 64 rows can see: where every row of the warpgroup sees
     only keys of the first half (the first block_k / 32 * 16 keys) or only
-    of the second, S = Q K^T is issued over those keys alone (the other
-    scores are -inf) and O += P V reads only their key steps. The test is
+    of the second, O += P V reads only their key steps (the other weights
+    are 0). S = Q K^T stays whole (see docs/gpu.md). The test is
     per warpgroup and per tile, from the first and last rows' visible keys,
     so it applies to masks whose rows see one interval of keys that moves
     forward with the row (causal, sliding windows, prefix-LM, cu_seqlens

@@ -1759,26 +1759,20 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
                           wgmmaE->descriptor(stageBase, 16, 1024),
                           swizzled.keyBoxBytes, kSteps, bk);
   };
-  // Trimmed GEMMs: where the warpgroup's rows see only keys [0, trimSplit)
-  // or [trimSplit, bk) of tile kt, S covers those keys alone (the other
-  // scores -inf) and P V reads only their key steps.
+  // trim_keys: where the warpgroup's rows see only keys [0, trimSplit) or
+  // [trimSplit, bk) of tile kt (the weights of the others are 0), P V reads
+  // only their key steps. S stays whole: S GEMMs of two widths merging at a
+  // branch made ptxas 13.0 serialise every wgmma of the kernel (C7511),
+  // even with the branch in the first tile's S only; the same width in
+  // every branch spilled 40 bytes.
   auto trimOf = [&](Value kt) -> std::pair<Value, Value> {
     Value split = a.add(arith::MulIOp::create(b, kt, idx(bk)), idx(trimSplit));
     return {
         arith::CmpIOp::create(b, arith::CmpIPredicate::sle, wgKeyHi, split),
         arith::CmpIOp::create(b, arith::CmpIPredicate::sge, wgKeyLo, split)};
   };
-  auto keyRangeQK = [&](Value slab, Value stageBase, int64_t from, int64_t to) {
-    SmallVector<Value> s(from / 2, negInf);
-    s.append(wgmmaE->gemmSS(
-        wgmmaE->descriptor(slab, 16, 1024), swizzled.queryBoxBytes,
-        wgmmaE->descriptor(a.add(stageBase, idx(from * kSwizzleRowBytes)), 16,
-                           1024),
-        swizzled.keyBoxBytes, kSteps, to - from));
-    s.append((bk - to) / 2, negInf);
-    return s;
-  };
-  // Emits `full`, `lowerFn` or `upperFn` by the trim of tile kt.
+  // Emits `full`, `part(true)` (lower half) or `part(false)` by the trim of
+  // tile kt.
   auto byTrim = [&](Value kt, TypeRange types,
                     llvm::function_ref<SmallVector<Value>()> full,
                     llvm::function_ref<SmallVector<Value>(bool)> part) {
@@ -1795,18 +1789,6 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     b.setInsertionPointToStart(&ifUpper.getElseRegion().front());
     scf::YieldOp::create(b, full());
     return SmallVector<Value>(ifLower.getResults());
-  };
-  auto issueQKAt = [&](Value slab, Value stageBase,
-                       Value kt) -> SmallVector<Value> {
-    if (!trimKeys)
-      return issueQK(slab, stageBase);
-    SmallVector<Type> types(bk / 2, f32);
-    return byTrim(
-        kt, types, [&] { return issueQK(slab, stageBase); },
-        [&](bool lower) {
-          return lower ? keyRangeQK(slab, stageBase, 0, trimSplit)
-                       : keyRangeQK(slab, stageBase, trimSplit, bk);
-        });
   };
   auto packP = [&](ArrayRef<Value> weights) {
     SmallVector<Value> p;
@@ -2292,7 +2274,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     Value stage0 = tmaLoop->waitKeys(use0);
     if (continuousTurns)
       takeTurn();
-    SmallVector<Value> s0Pending = issueQKAt(slab, stage0, first);
+    SmallVector<Value> s0Pending = issueQK(slab, stage0);
     if (continuousTurns)
       passTurn();
     SmallVector<Value> s0 = wgmmaE->wait(0, s0Pending);
@@ -2330,7 +2312,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       Value prevStage = tmaLoop->waitValues(prevUse);
       if (turns)
         takeTurn();
-      SmallVector<Value> sPending = issueQKAt(slab, stage, kt);
+      SmallVector<Value> sPending = issueQK(slab, stage);
       SmallVector<Value> accPending = issuePVAt(
           SmallVector<Value>(p), prevStage, SmallVector<Value>(acc), prevKt);
       if (turns)

@@ -2,36 +2,29 @@
 
 // trim_keys = true under a sliding window (D = 128, 128-key tiles): each
 // consumer warpgroup takes the keys its 64 rows may see, [lo, hi), and in
-// the key loop issues S = Q K^T over keys [0, 64) of the tile when
-// hi <= k0 + 64 (m64n64, the other 64 scores -inf), over [64, 128) when
-// lo >= k0 + 64, or over all 128; then P V of the tile before over 4, 4 or
-// 8 key steps of 16.
+// the key loop issues P V of the tile before over key steps [0, 4) of 16
+// when hi <= k0 + 64, [4, 8) when lo >= k0 + 64, or all 8; S = Q K^T stays
+// m64n128 (ptxas serialised the wgmmas when S branched).
 // CHECK-LABEL: func.func @window(
 // CHECK: trim_keys = true
+// CHECK-NOT: <m = 64, n = 64, k = 16>
 // CHECK: scf.for
+// CHECK-COUNT-8: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 128, k = 16>
 // CHECK: %[[SPLIT:.*]] = arith.addi %{{.*}}, %c64{{.*}} : index
 // CHECK: %[[LOWER:.*]] = arith.cmpi sle, %{{.*}}, %[[SPLIT]] : index
 // CHECK: %[[UPPER:.*]] = arith.cmpi sge, %{{.*}}, %[[SPLIT]] : index
 // CHECK: scf.if %[[LOWER]] -> (f32,
-// CHECK-COUNT-8: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>
-// CHECK-NOT: nvvm.wgmma.mma_async
-// CHECK: scf.yield %{{[0-9]+}}, {{.*}}, %[[NEGINF:cst[_0-9]*]],
-// CHECK: } else {
-// CHECK: scf.if %[[UPPER]] -> (f32,
-// CHECK: scf.yield %[[NEGINF]], {{.*}}, %{{[0-9]+}}
-// CHECK: } else {
-// CHECK-COUNT-8: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 128, k = 16>
-// CHECK-NOT: nvvm.wgmma.mma_async
-// CHECK: scf.if %{{.*}} -> (f32,
 // CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16
 // CHECK-NOT: wgmma.mma_async.sync.aligned.m64n128k16
 // CHECK: } else {
+// CHECK: scf.if %[[UPPER]] -> (f32,
 // CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16
 // CHECK-NOT: wgmma.mma_async.sync.aligned.m64n128k16
 // CHECK: } else {
 // CHECK-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16
 // CHECK-NOT: wgmma.mma_async.sync.aligned.m64n128k16
 // CHECK: "wgmma.wait_group.sync.aligned 1;"
+// CHECK-NOT: <m = 64, n = 64, k = 16>
 // CHECK: //{{ -----}}
 func.func @window(%q: tensor<?x16x?x128xbf16>, %k: tensor<?x16x?x128xbf16>) -> tensor<?x16x?x128xbf16> {
   %o = attn.attention %q, %k, %k mask(#attn.sliding_window<left = 1023, right = 0>) {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true, wide_stores = true, trim_keys = true>} : tensor<?x16x?x128xbf16>, tensor<?x16x?x128xbf16>, tensor<?x16x?x128xbf16> -> tensor<?x16x?x128xbf16>
@@ -40,10 +33,13 @@ func.func @window(%q: tensor<?x16x?x128xbf16>, %k: tensor<?x16x?x128xbf16>) -> t
 
 // -----
 
-// Without it every S is m64n128 and every P V 8 key steps.
+// Without it every P V is 8 key steps: no branch between 4 and 8.
 // CHECK-LABEL: func.func @untrimmed(
 // CHECK-NOT: trim_keys
-// CHECK-NOT: <m = 64, n = 64, k = 16>
+// CHECK: scf.for
+// CHECK-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16
+// CHECK-NOT: } else {
+// CHECK: "wgmma.wait_group.sync.aligned 1;"
 // CHECK: //{{ -----}}
 func.func @untrimmed(%q: tensor<?x16x?x128xbf16>, %k: tensor<?x16x?x128xbf16>) -> tensor<?x16x?x128xbf16> {
   %o = attn.attention %q, %k, %k mask(#attn.sliding_window<left = 1023, right = 0>) {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true, wide_stores = true>} : tensor<?x16x?x128xbf16>, tensor<?x16x?x128xbf16>, tensor<?x16x?x128xbf16> -> tensor<?x16x?x128xbf16>
@@ -54,24 +50,16 @@ func.func @untrimmed(%q: tensor<?x16x?x128xbf16>, %k: tensor<?x16x?x128xbf16>) -
 
 // cu_seqlens documents (causal within each): the warpgroup's keys run
 // from its first row's document start to its last row's position + 1;
-// on 160-key tiles the halves are 80 keys.
+// on 160-key tiles the halves are 80 keys, 5 key steps each.
 // CHECK-LABEL: func.func @documents(
 // CHECK: trim_keys = true
-// CHECK: <m = 64, n = 80, k = 16>
-// CHECK: //{{ -----}}
+// CHECK: %[[SPLIT:.*]] = arith.addi %{{.*}}, %c80{{.*}} : index
+// CHECK: %[[LOWER:.*]] = arith.cmpi sle, %{{.*}}, %[[SPLIT]] : index
+// CHECK: scf.if %[[LOWER]] -> (f32,
+// CHECK-COUNT-5: wgmma.mma_async.sync.aligned.m64n128k16
+// CHECK-NOT: wgmma.mma_async.sync.aligned.m64n128k16
+// CHECK: } else {
 func.func @documents(%q: tensor<?x16x?x128xbf16>, %k: tensor<?x16x?x128xbf16>, %cu: tensor<?xi32>) -> tensor<?x16x?x128xbf16> {
   %o = attn.attention %q, %k, %k cu_seqlens(%cu : tensor<?xi32>) mask(#attn.document<cu_seqlens, causal>) {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 160, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, trim_keys = true>} : tensor<?x16x?x128xbf16>, tensor<?x16x?x128xbf16>, tensor<?x16x?x128xbf16> -> tensor<?x16x?x128xbf16>
-  return %o : tensor<?x16x?x128xbf16>
-}
-
-// -----
-
-// A block mask's rows do not see one interval of keys: trim_keys changes
-// nothing there.
-// CHECK-LABEL: func.func @blocks(
-// CHECK: trim_keys = true
-// CHECK-NOT: <m = 64, n = 64, k = 16>
-func.func @blocks(%q: tensor<?x16x?x128xbf16>, %k: tensor<?x16x?x128xbf16>, %bm: tensor<?x?x?x?xi8>) -> tensor<?x16x?x128xbf16> {
-  %o = attn.attention %q, %k, %k block_mask(%bm : tensor<?x?x?x?xi8>) mask(#attn.block_sparse<block_q = 128, block_k = 128>) {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, trim_keys = true>} : tensor<?x16x?x128xbf16>, tensor<?x16x?x128xbf16>, tensor<?x16x?x128xbf16> -> tensor<?x16x?x128xbf16>
   return %o : tensor<?x16x?x128xbf16>
 }
