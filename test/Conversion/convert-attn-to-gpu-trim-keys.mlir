@@ -1,4 +1,5 @@
 // RUN: attnc-opt %s --split-input-file --attn-choose-gpu-kernel=chip=sm_90a --attn-tile --attn-skip-masked-tiles --convert-attn-to-gpu 2>/dev/null | FileCheck %s
+// RUN: attnc-opt %s --split-input-file --attn-choose-gpu-kernel=chip=sm_90a --attn-tile --attn-skip-masked-tiles --convert-attn-to-gpu 2>/dev/null | FileCheck %s --check-prefix=WHOLE
 
 // trim_keys = true under a sliding window (D = 128, 128-key tiles): each
 // consumer warpgroup takes the keys its 64 rows may see, [lo, hi), and in
@@ -7,7 +8,6 @@
 // m64n128 (ptxas serialised the wgmmas when S branched).
 // CHECK-LABEL: func.func @window(
 // CHECK: trim_keys = true
-// CHECK-NOT: <m = 64, n = 64, k = 16>
 // CHECK: scf.for
 // CHECK-COUNT-8: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 128, k = 16>
 // CHECK: %[[SPLIT:.*]] = arith.addi %{{.*}}, %c64{{.*}} : index
@@ -24,8 +24,11 @@
 // CHECK-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16
 // CHECK-NOT: wgmma.mma_async.sync.aligned.m64n128k16
 // CHECK: "wgmma.wait_group.sync.aligned 1;"
-// CHECK-NOT: <m = 64, n = 64, k = 16>
 // CHECK: //{{ -----}}
+// No S anywhere in the function is narrowed.
+// WHOLE-LABEL: func.func @window(
+// WHOLE-NOT: <m = 64, n = 64, k = 16>
+// WHOLE: //{{ -----}}
 func.func @window(%q: tensor<?x16x?x128xbf16>, %k: tensor<?x16x?x128xbf16>) -> tensor<?x16x?x128xbf16> {
   %o = attn.attention %q, %k, %k mask(#attn.sliding_window<left = 1023, right = 0>) {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true, wide_stores = true, trim_keys = true>} : tensor<?x16x?x128xbf16>, tensor<?x16x?x128xbf16>, tensor<?x16x?x128xbf16> -> tensor<?x16x?x128xbf16>
   return %o : tensor<?x16x?x128xbf16>
@@ -35,7 +38,7 @@ func.func @window(%q: tensor<?x16x?x128xbf16>, %k: tensor<?x16x?x128xbf16>) -> t
 
 // Without it every P V is 8 key steps: no branch between 4 and 8.
 // CHECK-LABEL: func.func @untrimmed(
-// CHECK-NOT: trim_keys
+// CHECK: {attn.gpu_kernel = #attn.gpu_kernel<{{[^>]*}}wide_stores = true>}
 // CHECK: scf.for
 // CHECK-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16
 // CHECK-NOT: } else {
