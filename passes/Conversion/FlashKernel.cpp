@@ -1297,16 +1297,28 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   // once (set on the wgmma consumers below); otherwise each boundary tile
   // builds its own.
   std::optional<SmallVector<RowMask>> itemRowMasks;
+  // Masks whose rows each see one interval of keys, both ends
+  // nondecreasing in the row: interval masks (none, causal, windows,
+  // prefix-LM) and cu_seqlens documents (the row's document, up to the
+  // row's own key under a causal mask, empty for a row before the keys).
+  const bool documentRanges =
+      c.spec.kind == mask::MaskKind::Document &&
+      c.spec.documentSource == mask::DocumentSource::CuSeqlens;
+  const bool intervals = mask::hasIntervalForm(c.spec.kind) || documentRanges;
+  // The keys [lo, hi) of such a row (not clamped to Sk).
+  auto rowKeys = [&](const RowMask &rm) -> std::pair<Value, Value> {
+    if (!documentRanges)
+      return {rm.lo, rm.hi};
+    Value hi = rm.docEnd;
+    if (c.spec.documentCausal)
+      hi = a.min(hi, a.add(rm.pos, idx(1)));
+    return {rm.docStart,
+            arith::SelectOp::create(b, rm.posValid, hi, rm.docStart)};
+  };
   // trim_keys: the keys [wgKeyLo, wgKeyHi) that some row of the consumer
-  // warpgroup may see, from its first and last rows (masks whose rows see
-  // one interval of keys, both ends nondecreasing in the row).
-  const mask::MaskSpec &trimSpec = c.spec;
-  const bool trimKeys =
-      wgmma && config.getTrimKeys() && bk >= 32 &&
-      ((mask::hasIntervalForm(trimSpec.kind) &&
-        trimSpec.kind != mask::MaskKind::None) ||
-       (trimSpec.kind == mask::MaskKind::Document &&
-        trimSpec.documentSource == mask::DocumentSource::CuSeqlens));
+  // warpgroup may see, from its first and last rows.
+  const bool trimKeys = wgmma && config.getTrimKeys() && bk >= 32 &&
+                        intervals && c.spec.kind != mask::MaskKind::None;
   const int64_t trimSplit = bk / 32 * 16;
   Value wgKeyLo, wgKeyHi;
   if (wgmma) {
@@ -1369,16 +1381,8 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       RowMask first = buildRowMask(b, c, a.min(wgFirst, lastRow));
       RowMask last =
           buildRowMask(b, c, a.min(a.add(wgFirst, idx(63)), lastRow));
-      if (trimSpec.kind == mask::MaskKind::Document) {
-        wgKeyLo = first.docStart;
-        wgKeyHi = last.docEnd;
-        if (trimSpec.documentCausal)
-          wgKeyHi = a.min(wgKeyHi, a.add(last.pos, idx(1)));
-      } else {
-        wgKeyLo = first.lo;
-        wgKeyHi = last.hi;
-      }
-      wgKeyHi = a.min(wgKeyHi, seqK);
+      wgKeyLo = rowKeys(first).first;
+      wgKeyHi = a.min(rowKeys(last).second, seqK);
     }
     tma::wait(b, qBarrier(0), parityOf(qUse));
   } else if (tmaLoads) {
@@ -1554,22 +1558,13 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
         const bool blockGroups = spec.kind == mask::MaskKind::BlockSparse &&
                                  !keyOffset && spec.blockK % 8 == 0;
         DenseMap<std::pair<int64_t, int64_t>, Value> groupVisible;
-        // Interval masks (none, causal, windows, prefix-LM) and cu_seqlens
-        // documents: row slot sl
+        // Interval masks and cu_seqlens documents (rowKeys): row slot sl
         // sees the keys [lo, min(hi, Sk)), taken as i32 relative to the
         // lane's first key (colOf(i) is that key plus a constant), so
         // that each score costs two 32-bit compares of its constant
         // column (64-bit compares and a clamp a score made D = 256 spill
         // on 80-key tiles; a relative column a score, hoisted out of the
         // key loop by LLVM, spilled more).
-        // cu_seqlens documents too: the row's document [start, end), up
-        // to the row's own key under a causal mask, empty for a row before
-        // the keys.
-        const bool documentRanges =
-            spec.kind == mask::MaskKind::Document &&
-            spec.documentSource == mask::DocumentSource::CuSeqlens;
-        const bool intervals =
-            mask::hasIntervalForm(spec.kind) || documentRanges;
         Value laneFirst = a.add(keyOffset ? a.add(k0, keyOffset) : k0, t2);
         // At least -1 (the columns are >= 0, so no compare changes): keys
         // are below 2^31 (attnrt's seq_k bound), the lane's first key may
@@ -1582,14 +1577,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
         SmallVector<Value> loRel, hiRel;
         if (intervals)
           for (const RowMask &rm : rowMasks) {
-            Value lo = rm.lo, hi = rm.hi;
-            if (documentRanges) {
-              lo = rm.docStart;
-              hi = rm.docEnd;
-              if (spec.documentCausal)
-                hi = a.min(hi, a.add(rm.pos, idx(1)));
-              hi = arith::SelectOp::create(b, rm.posValid, hi, lo);
-            }
+            auto [lo, hi] = rowKeys(rm);
             loRel.push_back(relative(lo));
             hiRel.push_back(relative(a.min(hi, seqK)));
           }
@@ -1759,37 +1747,6 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
                           wgmmaE->descriptor(stageBase, 16, 1024),
                           swizzled.keyBoxBytes, kSteps, bk);
   };
-  // trim_keys: where the warpgroup's rows see only keys [0, trimSplit) or
-  // [trimSplit, bk) of tile kt (the weights of the others are 0), P V reads
-  // only their key steps. S stays whole: S GEMMs of two widths merging at a
-  // branch made ptxas 13.0 serialise every wgmma of the kernel (C7511),
-  // even with the branch in the first tile's S only; the same width in
-  // every branch spilled 40 bytes.
-  auto trimOf = [&](Value kt) -> std::pair<Value, Value> {
-    Value split = a.add(arith::MulIOp::create(b, kt, idx(bk)), idx(trimSplit));
-    return {
-        arith::CmpIOp::create(b, arith::CmpIPredicate::sle, wgKeyHi, split),
-        arith::CmpIOp::create(b, arith::CmpIPredicate::sge, wgKeyLo, split)};
-  };
-  // Emits `full`, `part(true)` (lower half) or `part(false)` by the trim of
-  // tile kt.
-  auto byTrim = [&](Value kt, TypeRange types,
-                    llvm::function_ref<SmallVector<Value>()> full,
-                    llvm::function_ref<SmallVector<Value>(bool)> part) {
-    auto [lower, upper] = trimOf(kt);
-    auto ifLower = scf::IfOp::create(b, types, lower, true);
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(&ifLower.getThenRegion().front());
-    scf::YieldOp::create(b, part(true));
-    b.setInsertionPointToStart(&ifLower.getElseRegion().front());
-    auto ifUpper = scf::IfOp::create(b, types, upper, true);
-    scf::YieldOp::create(b, ifUpper.getResults());
-    b.setInsertionPointToStart(&ifUpper.getThenRegion().front());
-    scf::YieldOp::create(b, part(false));
-    b.setInsertionPointToStart(&ifUpper.getElseRegion().front());
-    scf::YieldOp::create(b, full());
-    return SmallVector<Value>(ifLower.getResults());
-  };
   auto packP = [&](ArrayRef<Value> weights) {
     SmallVector<Value> p;
     for (int64_t i = 0; i < pRegs; ++i)
@@ -1863,17 +1820,34 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   auto issuePV = [&](ArrayRef<Value> p, Value stageBase, ArrayRef<Value> acc) {
     return keyRangePV(p, stageBase, acc, 0, bk);
   };
+  // trim_keys: where the warpgroup's rows see only keys [0, trimSplit) or
+  // [trimSplit, bk) of tile kt (the weights of the others are 0), P V reads
+  // only their key steps. S stays whole: S GEMMs of two widths merging at a
+  // branch made ptxas 13.0 serialise every wgmma of the kernel (C7511),
+  // even with the branch in the first tile's S only; the same width in
+  // every branch spilled 40 bytes.
   auto issuePVAt = [&](ArrayRef<Value> p, Value stageBase, ArrayRef<Value> acc,
                        Value kt) -> SmallVector<Value> {
     if (!trimKeys)
       return issuePV(p, stageBase, acc);
+    Value split = a.add(arith::MulIOp::create(b, kt, idx(bk)), idx(trimSplit));
+    Value lower =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::sle, wgKeyHi, split);
+    Value upper =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::sge, wgKeyLo, split);
     SmallVector<Type> types(acc.size(), f32);
-    return byTrim(
-        kt, types, [&] { return issuePV(p, stageBase, acc); },
-        [&](bool lower) {
-          return lower ? keyRangePV(p, stageBase, acc, 0, trimSplit)
-                       : keyRangePV(p, stageBase, acc, trimSplit, bk);
-        });
+    OpBuilder::InsertionGuard g(b);
+    auto ifLower = scf::IfOp::create(b, types, lower, true);
+    b.setInsertionPointToStart(&ifLower.getThenRegion().front());
+    scf::YieldOp::create(b, keyRangePV(p, stageBase, acc, 0, trimSplit));
+    b.setInsertionPointToStart(&ifLower.getElseRegion().front());
+    auto ifUpper = scf::IfOp::create(b, types, upper, true);
+    scf::YieldOp::create(b, ifUpper.getResults());
+    b.setInsertionPointToStart(&ifUpper.getThenRegion().front());
+    scf::YieldOp::create(b, keyRangePV(p, stageBase, acc, trimSplit, bk));
+    b.setInsertionPointToStart(&ifUpper.getElseRegion().front());
+    scf::YieldOp::create(b, issuePV(p, stageBase, acc));
+    return SmallVector<Value>(ifLower.getResults());
   };
 
   // The block_k rows of `width` codes at byte `src` (row pitch `width`
