@@ -1561,7 +1561,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
         // Interval masks and cu_seqlens documents (rowKeys): row slot sl
         // sees the keys [lo, min(hi, Sk)), taken as i32 relative to the
         // lane's first key (colOf(i) is that key plus a constant), so
-        // that each score costs two 32-bit compares of its constant
+        // that each end costs a score one 32-bit compare of its constant
         // column (64-bit compares and a clamp a score made D = 256 spill
         // on 80-key tiles; a relative column a score, hoisted out of the
         // key loop by LLVM, spilled more).
@@ -1581,8 +1581,66 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
             loRel.push_back(relative(lo));
             hiRel.push_back(relative(a.min(hi, seqK)));
           }
+        // Sliding windows: the scores outside [lo, hi) set to -inf one end
+        // at a time, each end only where it cuts one of the thread's rows
+        // within the lane's columns (columns 0 .. maxCol from its first
+        // key: a row with lo <= 0 and hi > maxCol sees them all), one
+        // compare and one select a score. A window's boundary tiles are
+        // mostly cut by one end (its first tiles by the lower, the
+        // diagonal by the upper). H200 (bench/RESULTS.md, twenty-second
+        // session runs 2-5): window 1023 at S=8K 459.7 vs 451.1 TFLOP/s
+        // with both ends' compares and selects on every score, and the
+        // D = 64 window's three consumer warpgroups fit without spills
+        // (311.2 vs 295.1 on the one warpgroup it fell back to); on the
+        // D = 128 causal kernel the same form was slower (16K 584.7 vs
+        // 608.9), on prefix-LM, documents and soft-capping level, so the
+        // other interval masks keep both compares a score. The branches
+        // are the thread's (lanes of a warp may differ): made
+        // warp-uniform by a vote, or as one branch per case, they spilled
+        // the soft-capped causal kernel's 192-key tiles; a ragged batch's
+        // D = 64 causal kernel spilled 4 bytes on three warpgroups.
+        const bool oneEnd = intervals && !raggedQ &&
+                            c.spec.kind == mask::MaskKind::SlidingWindow;
+        if (oneEnd) {
+          int64_t maxCol = 0;
+          for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i)
+            maxCol = std::max(maxCol, sLayout.column(i));
+          Value cutLo, cutHi;
+          for (int64_t sl = 0; sl < slots; ++sl) {
+            Value lo = arith::CmpIOp::create(b, arith::CmpIPredicate::sgt,
+                                             loRel[sl], i32c(0));
+            Value hi = arith::CmpIOp::create(b, arith::CmpIPredicate::sle,
+                                             hiRel[sl], i32c(maxCol));
+            cutLo = cutLo ? arith::OrIOp::create(b, cutLo, lo).getResult() : lo;
+            cutHi = cutHi ? arith::OrIOp::create(b, cutHi, hi).getResult() : hi;
+          }
+          SmallVector<Value> cur = s;
+          auto cutAt = [&](Value cut, bool lower) {
+            auto ifCut = scf::IfOp::create(b, types, cut, true);
+            OpBuilder::InsertionGuard g3(b);
+            b.setInsertionPointToStart(&ifCut.getThenRegion().front());
+            SmallVector<Value> out;
+            for (int64_t i = 0; i < static_cast<int64_t>(cur.size()); ++i) {
+              Value rel = i32c(sLayout.column(i));
+              Value vis =
+                  lower ? arith::CmpIOp::create(b, arith::CmpIPredicate::sge,
+                                                rel, loRel[slotOf(i)])
+                        : arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
+                                                rel, hiRel[slotOf(i)]);
+              out.push_back(arith::SelectOp::create(b, vis, cur[i], negInf));
+            }
+            scf::YieldOp::create(b, out);
+            b.setInsertionPointToStart(&ifCut.getElseRegion().front());
+            scf::YieldOp::create(b, cur);
+            cur.assign(ifCut.getResults().begin(), ifCut.getResults().end());
+          };
+          cutAt(cutLo, true);
+          cutAt(cutHi, false);
+          scf::YieldOp::create(b, cur);
+        }
         SmallVector<Value> masked;
-        for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i) {
+        for (int64_t i = 0; i < static_cast<int64_t>(s.size()) && !oneEnd;
+             ++i) {
           if (intervals) {
             Value rel = i32c(sLayout.column(i));
             Value fromLo = arith::CmpIOp::create(b, arith::CmpIPredicate::sge,
@@ -1612,7 +1670,8 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
             vis = arith::AndIOp::create(b, vis, m);
           masked.push_back(arith::SelectOp::create(b, vis, s[i], negInf));
         }
-        scf::YieldOp::create(b, masked);
+        if (!oneEnd)
+          scf::YieldOp::create(b, masked);
       }
       s.assign(ifPartial.getResults().begin(), ifPartial.getResults().end());
     }

@@ -517,10 +517,12 @@ public:
       return Sm80Target::fallbackConfig(p, config);
     // One consumer warpgroup: up to 232-240 registers a thread (with two or
     // three, 240 or 160); then half the key tile: half of S's registers.
-    // Three spilling warpgroups (D = 64 windows, block masks, documents) go
-    // to one, two blocks a multiprocessor, not to two warpgroups: on the
-    // H200 two were slower (S=8K window 276 vs 305 TFLOP/s, documents 269
-    // vs 305; bench/RESULTS.md, sixteenth session run 7).
+    // Three spilling warpgroups (block masks, documents; D = 64 windows
+    // until their boundary tiles masked one end at a time, twenty-second
+    // session) go to one, two blocks a multiprocessor, not to two
+    // warpgroups: on the H200 two were slower (S=8K window 276 vs 305
+    // TFLOP/s, documents 269 vs 305; bench/RESULTS.md, sixteenth session
+    // run 7).
     if (config.getWarps() > 4)
       return make(p, config.getBlockK(), /*warps=*/4, 1, true, 1, false, 1,
                   true, false, config.getExp2Fma());
