@@ -1601,6 +1601,15 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
         // D = 64 causal kernel spilled 4 bytes on three warpgroups.
         const bool oneEnd = intervals && !raggedQ &&
                             c.spec.kind == mask::MaskKind::SlidingWindow;
+        // Column `rel` (a constant) of row slot sl is inside the row's lower
+        // end (rel >= lo) or upper end (rel < hi).
+        auto insideEnd = [&](Value rel, int64_t sl, bool lower) -> Value {
+          return lower ? arith::CmpIOp::create(b, arith::CmpIPredicate::sge,
+                                               rel, loRel[sl])
+                       : arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
+                                               rel, hiRel[sl]);
+        };
+        SmallVector<Value> masked;
         if (oneEnd) {
           int64_t maxCol = 0;
           for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i)
@@ -1620,15 +1629,10 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
             OpBuilder::InsertionGuard g3(b);
             b.setInsertionPointToStart(&ifCut.getThenRegion().front());
             SmallVector<Value> out;
-            for (int64_t i = 0; i < static_cast<int64_t>(cur.size()); ++i) {
-              Value rel = i32c(sLayout.column(i));
-              Value vis =
-                  lower ? arith::CmpIOp::create(b, arith::CmpIPredicate::sge,
-                                                rel, loRel[slotOf(i)])
-                        : arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
-                                                rel, hiRel[slotOf(i)]);
-              out.push_back(arith::SelectOp::create(b, vis, cur[i], negInf));
-            }
+            for (int64_t i = 0; i < static_cast<int64_t>(cur.size()); ++i)
+              out.push_back(arith::SelectOp::create(
+                  b, insideEnd(i32c(sLayout.column(i)), slotOf(i), lower),
+                  cur[i], negInf));
             scf::YieldOp::create(b, out);
             b.setInsertionPointToStart(&ifCut.getElseRegion().front());
             scf::YieldOp::create(b, cur);
@@ -1636,42 +1640,38 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
           };
           cutAt(cutLo, true);
           cutAt(cutHi, false);
-          scf::YieldOp::create(b, cur);
-        }
-        SmallVector<Value> masked;
-        for (int64_t i = 0; i < static_cast<int64_t>(s.size()) && !oneEnd;
-             ++i) {
-          if (intervals) {
-            Value rel = i32c(sLayout.column(i));
-            Value fromLo = arith::CmpIOp::create(b, arith::CmpIPredicate::sge,
-                                                 rel, loRel[slotOf(i)]);
-            Value belowHi = arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
-                                                  rel, hiRel[slotOf(i)]);
-            Value vis = arith::AndIOp::create(b, fromLo, belowHi);
+          masked = std::move(cur);
+        } else {
+          for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i) {
+            if (intervals) {
+              Value rel = i32c(sLayout.column(i));
+              Value fromLo = insideEnd(rel, slotOf(i), true);
+              Value belowHi = insideEnd(rel, slotOf(i), false);
+              Value vis = arith::AndIOp::create(b, fromLo, belowHi);
+              masked.push_back(arith::SelectOp::create(b, vis, s[i], negInf));
+              continue;
+            }
+            Value vis = arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
+                                              colOf(i), seqK);
+            Value m;
+            if (blockGroups) {
+              int64_t group = sLayout.column(i) / 8;
+              Value &cached = groupVisible[{slotOf(i), group}];
+              if (!cached)
+                cached =
+                    buildVisible(b, c, rowMasks[slotOf(i)], safeRows[slotOf(i)],
+                                 a.min(a.add(k0, idx(8 * group)), lastKey));
+              m = cached;
+            } else {
+              m = buildVisible(b, c, rowMasks[slotOf(i)], safeRows[slotOf(i)],
+                               a.min(colOf(i), lastKey));
+            }
+            if (m)
+              vis = arith::AndIOp::create(b, vis, m);
             masked.push_back(arith::SelectOp::create(b, vis, s[i], negInf));
-            continue;
           }
-          Value vis = arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
-                                            colOf(i), seqK);
-          Value m;
-          if (blockGroups) {
-            int64_t group = sLayout.column(i) / 8;
-            Value &cached = groupVisible[{slotOf(i), group}];
-            if (!cached)
-              cached = buildVisible(b, c, rowMasks[slotOf(i)],
-                                    safeRows[slotOf(i)],
-                                    a.min(a.add(k0, idx(8 * group)), lastKey));
-            m = cached;
-          } else {
-            m = buildVisible(b, c, rowMasks[slotOf(i)], safeRows[slotOf(i)],
-                             a.min(colOf(i), lastKey));
-          }
-          if (m)
-            vis = arith::AndIOp::create(b, vis, m);
-          masked.push_back(arith::SelectOp::create(b, vis, s[i], negInf));
         }
-        if (!oneEnd)
-          scf::YieldOp::create(b, masked);
+        scf::YieldOp::create(b, masked);
       }
       s.assign(ifPartial.getResults().begin(), ifPartial.getResults().end());
     }
