@@ -4,11 +4,15 @@ Runs on the GPU machine: python3 bench/bench.py BUILD_GPU_DIR [case ...]
 (with PREV_BUILD=OTHER_BUILD_GPU_DIR, an earlier build's kernels are timed
 beside, as attnc_prev, for A/B comparisons; with VARIANTS="DIR ...", the
 artifacts of bench/make_variants.py configuration sweeps, as attnc@DIR)
-where a case is D:S:mask (mask: none, causal, window, document, prefix
+where a case is D:S:mask or D:S:mask:B (mask: none, causal, window, document, prefix
 (prefix-LM, 1024 keys), softcap (causal, soft-capped at 30), blocksparse
 (128 x 128 blocks, each kept with probability 1/2, the diagonal always)) and the
 artifacts bench_d{D}_{mask}.attnc come from scripts/build-gpu-artifacts.sh.
-Standard shapes of PERF.md: bf16, B*S = 16384 tokens, hidden 2048 (H = 2048/D).
+Standard shapes of PERF.md: bf16, B*S = 16384 tokens, hidden 2048 (H = 2048/D);
+a case's fourth field sets B instead (to compare masks over the same number
+of unmasked pairs: `python3 bench/bench.py DIR --match 128:8192:window`
+times that case and causal attention at the same B and H whose S gives the
+nearest number of unmasked pairs).
 
 Every system's output is checked first against a float64 reference on two
 heads; attnc must be within 1.25x the error of a naive bf16 implementation
@@ -122,8 +126,8 @@ def rel(a, ref):
     return ((a.double() - ref).norm() / ref.norm()).item()
 
 
-def run(build, D, S, mask, results):
-    B, H = max(1, 16384 // S), 2048 // D
+def run(build, D, S, mask, results, B=None):
+    B, H = B or max(1, 16384 // S), 2048 // D
     torch.manual_seed(0)
     q, k, v = (torch.randn(B, H, S, D, device=DEV, dtype=torch.bfloat16) for _ in range(3))
     docs = documents(S) if mask == "document" else None
@@ -135,6 +139,8 @@ def run(build, D, S, mask, results):
     blocks = block_table(S) if mask == "blocksparse" else None
     flops = 4 * B * H * D * pairs(S, mask, docs, blocks)
     case = f"D={D} S={S} B={B} H={H} mask={mask}"
+    if os.environ.get("SHOW_PAIRS"):
+        case += f" pairs/head={pairs(S, mask, docs, blocks)}"
     dm = dense_mask(mask, S, doc_id, blocks)
     heads = [0, H - 1]
     ref, naive = reference_heads(q, k, v, dm, heads, SOFTCAP if mask == "softcap" else None)
@@ -253,9 +259,23 @@ if __name__ == "__main__":
     results = [f"# {props.name} torch {torch.__version__} cuDNN {torch.backends.cudnn.version()}"]
     print(results[0], flush=True)
     ceilings(results)
+    if cases and cases[0] == "--match":
+        # Each case beside causal attention with as many unmasked pairs a
+        # head (the same B and H; S from S (S + 1) / 2 = pairs).
+        os.environ["SHOW_PAIRS"] = "1"
+        matched = []
+        for c in cases[1:]:
+            D, S, mask = c.split(":")[:3]
+            B = max(1, 16384 // int(S))
+            docs = documents(int(S)) if mask == "document" else None
+            blocks = block_table(int(S)) if mask == "blocksparse" else None
+            p = pairs(int(S), mask, docs, blocks)
+            Sc = round((math.sqrt(1 + 8 * p) - 1) / 2)
+            matched += [f"{D}:{S}:{mask}:{B}", f"{D}:{Sc}:causal:{B}"]
+        cases = matched
     for c in cases:
-        D, S, mask = c.split(":")
-        run(build, int(D), int(S), mask, results)
+        D, S, mask, *rest = c.split(":")
+        run(build, int(D), int(S), mask, results, int(rest[0]) if rest else None)
     out = os.environ.get("OUT")
     if out:
         with open(os.path.join(out, "bench.txt"), "w") as f:
