@@ -64,7 +64,11 @@ for d, dtype, causal in [(64, "bf16", ""), (128, "f16", ":causal"), (64, "f16", 
             spec(b=1, mask=f"document:64,64,64,1,300{causal}", **base),
             # Many query tiles of uneven cost, over several of the wgmma
             # block grid's longest-first groups.
-            spec(b=2, mask=f"document:3000,17,900,129,2100,1{causal}", **base)]
+            spec(b=2, mask=f"document:3000,17,900,129,2100,1{causal}", **base),
+            # Documents starting in a query tile's first rows: most of the
+            # tile's rows (a later consumer warpgroup's all) see none of the
+            # previous document's key tiles, which the tile computes.
+            spec(b=1, mask=f"document:200,60,250,30,500,5,150{causal}", **base)]
     lines.append(f"document{causal.replace(':', '_')}_d{d}_{dtype} | {spec(b=1, mask=m, **base)} | {'; '.join(runs)}")
 # Score modifications.
 for name, extra in [("softcap", dict(softcap=30)), ("alibi", dict(alibi=True)),
