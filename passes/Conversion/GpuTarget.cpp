@@ -473,13 +473,14 @@ public:
       bool perScore = p.maskBlockKeys > 0 && p.maskBlockKeys % 8 != 0;
       blockK = perScore ? 64 : 128;
     } else if (width <= 256) {
-      // No mask: FlashAttention-3's 176-key tile. Causal and prefix-LM
-      // masks (i32 boundary tiles): 160-key tiles (2026-12-02, fourteenth
-      // session run 6, causal 4K 510.7 vs 497.0 TFLOP/s on 176-key tiles,
-      // 16K 596.8 vs 594.8; 176 was 500.1 vs 481.3 on 128 at 4K in the
-      // fifth session, 16K 589.2 vs 535.3); documents and ragged batches
-      // keep 128.
-      blockK = p.noMask ? 176 : wideTiles ? 160 : 128;
+      // No mask: FlashAttention-3's 176-key tile. Masks: 128-key tiles.
+      // Causal masks ran on 160 since the fourteenth session (4K 510.7 vs
+      // 497.0 TFLOP/s on 176); the kernel as it now is runs causal 4K
+      // faster on 128 (2026-12-04, twenty-third session run 8, neither the
+      // process's first kernel: 516.6 vs 504.6, 16K level at 601.7 vs
+      // 600.9; runs 5-6: +2.0% and +2.6% at 4K; 144 slower at 4K);
+      // prefix-LM level (574.6 vs 574.9 at 8K).
+      blockK = p.noMask ? 176 : 128;
       persistent = p.noMask && !p.ragged;
       // A small soft-cap under a causal or prefix-LM mask: without a row
       // maximum (KernelProblem::cappedReference) 192-key tiles fit the

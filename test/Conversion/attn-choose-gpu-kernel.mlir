@@ -25,7 +25,7 @@ func.func @d64(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<
 
 // D = 128 without a mask: two warpgroups share 176-key tiles on a
 // persistent grid, with 16-byte O stores as every persistent kernel (under a
-// causal mask 160-key tiles, not persistent, Pipelines/attnc-compile-gpu.mlir). sm_80: Q staged in shared memory and
+// causal mask 128-key tiles, not persistent, Pipelines/attnc-compile-gpu.mlir). sm_80: Q staged in shared memory and
 // 32-key tiles, so the accumulators stay in registers.
 // CHECK-LABEL: func.func @d128(
 // CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 176, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true, wide_stores = true>
@@ -65,8 +65,8 @@ func.func @d128_wide_window(%q: tensor<?x8x?x128xf16>, %k: tensor<?x8x?x128xf16>
 // time, on the block scheduler's grid (a run-time tile test cannot run
 // persistent): two warpgroups on 128-key tiles, or on 64-key tiles for a
 // block mask whose blocks are not a multiple of 8 keys (its table read per
-// score spills on 128). Prefix-LM takes the causal configuration (160-key
-// tiles since its boundary tiles compare i32 columns).
+// score spills on 128). Prefix-LM takes the causal configuration (128-key
+// tiles).
 // CHECK-LABEL: func.func @d128_block_sparse(
 // CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
 // CHECK-LABEL: func.func @d128_block_sparse_narrow(
@@ -74,7 +74,7 @@ func.func @d128_wide_window(%q: tensor<?x8x?x128xf16>, %k: tensor<?x8x?x128xf16>
 // CHECK-LABEL: func.func @d128_mask_fn(
 // CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
 // CHECK-LABEL: func.func @d128_prefix(
-// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 160, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
 func.func @d128_block_sparse(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x8x?x128xbf16>, %bm: tensor<1x1x?x?xi8>) -> tensor<?x8x?x128xbf16> {
   %o = attn.attention %q, %k, %k block_mask(%bm : tensor<1x1x?x?xi8>) mask(#attn.block_sparse<block_q = 128, block_k = 128>) : tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16> -> tensor<?x8x?x128xbf16>
   return %o : tensor<?x8x?x128xbf16>
@@ -103,13 +103,13 @@ func.func @d128_prefix(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x8x?x128xbf16>) -
 
 // D = 128 soft-capped under a causal mask: at a cap whose softmax needs no
 // row maximum (bf16, 2 cap log2(e) <= 100) 192-key tiles fit the registers;
-// a wider cap (50) or f16 weights keep the causal 160.
+// a wider cap (50) or f16 weights keep the causal 128.
 // CHECK-LABEL: func.func @d128_softcap(
 // CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 192, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
 // CHECK-LABEL: func.func @d128_softcap_wide(
-// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 160, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
 // CHECK-LABEL: func.func @d128_softcap_f16(
-// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 160, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
 func.func @d128_softcap(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x8x?x128xbf16>) -> tensor<?x8x?x128xbf16> {
   %o = attn.attention %q, %k, %k mask(#attn.causal) softcap = 30.0 : tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16> -> tensor<?x8x?x128xbf16>
   return %o : tensor<?x8x?x128xbf16>

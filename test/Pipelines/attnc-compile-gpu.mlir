@@ -10,19 +10,19 @@
 
 // attn: the op with the configuration the sm_90a target chose for D = 128.
 // ATTN: attn.attention
-// ATTN-SAME: attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 160, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
+// ATTN-SAME: attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
 
 // tiled: tiles of the kernel's sizes; the configuration rides on the query
 // tiles, the key loop is split by attn-skip-masked-tiles.
 // TILED: remark: attn-skip-masked-tiles: mask #attn.causal: closed-form bounds
 // TILED: scf.parallel
-// TILED: attn.tile_step {{.*}} {block_k = 160 : i64, block_q = 128 : i64
+// TILED: attn.tile_step {{.*}} {block_k = 128 : i64, block_q = 128 : i64
 // TILED: attn.tile_step {{.*}}unmasked}
 // TILED: attn.tile_finalize
-// TILED: } {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 160,
+// TILED: } {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128,
 
 // kernel: the sm_90a target builds the wgmma kernel and says so.
-// REMARK: remark: convert-attn-to-gpu: sm_90a kernel (wgmma m64nNk16 from swizzled shared memory, a TMA producer warpgroup and consumer warpgroups on an mbarrier ring), block_q = 128, block_k = 160, 8 warps x 1 m-tiles; key tiles bounded in closed form
+// REMARK: remark: convert-attn-to-gpu: sm_90a kernel (wgmma m64nNk16 from swizzled shared memory, a TMA producer warpgroup and consumer warpgroups on an mbarrier ring), block_q = 128, block_k = 128, 8 warps x 1 m-tiles; key tiles bounded in closed form
 
 // KERNEL: gpu.module @attnc_kernels
 // KERNEL: gpu.func @attnc_attention(
