@@ -126,8 +126,13 @@ def rel(a, ref):
     return ((a.double() - ref).norm() / ref.norm()).item()
 
 
+def batch_of(S):
+    """The standard shapes' batch: B * S = 16384 tokens."""
+    return max(1, 16384 // S)
+
+
 def run(build, D, S, mask, results, B=None):
-    B, H = B or max(1, 16384 // S), 2048 // D
+    B, H = B or batch_of(S), 2048 // D
     torch.manual_seed(0)
     q, k, v = (torch.randn(B, H, S, D, device=DEV, dtype=torch.bfloat16) for _ in range(3))
     docs = documents(S) if mask == "document" else None
@@ -266,10 +271,11 @@ if __name__ == "__main__":
         matched = []
         for c in cases[1:]:
             D, S, mask = c.split(":")[:3]
-            B = max(1, 16384 // int(S))
-            docs = documents(int(S)) if mask == "document" else None
-            blocks = block_table(int(S)) if mask == "blocksparse" else None
-            p = pairs(int(S), mask, docs, blocks)
+            S = int(S)
+            B = batch_of(S)
+            docs = documents(S) if mask == "document" else None
+            blocks = block_table(S) if mask == "blocksparse" else None
+            p = pairs(S, mask, docs, blocks)
             Sc = round((math.sqrt(1 + 8 * p) - 1) / 2)
             matched += [f"{D}:{S}:{mask}:{B}", f"{D}:{Sc}:causal:{B}"]
         cases = matched
