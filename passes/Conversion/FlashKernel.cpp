@@ -345,10 +345,9 @@ std::pair<scf::IfOp, scf::IfOp> KernelBuilder::splitRoles() {
 LogicalResult KernelBuilder::buildWork() {
   if (config.getPersistent()) {
     // A persistent grid: block i (linear over the grid, so any launch shape
-    // covers every item once) takes work items i, i + blocks, ... of the
-    // query tiles x heads x batch entries, query tiles fastest and each
-    // head's last tiles first. Both roles walk the same items, carrying
-    // the ring uses and the items before (Q's barrier phases).
+    // covers every item once) takes its share of the work items (query
+    // tile, head, batch entry), below. Both roles walk the same items,
+    // carrying the ring uses and the items before (Q's barrier phases).
     IndexArith ia{b};
     auto dim = [&](auto op, gpu::Dimension d) -> Value {
       return decltype(op)::create(b, d);
@@ -371,15 +370,67 @@ LogicalResult KernelBuilder::buildWork() {
     };
     Value tiles = arith::CeilDivUIOp::create(b, indexOf(abi::SeqQ),
                                              idx(config.getBlockQ()));
-    Value perBatch = arith::MulIOp::create(b, tiles, idx(heads));
-    Value items = arith::MulIOp::create(b, perBatch, indexOf(abi::Batch));
-    auto loop = scf::ForOp::create(b, blockId, items, blocks,
+    // Under a causal or prefix-LM mask a query tile's keys grow with its
+    // index: block i takes pairs of tiles whose costs sum to about the same,
+    // tile T - 1 - t and tile t of one (head, batch entry) unit, for the
+    // pairs i, i + blocks, ...; pairs are numbered unit by unit, so that
+    // the blocks at work at once share a few units' keys and values in L2.
+    // (Without the pairing, block i's items i, i + blocks, ... of very
+    // different costs left some blocks working long after the others.)
+    // With T odd a unit's middle tile pairs with itself and runs once.
+    // Otherwise every tile costs about the same: items i, i + blocks, ...
+    // of the query tiles x heads x batch entries, query tiles fastest.
+    mask::MaskKind kind = step.getMaskSpec().kind;
+    const bool paired =
+        kind == mask::MaskKind::Causal || kind == mask::MaskKind::PrefixLM;
+    Value halves, count, perBatch;
+    if (paired) {
+      // The block's pairs: ceil((pairs - i) / blocks), two items each.
+      Value units = arith::MulIOp::create(b, idx(heads), indexOf(abi::Batch));
+      halves = arith::CeilDivUIOp::create(b, tiles, idx(2));
+      Value pairs = arith::MulIOp::create(b, halves, units);
+      Value mine = arith::CeilDivUIOp::create(
+          b, ia.sub(ia.max(pairs, blockId), blockId), blocks);
+      count = arith::MulIOp::create(b, mine, idx(2));
+    } else {
+      perBatch = arith::MulIOp::create(b, tiles, idx(heads));
+      count = arith::MulIOp::create(b, perBatch, indexOf(abi::Batch));
+    }
+    auto loop = scf::ForOp::create(b, paired ? idx(0) : blockId, count,
+                                   paired ? idx(1) : blocks,
                                    ValueRange{idx(0), idx(0)});
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value item = loop.getInductionVar();
     ringBase = loop.getRegionIterArgs()[0];
     round = loop.getRegionIterArgs()[1];
+    // Pairs: the item's query tile and unit (head + heads * batch entry).
+    Value tile, unit;
+    scf::IfOp ifRuns;
+    if (paired) {
+      Value pair = ia.add(
+          blockId, arith::MulIOp::create(
+                       b, arith::DivUIOp::create(b, item, idx(2)), blocks));
+      Value low = arith::RemUIOp::create(b, pair, halves);
+      Value high = ia.sub(ia.sub(tiles, idx(1)), low);
+      Value second = arith::CmpIOp::create(
+          b, arith::CmpIPredicate::eq, arith::RemUIOp::create(b, item, idx(2)),
+          idx(1));
+      tile = arith::SelectOp::create(b, second, low, high);
+      unit = arith::DivUIOp::create(b, pair, halves);
+      // The middle tile's second turn does nothing.
+      Value runs = arith::OrIOp::create(
+          b,
+          arith::XOrIOp::create(b, second,
+                                arith::ConstantIntOp::create(b, 1, 1)),
+          arith::CmpIOp::create(b, arith::CmpIPredicate::ne, low, high));
+      ifRuns =
+          scf::IfOp::create(b, TypeRange{b.getIndexType(), b.getIndexType()},
+                            runs, /*withElseRegion=*/true);
+      b.setInsertionPointToStart(&ifRuns.getElseRegion().front());
+      scf::YieldOp::create(b, ValueRange{ringBase, round});
+      b.setInsertionPointToStart(&ifRuns.getThenRegion().front());
+    }
     // Shared-memory addresses from an opaque copy of the base in each
     // item: hoisted out of this loop, the descriptors and addresses of
     // every tile would stay live through it (ptxas spilled them).
@@ -388,6 +439,9 @@ LogicalResult KernelBuilder::buildWork() {
     useSharedMemory(LLVM::IntToPtrOp::create(
         b, base.getType(), opaque(LLVM::PtrToIntOp::create(b, i64, base))));
     LogicalResult built = buildTile([&]() -> std::array<Value, 3> {
+      if (paired)
+        return {tile, arith::RemUIOp::create(b, unit, idx(heads)),
+                arith::DivUIOp::create(b, unit, idx(heads))};
       Value tile = ia.sub(ia.sub(tiles, idx(1)),
                           arith::RemUIOp::create(b, item, tiles));
       Value head = arith::RemUIOp::create(
@@ -396,6 +450,10 @@ LogicalResult KernelBuilder::buildWork() {
     });
     scf::YieldOp::create(
         b, ValueRange{ia.add(ringBase, tileUses), ia.add(round, idx(1))});
+    if (ifRuns) {
+      b.setInsertionPointAfter(ifRuns);
+      scf::YieldOp::create(b, ifRuns.getResults());
+    }
     ringBase = round = tileUses = Value();
     useSharedMemory(base);
     return built;

@@ -438,10 +438,13 @@ public:
     // D = 128 without a mask runs a persistent grid (2026-12-01: the
     // blocks of short sequences spent a tile's time on Q's load, the first
     // tile and the epilogue, which the next item's loads now overlap: 4K
-    // 535 -> 580 TFLOP/s). Its items are handed out statically, so it
-    // suits tiles of equal cost only (causal 16K: 557 -> 412); three
-    // warpgroups and one have too few registers left for it, and a ragged
-    // batch's blocks skip items.
+    // 535 -> 580 TFLOP/s). Its items are handed out statically: in the
+    // order of the block grid's items, causal 16K fell 557 -> 412; causal
+    // and prefix-LM masks now take query tiles in pairs of equal cost
+    // (FlashKernel.cpp, buildWork; 2026-12-04, twenty-fourth session run 2,
+    // causal 1K 348 -> 420, 2K 443 -> 494, 4K 514 -> 553, 16K 591 -> 599).
+    // Three warpgroups and one have too few registers left for it, and a
+    // ragged batch's blocks skip items.
     // No exp2_fma: every share of the weights moved to the FMA pipe was
     // slower on the H200 (2026-12-01: D=64 S=16K 476.9 -> 433.1 TFLOP/s at
     // 2 of 8, soft-capped causal 277.0 -> 248.5 at 8 of 8).
@@ -481,7 +484,11 @@ public:
       // 600.9; runs 5-6: +2.0% and +2.6% at 4K; 144 slower at 4K);
       // prefix-LM level (574.6 vs 574.9 at 8K).
       blockK = p.noMask ? 176 : 128;
-      persistent = p.noMask && !p.ragged;
+      // Causal and prefix-LM masks too, their query tiles taken in pairs
+      // of about equal cost (FlashKernel.cpp, buildWork); not with the
+      // soft-cap's 192-key tiles, whose consumers then spill.
+      persistent =
+          (p.noMask || (p.intervalMask && !p.cappedReference)) && !p.ragged;
       // A small soft-cap under a causal or prefix-LM mask: without a row
       // maximum (KernelProblem::cappedReference) 192-key tiles fit the
       // registers (2026-12-03, twentieth session run 2, S=8K: 501.2 vs

@@ -8,7 +8,8 @@
 // X - 1 - o / m of unit g n + o mod m: head unit mod Y, batch unit / Y.
 // The last query tiles of the group's units start first, so the grid's
 // tail holds the first (shortest, under a causal mask) tiles of the last
-// group's units. The query rows start at tile * 128.
+// group's units. The query rows start at tile * 192 (D = 64: three consumer
+// warpgroups; at D = 128 a causal mask runs a persistent grid).
 // CHECK-LABEL: gpu.func @attnc_attention(
 // CHECK: %[[BX:.*]] = gpu.block_id  x
 // CHECK-NEXT: %[[BY:.*]] = gpu.block_id  y
@@ -38,8 +39,8 @@
 // CHECK-NEXT: %[[TILE:.*]] = arith.subi %[[LAST]], %[[RANK]] : index
 // CHECK-NEXT: %[[HEAD:.*]] = arith.remui %[[UNIT]], %[[GY]] : index
 // CHECK-NEXT: %[[BATCH:.*]] = arith.divui %[[UNIT]], %[[GY]] : index
-// CHECK: arith.muli %[[TILE]], %c128 : index
-func.func @causal(%q: tensor<?x16x?x128xbf16>, %k: tensor<?x16x?x128xbf16>) -> tensor<?x16x?x128xbf16> {
-  %o = attn.attention %q, %k, %k mask(#attn.causal) : tensor<?x16x?x128xbf16>, tensor<?x16x?x128xbf16>, tensor<?x16x?x128xbf16> -> tensor<?x16x?x128xbf16>
-  return %o : tensor<?x16x?x128xbf16>
+// CHECK: arith.muli %[[TILE]], %c192 : index
+func.func @causal(%q: tensor<?x16x?x64xbf16>, %k: tensor<?x16x?x64xbf16>) -> tensor<?x16x?x64xbf16> {
+  %o = attn.attention %q, %k, %k mask(#attn.causal) : tensor<?x16x?x64xbf16>, tensor<?x16x?x64xbf16>, tensor<?x16x?x64xbf16> -> tensor<?x16x?x64xbf16>
+  return %o : tensor<?x16x?x64xbf16>
 }

@@ -52,9 +52,9 @@ func.func @chosen_persistent(%q: tensor<?x4x?x128xbf16>) -> tensor<?x4x?x128xbf1
 // CHECK: llvm.store %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr
 // CHECK-NOT: vector<4xi32>
 // CHECK: gpu.return
-func.func @chosen_block_grid(%q: tensor<?x4x?x128xbf16>) -> tensor<?x4x?x128xbf16> {
-  %o = attn.attention %q, %q, %q mask(#attn.causal) : tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16> -> tensor<?x4x?x128xbf16>
-  return %o : tensor<?x4x?x128xbf16>
+func.func @chosen_block_grid(%q: tensor<?x4x?x64xbf16>) -> tensor<?x4x?x64xbf16> {
+  %o = attn.attention %q, %q, %q mask(#attn.causal) : tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16> -> tensor<?x4x?x64xbf16>
+  return %o : tensor<?x4x?x64xbf16>
 }
 
 // -----

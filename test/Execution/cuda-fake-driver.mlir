@@ -34,7 +34,9 @@
 // 384 threads): the runtime launches the blocks resident at once on the
 // stand-in's device (4 multiprocessors x 2) over its 2 x 8 x 2 = 32 work
 // items, a one-dimensional grid; with fewer items than that, one a block.
-// Under a causal mask the kernel is not persistent: the grid of the items.
+// Under a causal mask too at D = 128 (the kernel takes query tiles in pairs
+// of equal cost); at D = 64 (three consumer warpgroups, 512 threads) the
+// kernel is not persistent: the grid of the items.
 // RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_LOG=1 attnc-run --spec "b=2 hq=8 hkv=2 sq=200 sk=130 d=128" --device=cuda --seed=4 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=PERSIST
 // PERSIST: fake-libcuda: launch grid (8, 1, 1) block (384, 1, 1), b=2 hq=8 hkv=2 sq=200 sk=130 d=128 dv=128
 // PERSIST: PASS
@@ -42,8 +44,12 @@
 // RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_LOG=1 attnc-run --spec "b=1 hq=2 hkv=2 sq=200 sk=130 d=128" --device=cuda --seed=4 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=PERSIST4
 // PERSIST4: fake-libcuda: launch grid (4, 1, 1) block (384, 1, 1)
 // PERSIST4: exit 0
-// RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_MASK=causal ATTNC_FAKE_CUDA_LOG=1 attnc-run --spec "b=2 hq=8 hkv=2 sq=200 sk=130 d=128 mask=causal" --device=cuda --seed=4 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=NOPERSIST
-// NOPERSIST: fake-libcuda: launch grid (2, 8, 2) block (384, 1, 1)
+// RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_MASK=causal ATTNC_FAKE_CUDA_LOG=1 attnc-run --spec "b=2 hq=8 hkv=2 sq=200 sk=130 d=128 mask=causal" --device=cuda --seed=4 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=PERSISTC
+// PERSISTC: fake-libcuda: launch grid (8, 1, 1) block (384, 1, 1)
+// PERSISTC: PASS
+// PERSISTC: exit 0
+// RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_MASK=causal ATTNC_FAKE_CUDA_LOG=1 attnc-run --spec "b=2 hq=8 hkv=2 sq=200 sk=130 d=64 mask=causal" --device=cuda --seed=4 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=NOPERSIST
+// NOPERSIST: fake-libcuda: launch grid (2, 8, 2) block (512, 1, 1)
 // NOPERSIST: exit 0
 //
 // KV caches: the runtime passes kv_lens, the page table, its page counts and

@@ -10,7 +10,7 @@
 
 // attn: the op with the configuration the sm_90a target chose for D = 128.
 // ATTN: attn.attention
-// ATTN-SAME: attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
+// ATTN-SAME: attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true, wide_stores = true>
 
 // tiled: tiles of the kernel's sizes; the configuration rides on the query
 // tiles, the key loop is split by attn-skip-masked-tiles.
