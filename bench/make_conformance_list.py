@@ -56,7 +56,8 @@ for d, dtype in [(128, "bf16"), (128, "f16")]:
     runs.append(spec(b=3, sq=2100, sk=2001, **base))
     lines.append(f"widewindow_d{d}_{dtype}_gqa4 | {spec(b=1, sq=128, sk=128, **base)} | {'; '.join(runs)}")
 # Documents: lengths change per run.
-for d, dtype, causal in [(64, "bf16", ""), (128, "f16", ":causal"), (64, "f16", ":causal")]:
+for d, dtype, causal in [(64, "bf16", ""), (128, "f16", ":causal"), (64, "f16", ":causal"),
+                         (128, "bf16", ""), (96, "bf16", ":causal")]:
     m = f"document:100,28{causal}"
     base = dict(hq=4, hkv=2, d=d, dtype=dtype)
     runs = [spec(b=2, mask=f"document:1,500,37,462{causal}", **base),

@@ -325,7 +325,8 @@ std::pair<scf::IfOp, scf::IfOp> KernelBuilder::splitRoles() {
   gpu::BarrierOp::create(b);
   WgmmaRegisters regs =
       wgmmaRegisters(config, swizzled.bytes, tiled.testsTilesAtRunTime(),
-                     static_cast<bool>(step.getCuSeqlensQ()));
+                     static_cast<bool>(step.getCuSeqlensQ()),
+                     KernelProblem::of(step).documentRanges);
   Value consumer = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, tid,
                                          idx(32 * config.getWarps()));
   auto ifConsumer = scf::IfOp::create(b, consumer, /*withElseRegion=*/true);
@@ -381,8 +382,9 @@ LogicalResult KernelBuilder::buildWork() {
     // Otherwise every tile costs about the same: items i, i + blocks, ...
     // of the query tiles x heads x batch entries, query tiles fastest.
     mask::MaskKind kind = step.getMaskSpec().kind;
-    const bool paired =
-        kind == mask::MaskKind::Causal || kind == mask::MaskKind::PrefixLM;
+    const bool paired = kind == mask::MaskKind::Causal ||
+                        kind == mask::MaskKind::PrefixLM ||
+                        kind == mask::MaskKind::Document;
     Value halves, count, perBatch;
     if (paired) {
       // The block's pairs: ceil((pairs - i) / blocks), two items each.

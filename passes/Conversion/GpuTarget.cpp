@@ -487,8 +487,9 @@ public:
       // Causal and prefix-LM masks too, their query tiles taken in pairs
       // of about equal cost (FlashKernel.cpp, buildWork); not with the
       // soft-cap's 192-key tiles, whose consumers then spill.
-      persistent =
-          (p.noMask || (p.intervalMask && !p.cappedReference)) && !p.ragged;
+      persistent = (p.noMask || (p.intervalMask && !p.cappedReference) ||
+                    p.documentRanges) &&
+                   !p.ragged;
       // A small soft-cap under a causal or prefix-LM mask: without a row
       // maximum (KernelProblem::cappedReference) 192-key tiles fit the
       // registers (2026-12-03, twentieth session run 2, S=8K: 501.2 vs

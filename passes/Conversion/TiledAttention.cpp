@@ -41,6 +41,8 @@ static void setMaskKind(KernelProblem &p, const mask::MaskSpec &spec) {
     p.maskBlockKeys = spec.blockK;
   p.intervalMask = spec.kind == mask::MaskKind::Causal ||
                    spec.kind == mask::MaskKind::PrefixLM;
+  p.documentRanges = spec.kind == mask::MaskKind::Document &&
+                     spec.documentSource == mask::DocumentSource::CuSeqlens;
 }
 
 /// Whether soft-capped scores s = cap tanh(.) (in log2 units within

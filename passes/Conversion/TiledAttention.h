@@ -48,6 +48,9 @@ struct KernelProblem {
   /// score_fn region): boundary tiles keep each score by two compares of
   /// its column against the row's bounds, and nothing else a score.
   bool intervalMask = false;
+  /// Documents given by cu_seqlens: each row sees its document's keys (up to
+  /// its own under a causal mask), bounds the kernel finds at run time.
+  bool documentRanges = false;
   /// The scores are soft-capped, with no bias after the cap, at a cap
   /// small enough for the softmax to take the largest score the cap allows
   /// as every row's reference (softcapBoundsWeights in TiledAttention.cpp): no

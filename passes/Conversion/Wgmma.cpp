@@ -61,7 +61,8 @@ SwizzledSmemLayout SwizzledSmemLayout::get(int64_t headDim,
 
 WgmmaRegisters attnc::wgmmaRegisters(attn::GpuKernelAttr config,
                                      int64_t sharedMemoryBytes,
-                                     bool producerTestsTiles, bool ragged) {
+                                     bool producerTestsTiles, bool ragged,
+                                     bool producerScansDocuments) {
   WgmmaRegisters r;
   int64_t groups = config.getWarps() / 4;
   // sm_90: 227 KiB of shared memory per block, 228 KiB per multiprocessor.
@@ -78,6 +79,11 @@ WgmmaRegisters attnc::wgmmaRegisters(attn::GpuKernelAttr config,
   // warpgroup (block masks of 32 x 16 and 128 x 256 blocks at D = 128,
   // ptxas -v: 12-40 bytes); its consumers keep 200.
   if (producerTestsTiles && ragged && groups == 1)
+    r.producer = 56;
+  // A persistent producer scanning cu_seqlens for each item's documents
+  // spilled 32 bytes with 40 (D = 128, two consumer warpgroups, which
+  // then keep 224).
+  if (config.getPersistent() && producerScansDocuments)
     r.producer = 56;
   // Within the pool the block starts with (RegisterSplit.h): with two
   // consumer warpgroups 168 x 384 = 64512 registers, so 232 beside a

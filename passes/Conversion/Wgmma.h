@@ -82,7 +82,8 @@ struct WgmmaRegisters {
 WgmmaRegisters wgmmaRegisters(attn::GpuKernelAttr config,
                               int64_t sharedMemoryBytes,
                               bool producerTestsTiles = false,
-                              bool ragged = false);
+                              bool ragged = false,
+                              bool producerScansDocuments = false);
 
 /// Emits the warpgroup MMAs of one warpgroup (bf16/f16 in, f32 accumulate).
 /// `smem` is the base of the dynamic shared memory (1024-byte aligned).

@@ -99,6 +99,22 @@ func.func @d128_prefix(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x8x?x128xbf16>) -
   return %o : tensor<?x8x?x128xbf16>
 }
 
+// cu_seqlens documents: the persistent grid too (pairs of query tiles);
+// documents by seq_ids test their key tiles at run time: the block grid.
+// CHECK-LABEL: func.func @d128_documents(
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true, wide_stores = true>
+// CHECK-LABEL: func.func @d128_seq_ids(
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
+func.func @d128_documents(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x8x?x128xbf16>, %cu: tensor<?xi32>) -> tensor<?x8x?x128xbf16> {
+  %o = attn.attention %q, %k, %k cu_seqlens(%cu : tensor<?xi32>) mask(#attn.document<cu_seqlens, causal>) : tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16> -> tensor<?x8x?x128xbf16>
+  return %o : tensor<?x8x?x128xbf16>
+}
+
+func.func @d128_seq_ids(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x8x?x128xbf16>, %ids: tensor<?x?xi32>) -> tensor<?x8x?x128xbf16> {
+  %o = attn.attention %q, %k, %k seq_ids(%ids : tensor<?x?xi32>) mask(#attn.document<seq_ids>) : tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16> -> tensor<?x8x?x128xbf16>
+  return %o : tensor<?x8x?x128xbf16>
+}
+
 // -----
 
 // D = 128 soft-capped under a causal mask: at a cap whose softmax needs no

@@ -48,7 +48,12 @@ func.func @causal(%q: tensor<?x16x?x128xbf16>, %k: tensor<?x16x?x128xbf16>) -> t
 // empty (hi = lo) for a row whose position is before the keys; the scores
 // then take the same two i32 compares.
 // CHECK-LABEL: gpu.func @attnc_attention(
+// (On the persistent grid: after the item's key-tile range, the
+// consumers' releasing thread picked, then the rows.)
 // CHECK: nvvm.fence.mbarrier.init
+// CHECK-NOT: nvvm.mbarrier.try_wait
+// CHECK: arith.remui %thread_id_x{{.*}}, %c128{{.*}} : index
+// CHECK-NEXT: arith.cmpi eq
 // CHECK-NOT: nvvm.mbarrier.try_wait
 // CHECK: %[[POS0:.*]] = arith.addi %{{.*}}, %{{.*}} : index
 // CHECK: %[[VALID0:.*]] = arith.cmpi sge, %[[POS0]], %c0{{.*}} : index

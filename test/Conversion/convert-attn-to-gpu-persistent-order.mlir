@@ -1,6 +1,7 @@
 // RUN: attnc-opt %s --split-input-file --attn-choose-gpu-kernel=chip=sm_90a --attn-tile --attn-skip-masked-tiles --convert-attn-to-gpu 2>/dev/null | FileCheck %s
 
-// The persistent grid under a causal mask (D = 128): block l of B blocks
+// The persistent grid under a causal mask (D = 128; prefix-LM masks and
+// cu_seqlens documents alike, below): block l of B blocks
 // takes the pairs l, l + B, ... of the H * batch units' ceil(T / 2) pairs
 // each, T = ceil(Sq / 128) query tiles, pairs numbered unit by unit. Pair p
 // is query tiles T - 1 - p mod ceil(T / 2) (run first) and p mod ceil(T / 2)
@@ -39,6 +40,23 @@
 // CHECK: arith.muli %[[TILE]], %c128{{.*}} : index
 func.func @causal(%q: tensor<?x16x?x128xbf16>, %k: tensor<?x16x?x128xbf16>) -> tensor<?x16x?x128xbf16> {
   %o = attn.attention %q, %k, %k mask(#attn.causal) : tensor<?x16x?x128xbf16>, tensor<?x16x?x128xbf16>, tensor<?x16x?x128xbf16> -> tensor<?x16x?x128xbf16>
+  return %o : tensor<?x16x?x128xbf16>
+}
+
+// -----
+
+// cu_seqlens documents: pairs too. The producer, which scans cu_seqlens for
+// each item's key tiles, keeps 56 registers (with 40 it spilled 32 bytes),
+// the two consumer warpgroups 224.
+// CHECK-LABEL: gpu.func @attnc_attention(
+// CHECK-DAG: nvvm.setmaxregister  decrease 56
+// CHECK-DAG: nvvm.setmaxregister  increase 224
+// CHECK: %[[T:.*]] = arith.ceildivui %{{.*}}, %c128 : index
+// CHECK: %[[HALVES:.*]] = arith.ceildivui %[[T]], %c2 : index
+// CHECK: scf.for
+// CHECK: arith.remui %{{.*}}, %[[HALVES]] : index
+func.func @documents(%q: tensor<?x16x?x128xbf16>, %k: tensor<?x16x?x128xbf16>, %cu: tensor<?xi32>) -> tensor<?x16x?x128xbf16> {
+  %o = attn.attention %q, %k, %k cu_seqlens(%cu : tensor<?xi32>) mask(#attn.document<cu_seqlens, causal>) : tensor<?x16x?x128xbf16>, tensor<?x16x?x128xbf16>, tensor<?x16x?x128xbf16> -> tensor<?x16x?x128xbf16>
   return %o : tensor<?x16x?x128xbf16>
 }
 
