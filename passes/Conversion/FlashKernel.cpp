@@ -323,10 +323,9 @@ std::pair<scf::IfOp, scf::IfOp> KernelBuilder::splitRoles() {
     tma::fenceBarrierInit(b);
   }
   gpu::BarrierOp::create(b);
-  WgmmaRegisters regs =
-      wgmmaRegisters(config, swizzled.bytes, tiled.testsTilesAtRunTime(),
-                     static_cast<bool>(step.getCuSeqlensQ()),
-                     KernelProblem::of(step).documentRanges);
+  WgmmaRegisters regs = wgmmaRegisters(
+      config, swizzled.bytes, tiled.testsTilesAtRunTime(),
+      static_cast<bool>(step.getCuSeqlensQ()), problem.documentRanges);
   Value consumer = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, tid,
                                          idx(32 * config.getWarps()));
   auto ifConsumer = scf::IfOp::create(b, consumer, /*withElseRegion=*/true);
@@ -407,7 +406,7 @@ LogicalResult KernelBuilder::buildWork() {
     ringBase = loop.getRegionIterArgs()[0];
     round = loop.getRegionIterArgs()[1];
     // Pairs: the item's query tile and unit (head + heads * batch entry).
-    Value tile, unit;
+    Value pairTile, pairUnit;
     scf::IfOp ifRuns;
     if (paired) {
       Value pair = ia.add(
@@ -418,8 +417,8 @@ LogicalResult KernelBuilder::buildWork() {
       Value second = arith::CmpIOp::create(
           b, arith::CmpIPredicate::eq, arith::RemUIOp::create(b, item, idx(2)),
           idx(1));
-      tile = arith::SelectOp::create(b, second, low, high);
-      unit = arith::DivUIOp::create(b, pair, halves);
+      pairTile = arith::SelectOp::create(b, second, low, high);
+      pairUnit = arith::DivUIOp::create(b, pair, halves);
       // The middle tile's second turn does nothing.
       Value runs = arith::OrIOp::create(
           b,
@@ -442,8 +441,8 @@ LogicalResult KernelBuilder::buildWork() {
         b, base.getType(), opaque(LLVM::PtrToIntOp::create(b, i64, base))));
     LogicalResult built = buildTile([&]() -> std::array<Value, 3> {
       if (paired)
-        return {tile, arith::RemUIOp::create(b, unit, idx(heads)),
-                arith::DivUIOp::create(b, unit, idx(heads))};
+        return {pairTile, arith::RemUIOp::create(b, pairUnit, idx(heads)),
+                arith::DivUIOp::create(b, pairUnit, idx(heads))};
       Value tile = ia.sub(ia.sub(tiles, idx(1)),
                           arith::RemUIOp::create(b, item, tiles));
       Value head = arith::RemUIOp::create(

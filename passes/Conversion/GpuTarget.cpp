@@ -440,7 +440,8 @@ public:
     // tile and the epilogue, which the next item's loads now overlap: 4K
     // 535 -> 580 TFLOP/s). Its items are handed out statically: in the
     // order of the block grid's items, causal 16K fell 557 -> 412; causal
-    // and prefix-LM masks now take query tiles in pairs of equal cost
+    // and prefix-LM masks and cu_seqlens documents now take query tiles in
+    // pairs of about equal cost
     // (FlashKernel.cpp, buildWork; 2026-12-04, twenty-fourth session run 2,
     // causal 1K 348 -> 420, 2K 443 -> 494, 4K 514 -> 553, 16K 591 -> 599).
     // Three warpgroups and one have too few registers left for it, and a
@@ -484,8 +485,8 @@ public:
       // 600.9; runs 5-6: +2.0% and +2.6% at 4K; 144 slower at 4K);
       // prefix-LM level (574.6 vs 574.9 at 8K).
       blockK = p.noMask ? 176 : 128;
-      // Causal and prefix-LM masks too, their query tiles taken in pairs
-      // of about equal cost (FlashKernel.cpp, buildWork); not with the
+      // Causal and prefix-LM masks and cu_seqlens documents too, their
+      // query tiles taken in pairs (FlashKernel.cpp, buildWork); not with the
       // soft-cap's 192-key tiles, whose consumers then spill.
       persistent = (p.noMask || (p.intervalMask && !p.cappedReference) ||
                     p.documentRanges) &&
