@@ -47,6 +47,16 @@ for (mname, m), d, dtype, (hq, hkv) in itertools.product(
     if d == 128 and mname == "none":
         runs.append(spec(b=8, sq=2000, sk=100, **base))
         runs.append(spec(b=4, sq=1500, sk=300, **base))
+    # D = 64 artifacts hold a second kernel for short sequences (seq_q and
+    # seq_k at most 1024 without a mask, 2048 under a causal mask): runs
+    # at the bound take it, runs past it in either length the main kernel.
+    if d == 64 and mname == "none":
+        runs.append(spec(b=1, sq=1024, sk=1024, **base))
+        runs.append(spec(b=1, sq=1025, sk=1100, **base))
+    if d == 64 and mname in ("causal", "causal_tl"):
+        runs.append(spec(b=1, sq=2048, sk=2048, **base))
+        runs.append(spec(b=1, sq=2100, sk=2001, **base))
+        runs.append(spec(b=1, sq=1500, sk=2049, **base))
     lines.append(f"{name} | {spec(b=1, sq=128, sk=128, **base)} | {'; '.join(runs)}")
 # A wide window (1024 keys: at D = 128 two warpgroups, persistent), with
 # more work items than an H200 holds blocks in the last run.
@@ -94,6 +104,8 @@ for name, extra in [("softcap_causal_d128", dict(mask="causal", softcap=30)),
 for d in [32, 80, 96, 256]:
     base = dict(hq=4, hkv=1, d=d, dtype="bf16", mask="causal")
     runs = [spec(b=b, sq=sq, sk=sk, **base) for b, sq, sk in sizes[:3]]
+    if d == 32:  # two kernels, as at D = 64
+        runs += [spec(b=1, sq=2048, sk=2048, **base), spec(b=1, sq=2100, sk=2001, **base)]
     lines.append(f"causal_d{d}_bf16 | {spec(b=1, sq=128, sk=128, **base)} | {'; '.join(runs)}")
 # D = 256 without a mask (80-key tiles on sm_90a).
 base = dict(hq=4, hkv=1, d=256, dtype="bf16", mask="none")

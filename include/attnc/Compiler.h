@@ -128,6 +128,11 @@ struct GpuCompileResult {
   std::string cubin;
   /// The manifest entries of the artifact (docs/runtime.md).
   std::vector<std::pair<std::string, std::string>> manifest;
+  /// Artifact level: the target's second kernel for short sequences (its
+  /// ptx, cubin and manifest), which the runtime launches when seq_q and
+  /// seq_k are at most the main manifest's `short_kernel_max_seq`; null
+  /// when the artifact has one kernel.
+  std::unique_ptr<GpuCompileResult> shortKernel;
 };
 
 /// Compiles `op` into the kernel of `chip` up to `level` (Kernel, NVVM, PTX

@@ -562,8 +562,18 @@ bool attnc::parseKernelManifest(const Artifact &artifact,
       !r.flag("reads_kv_scales", m.readsKvScales) ||
       !r.flag("reads_cu_seqlens_q", m.readsCuSeqlensQ) ||
       !r.flag("reads_cu_seqlens_k", m.readsCuSeqlensK) ||
-      !r.integer("page_size", m.pageSize, 0, 65536))
+      !r.integer("page_size", m.pageSize, 0, 65536) ||
+      !r.optionalInteger("short_kernel_max_seq", m.shortKernelMaxSeq, 0,
+                         INT32_MAX))
     return false;
+  const bool hasShortKernel = artifact.sections.count("short_kernel") != 0;
+  if ((m.shortKernelMaxSeq > 0) != hasShortKernel) {
+    error = hasShortKernel ? "the artifact has a 'short_kernel' section but "
+                             "no manifest key 'short_kernel_max_seq' above 0"
+                           : "manifest key 'short_kernel_max_seq': expected "
+                             "a 'short_kernel' section beside it";
+    return false;
+  }
   if (m.readsCuSeqlensK && !m.readsCuSeqlensQ) {
     error = "manifest key 'reads_cu_seqlens_k': packed keys need "
             "reads_cu_seqlens_q = 1";
@@ -641,5 +651,45 @@ bool attnc::parseKernelManifest(const Artifact &artifact,
   }
 
   manifest = std::move(m);
+  return true;
+}
+
+bool attnc::checkShortKernel(const Artifact &main, const Artifact &nested,
+                             KernelManifest &manifest, std::string &error) {
+  auto fail = [&](const std::string &why) {
+    error = "section 'short_kernel': " + why;
+    return false;
+  };
+  if (!parseKernelManifest(nested, manifest, error))
+    return fail(error);
+  if (manifest.shortKernelMaxSeq > 0)
+    return fail("expected no short kernel of its own");
+  // The keys a kernel's configuration sets; every other one describes the
+  // launch both kernels take and must match.
+  static const char *const configKeys[] = {"gpu_kernel",
+                                           "block_q",
+                                           "block_k",
+                                           "threads",
+                                           "dynamic_shared_memory",
+                                           "persistent",
+                                           "split_blocks_per_sm",
+                                           "short_kernel_max_seq"};
+  auto isConfigKey = [](const std::string &key) {
+    for (const char *k : configKeys)
+      if (key == k)
+        return true;
+    return false;
+  };
+  for (const auto *a : {&main, &nested})
+    for (const auto &[key, value] : a->manifest) {
+      if (isConfigKey(key))
+        continue;
+      const std::string *mine = main.get(key), *its = nested.get(key);
+      if (!mine || !its || *mine != *its)
+        return fail("manifest key '" + key + "' is " +
+                    (its ? quoteLine(*its) : std::string("absent")) +
+                    ", the main kernel's " +
+                    (mine ? quoteLine(*mine) : std::string("absent")));
+    }
   return true;
 }

@@ -17,10 +17,11 @@
 #include "passes/Conversion/FlashKernel.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -153,6 +154,104 @@ static bool lowerKernel(attn::AttentionOp op, const GpuTarget &target,
   return true;
 }
 
+/// The manifest of the kernel of `op` (its #attn.gpu_kernel) into
+/// `result.manifest`.
+static void describeKernel(attn::AttentionOp op, const AttentionSpec &spec,
+                           const GpuTarget &target, GpuCompileResult &result) {
+  attn::GpuKernelAttr config = getGpuKernelAttr(op);
+  mask::MaskSpec m = op.getMaskSpec();
+  auto flag = [](bool v) { return std::string(v ? "1" : "0"); };
+  std::string configText;
+  {
+    llvm::raw_string_ostream os(configText);
+    os << config;
+  }
+  auto &mf = result.manifest;
+  mf = {
+      {"format", "attnc-artifact-1"},
+      {"kernel", kKernelName.str()},
+      {"target", target.chip().str()},
+      {"gpu_kernel", configText},
+      {"spec", printSpec(spec)},
+      {"dtype", elementTypeName(spec.dtype)},
+      {"num_q_heads", std::to_string(op.getNumQueryHeads())},
+      {"num_kv_heads", std::to_string(op.getNumKeyValueHeads())},
+      {"head_dim", std::to_string(op.getHeadDim())},
+      {"value_head_dim", std::to_string(op.getValueHeadDim())},
+      {"block_q", std::to_string(config.getBlockQ())},
+      {"block_k", std::to_string(config.getBlockK())},
+      {"threads", std::to_string(config.getThreads())},
+      {"dynamic_shared_memory",
+       std::to_string(target.sharedMemoryBytes(KernelProblem::of(op), config))},
+      {"reads_lse", flag(static_cast<bool>(op.getLse()))},
+      {"reads_seq_ids", flag(static_cast<bool>(op.getSeqIds()))},
+      {"reads_cu_seqlens", flag(static_cast<bool>(op.getCuSeqlens()))},
+      {"reads_block_mask", flag(static_cast<bool>(op.getBlockMask()))},
+      {"reads_alibi_slopes", flag(static_cast<bool>(op.getAlibiSlopes()))},
+      {"gqa_pack", std::to_string(config.getGqaPack())},
+      {"split_kv", flag(config.getSplitKv())},
+      {"combine_waits",
+       flag(config.getSplitKv() && target.controlsGridDependencies())},
+      {"split_blocks_per_sm",
+       std::to_string(target.splitBlocksPerSm(KernelProblem::of(op), config))},
+      {"tensor_maps", flag(config.getWgmma() || config.getTmaLoads())},
+      {"persistent", flag(config.getPersistent())},
+      {"reads_kv_lens", flag(static_cast<bool>(op.getKvLens()))},
+      {"reads_kv_scales", flag(static_cast<bool>(op.getKvScales()))},
+      {"reads_cu_seqlens_q", flag(static_cast<bool>(op.getCuSeqlensQ()))},
+      {"reads_cu_seqlens_k", flag(static_cast<bool>(op.getCuSeqlensK()))},
+      {"page_size", std::to_string(op.getPageTable() ? op.getPageSize() : 0)}};
+  if (m.kind == MaskKind::BlockSparse) {
+    mf.push_back({"mask_block_q", std::to_string(m.blockQ)});
+    mf.push_back({"mask_block_k", std::to_string(m.blockK)});
+  }
+  mf.push_back({"abi_version", std::to_string(abi::kVersion)});
+  mf.push_back({"params", abi::paramList()});
+  mf.push_back({"grid", abi::kGrid});
+}
+
+/// Compiles the target's short-sequence kernel beside the main one (whose
+/// configuration `op` carries, and keeps) into `result.shortKernel`, with
+/// a remark naming it and its bound; a kernel that does not assemble
+/// without spills and without ptxas's performance warnings (C75xx: the
+/// wgmmas serialised, setmaxnreg ignored) is left out, with a remark.
+static void addShortSequenceKernel(attn::AttentionOp op,
+                                   const AttentionSpec &spec,
+                                   const GpuTarget &target,
+                                   GpuCompileResult &result) {
+  attn::GpuKernelAttr config = getGpuKernelAttr(op);
+  std::optional<GpuTarget::ShortSequenceKernel> alt =
+      target.shortSequenceKernel(KernelProblem::of(op), config);
+  if (!alt)
+    return;
+  llvm::scope_exit restore([&] {
+    op->setAttr(kGpuKernelAttrName, config);
+    (void)chooseGpuKernel(op, target);
+  });
+  op->setAttr(kGpuKernelAttrName, alt->config);
+  auto shortKernel = std::make_unique<GpuCompileResult>();
+  std::string error, log;
+  if (failed(chooseGpuKernel(op, target)) ||
+      !lowerKernel(op, target, EmitLevel::Artifact, *shortKernel, error) ||
+      !assemble(shortKernel->ptx, target.chip().str(), shortKernel->cubin, log,
+                error) ||
+      spills(log) || log.find("(C75") != std::string::npos) {
+    op.emitRemark("no short-sequence kernel with ")
+        << alt->config
+        << (error.empty() ? ": ptxas spills its registers or serialises its "
+                            "wgmmas (ptxas -v)"
+                          : ": " + error);
+    return;
+  }
+  describeKernel(op, spec, target, *shortKernel);
+  op.emitRemark("sequences of at most ")
+      << alt->maxSeq << " queries and keys run a second kernel, "
+      << alt->config;
+  result.manifest.push_back(
+      {"short_kernel_max_seq", std::to_string(alt->maxSeq)});
+  result.shortKernel = std::move(shortKernel);
+}
+
 bool attnc::compileForGpu(attn::AttentionOp op, const AttentionSpec &spec,
                           llvm::StringRef chip, EmitLevel level,
                           GpuCompileResult &result, std::string &error) {
@@ -246,56 +345,9 @@ bool attnc::compileForGpu(attn::AttentionOp op, const AttentionSpec &spec,
     return true;
   }
 
-  attn::GpuKernelAttr config = getGpuKernelAttr(op);
-  mask::MaskSpec m = op.getMaskSpec();
-  auto flag = [](bool v) { return std::string(v ? "1" : "0"); };
-  std::string configText;
-  {
-    llvm::raw_string_ostream os(configText);
-    os << config;
-  }
-  auto &mf = result.manifest;
-  mf = {
-      {"format", "attnc-artifact-1"},
-      {"kernel", kKernelName.str()},
-      {"target", target->chip().str()},
-      {"gpu_kernel", configText},
-      {"spec", printSpec(spec)},
-      {"dtype", elementTypeName(spec.dtype)},
-      {"num_q_heads", std::to_string(op.getNumQueryHeads())},
-      {"num_kv_heads", std::to_string(op.getNumKeyValueHeads())},
-      {"head_dim", std::to_string(op.getHeadDim())},
-      {"value_head_dim", std::to_string(op.getValueHeadDim())},
-      {"block_q", std::to_string(config.getBlockQ())},
-      {"block_k", std::to_string(config.getBlockK())},
-      {"threads", std::to_string(config.getThreads())},
-      {"dynamic_shared_memory", std::to_string(target->sharedMemoryBytes(
-                                    KernelProblem::of(op), config))},
-      {"reads_lse", flag(static_cast<bool>(op.getLse()))},
-      {"reads_seq_ids", flag(static_cast<bool>(op.getSeqIds()))},
-      {"reads_cu_seqlens", flag(static_cast<bool>(op.getCuSeqlens()))},
-      {"reads_block_mask", flag(static_cast<bool>(op.getBlockMask()))},
-      {"reads_alibi_slopes", flag(static_cast<bool>(op.getAlibiSlopes()))},
-      {"gqa_pack", std::to_string(config.getGqaPack())},
-      {"split_kv", flag(config.getSplitKv())},
-      {"combine_waits",
-       flag(config.getSplitKv() && target->controlsGridDependencies())},
-      {"split_blocks_per_sm",
-       std::to_string(target->splitBlocksPerSm(KernelProblem::of(op), config))},
-      {"tensor_maps", flag(config.getWgmma() || config.getTmaLoads())},
-      {"persistent", flag(config.getPersistent())},
-      {"reads_kv_lens", flag(static_cast<bool>(op.getKvLens()))},
-      {"reads_kv_scales", flag(static_cast<bool>(op.getKvScales()))},
-      {"reads_cu_seqlens_q", flag(static_cast<bool>(op.getCuSeqlensQ()))},
-      {"reads_cu_seqlens_k", flag(static_cast<bool>(op.getCuSeqlensK()))},
-      {"page_size", std::to_string(op.getPageTable() ? op.getPageSize() : 0)}};
-  if (m.kind == MaskKind::BlockSparse) {
-    mf.push_back({"mask_block_q", std::to_string(m.blockQ)});
-    mf.push_back({"mask_block_k", std::to_string(m.blockK)});
-  }
-  mf.push_back({"abi_version", std::to_string(abi::kVersion)});
-  mf.push_back({"params", abi::paramList()});
-  mf.push_back({"grid", abi::kGrid});
+  describeKernel(op, spec, *target, result);
+  if (level == EmitLevel::Artifact && !pinned)
+    addShortSequenceKernel(op, spec, *target, result);
   return true;
 }
 
@@ -305,5 +357,11 @@ Artifact attnc::makeArtifact(const GpuCompileResult &result) {
     artifact.set(key, value);
   artifact.sections["ptx"] = result.ptx;
   artifact.sections["cubin"] = result.cubin;
+  // The short-sequence kernel: an artifact of its own, nested whole.
+  if (result.shortKernel) {
+    std::string bytes, error;
+    if (serializeArtifact(makeArtifact(*result.shortKernel), bytes, error))
+      artifact.sections["short_kernel"] = std::move(bytes);
+  }
   return artifact;
 }

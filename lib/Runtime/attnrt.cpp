@@ -20,6 +20,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <new>
 #include <string>
@@ -52,6 +53,9 @@ struct attnrt_artifact {
   };
   std::mutex mutex;
   std::vector<Loaded> loaded;
+  /// The kernel for short sequences (manifest key short_kernel_max_seq),
+  /// loaded from section `short_kernel`; null when the artifact has one.
+  attnrt_artifact *shortKernel = nullptr;
 };
 
 //===----------------------------------------------------------------------===//
@@ -78,12 +82,32 @@ static attnrt_status makeArtifact(Artifact file, attnrt_artifact **out,
   std::string error;
   if (!parseKernelManifest(file, manifest, error))
     return fail(ATTNRT_ERROR_BAD_ARTIFACT, where + error);
-  attnrt_artifact *artifact = new (std::nothrow) attnrt_artifact;
+  // A short-sequence kernel: an artifact nested whole, checked against
+  // this one (checkShortKernel).
+  Artifact nested;
+  KernelManifest nestedManifest;
+  if (manifest.shortKernelMaxSeq > 0) {
+    const std::string &bytes = file.sections.at("short_kernel");
+    if (!readArtifact(bytes.data(), bytes.size(), nested, error)) {
+      return fail(ATTNRT_ERROR_BAD_ARTIFACT,
+                  where + "section 'short_kernel': " + error);
+    }
+    if (!checkShortKernel(file, nested, nestedManifest, error))
+      return fail(ATTNRT_ERROR_BAD_ARTIFACT, where + error);
+  }
+  std::unique_ptr<attnrt_artifact> artifact(new (std::nothrow) attnrt_artifact);
   if (!artifact)
     return fail(ATTNRT_ERROR_BAD_ARTIFACT, "out of memory");
+  if (manifest.shortKernelMaxSeq > 0) {
+    artifact->shortKernel = new (std::nothrow) attnrt_artifact;
+    if (!artifact->shortKernel)
+      return fail(ATTNRT_ERROR_BAD_ARTIFACT, "out of memory");
+    artifact->shortKernel->file = std::move(nested);
+    artifact->shortKernel->manifest = std::move(nestedManifest);
+  }
   artifact->file = std::move(file);
   artifact->manifest = std::move(manifest);
-  *out = artifact;
+  *out = artifact.release();
   return ATTNRT_OK;
 }
 
@@ -119,6 +143,8 @@ extern "C" attnrt_status attnrt_artifact_load_memory(const void *data,
 extern "C" void attnrt_artifact_destroy(attnrt_artifact *artifact) {
   if (!artifact)
     return;
+  attnrt_artifact_destroy(artifact->shortKernel);
+  artifact->shortKernel = nullptr;
   if (!artifact->loaded.empty()) {
     // Unload each module in its own context. The driver answers an error,
     // which is ignored, for contexts it has already torn down.
@@ -936,6 +962,11 @@ extern "C" attnrt_status attnrt_launch(attnrt_artifact *artifact,
     return s;
   const KernelManifest &m = artifact->manifest;
   const attnrt_attention_args &a = *args;
+  // Short sequences run the artifact's short-sequence kernel, where it has
+  // one (checkShortKernel: the same launch contract).
+  if (artifact->shortKernel && a.seq_q <= m.shortKernelMaxSeq &&
+      a.seq_k <= m.shortKernelMaxSeq)
+    return attnrt_launch(artifact->shortKernel, args, stream);
   // A caller-chosen split count or a plan is checked before the driver is
   // touched.
   if (a.num_splits > 0 || a.plan)

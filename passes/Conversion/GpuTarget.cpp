@@ -543,6 +543,29 @@ public:
                 false, 1, true, false, config.getExp2Fma());
   }
 
+  /// D <= 64 without a mask or under a plain causal mask: the main
+  /// kernel's three consumer warpgroups (192 query rows) on the block grid
+  /// are the fastest from S = 4K, but short sequences waste their 192-row
+  /// tiles (at S = 1K causal a third of the pairs computed are masked, 11%
+  /// on 128-row tiles) and spend a larger share on each block's start and
+  /// epilogue. Two consumer warpgroups on the persistent grid (query tiles
+  /// in pairs under the causal mask) ran faster up to S = 2K on the H200
+  /// (bench/RESULTS.md, twenty-fourth session run 7: causal 1K 220.3 ->
+  /// 289.1 TFLOP/s, 2K 326.5 -> 346.3, 4K level at 386.6 vs 387.3, 16K
+  /// 461.5 -> 423.8; no mask 1K 351.5 -> 386.3, 16K 489.2 -> 420.3).
+  std::optional<ShortSequenceKernel>
+  shortSequenceKernel(const KernelProblem &p,
+                      GpuKernelAttr config) const override {
+    if (!config.getWgmma() || config.getWarps() != 12 || p.ragged || p.kvLens ||
+        p.decode || !(p.noMask || p.plainCausal))
+      return std::nullopt;
+    return ShortSequenceKernel{
+        make(p, config.getBlockK(), /*warps=*/8, /*mTiles=*/1,
+             /*qInSmem=*/true, /*gqaPack=*/1, /*splitKv=*/false,
+             /*keyWarps=*/1, /*wgmma=*/true, /*persistent=*/true),
+        p.noMask ? 1024 : 2048};
+  }
+
 protected:
   bool supportsWgmma() const override { return true; }
 };

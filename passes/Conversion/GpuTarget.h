@@ -75,6 +75,20 @@ public:
   virtual std::optional<attn::GpuKernelAttr>
   fallbackConfig(const KernelProblem &p,
                  attn::GpuKernelAttr config) const = 0;
+  /// A second kernel of the artifact for short sequences (manifest key
+  /// `short_kernel_max_seq`): the runtime launches it instead of the main
+  /// one when seq_q and seq_k are both at most `maxSeq`.
+  struct ShortSequenceKernel {
+    attn::GpuKernelAttr config;
+    int64_t maxSeq = 0;
+  };
+  /// The short-sequence kernel beside `config` (the main kernel's chosen
+  /// configuration) for `p`, or std::nullopt (the default: one kernel).
+  virtual std::optional<ShortSequenceKernel>
+  shortSequenceKernel(const KernelProblem &p,
+                      attn::GpuKernelAttr config) const {
+    return std::nullopt;
+  }
   /// `config` with 4-byte O stores (wide_stores = false): every target's
   /// first fallback.
   static attn::GpuKernelAttr narrowStores(attn::GpuKernelAttr config);

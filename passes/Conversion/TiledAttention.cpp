@@ -83,6 +83,8 @@ KernelProblem KernelProblem::of(AttentionOp op) {
   bool biased = op.getAlibiSlopes() || op.getAlibi() || op.hasScoreFn();
   if (biased)
     p.intervalMask = false;
+  p.plainCausal = p.intervalMask && !op.getSoftcapAttr() &&
+                  op.getMaskSpec().kind == mask::MaskKind::Causal;
   p.cappedReference =
       cappedReferenceOf(op.getSoftcapAttr(), biased, p.elementType, p.kvFp8);
   p.packBlocker = packBlockerOf(op.getAlibiSlopes() || op.getAlibi(),
@@ -113,6 +115,8 @@ KernelProblem KernelProblem::of(TileStepOp step) {
   bool biased = step.getAlibiSlopes() || step.getAlibi() || step.hasScoreFn();
   if (biased)
     p.intervalMask = false;
+  p.plainCausal = p.intervalMask && !step.getSoftcapAttr() &&
+                  step.getMaskSpec().kind == mask::MaskKind::Causal;
   p.cappedReference =
       cappedReferenceOf(step.getSoftcapAttr(), biased, p.elementType, p.kvFp8);
   p.packBlocker = packBlockerOf(step.getAlibiSlopes() || step.getAlibi(),

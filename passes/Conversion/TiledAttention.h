@@ -48,6 +48,9 @@ struct KernelProblem {
   /// score_fn region): boundary tiles keep each score by two compares of
   /// its column against the row's bounds, and nothing else a score.
   bool intervalMask = false;
+  /// A causal mask, and nothing else on the scores (no bias, soft-cap or
+  /// score_fn region).
+  bool plainCausal = false;
   /// Documents given by cu_seqlens: each row sees its document's keys (up to
   /// its own under a causal mask), bounds the kernel finds at run time.
   bool documentRanges = false;

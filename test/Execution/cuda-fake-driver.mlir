@@ -19,24 +19,41 @@
 //
 // What the stand-in saw (stderr): the TMA tensor maps of the sm_90a kernel
 // (bf16 = type 9; dims D, S, H, B; byte strides of S, H, B of the dense
-// [B, H, S, D] tensors; boxes of 64 columns by block_q = 192 rows for q and
+// [B, H, S, D] tensors; boxes of 64 columns by block_q rows for q and
 // block_k = 128 for k and v; 128-byte swizzle = 3; out-of-bounds zero),
-// the launch (3 consumer warpgroups and the producer: 512 threads), o
-// poisoned, every buffer freed.
+// the launch, o poisoned, every buffer freed. At D = 64 under a causal
+// mask the artifact holds two kernels: with seq_q and seq_k at most 2048
+// the short-sequence one runs (two consumer warpgroups and the producer,
+// 384 threads, block_q = 128, on the persistent grid: the blocks resident
+// at once on the stand-in's 4 multiprocessors x 2).
 // RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_MASK=causal ATTNC_FAKE_CUDA_LOG=1 attnc-run --spec "b=2 hq=8 hkv=2 sq=100 sk=130 mask=causal" --device=cuda 2>&1 >/dev/null' | FileCheck %s --check-prefix=LAUNCH
-// LAUNCH: fake-libcuda: tensor map type 9 dims (64, 100, 8, 2) byte strides (128, 12800, 102400) box (64, 192, 1, 1) swizzle 3 oob 0
+// LAUNCH: fake-libcuda: tensor map type 9 dims (64, 100, 8, 2) byte strides (128, 12800, 102400) box (64, 128, 1, 1) swizzle 3 oob 0
 // LAUNCH-NEXT: fake-libcuda: tensor map type 9 dims (64, 130, 2, 2) byte strides (128, 16640, 33280) box (64, 128, 1, 1) swizzle 3 oob 0
 // LAUNCH-NEXT: fake-libcuda: tensor map type 9 dims (64, 130, 2, 2) byte strides (128, 16640, 33280) box (64, 128, 1, 1) swizzle 3 oob 0
-// LAUNCH-NEXT: fake-libcuda: launch grid ({{[0-9]+}}, 8, 2) block (512, 1, 1), b=2 hq=8 hkv=2 sq=100 sk=130 d=64 dv=64, lse given, o poisoned
+// LAUNCH-NEXT: fake-libcuda: launch grid (8, 1, 1) block (384, 1, 1), b=2 hq=8 hkv=2 sq=100 sk=130 d=64 dv=64, lse given, o poisoned
 // LAUNCH: fake-libcuda: 0 device buffers not freed
+// Past 2048 queries or keys the main kernel runs: three consumer
+// warpgroups (512 threads, block_q = 192) on the grid of the items.
+// RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_MASK=causal ATTNC_FAKE_CUDA_LOG=1 attnc-run --spec "b=1 hq=2 hkv=2 sq=2049 sk=130 mask=causal" --device=cuda --seed=4 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=LONGQ
+// LONGQ: fake-libcuda: tensor map type 9 dims (64, 2049, 2, 1) byte strides (128, 262272, 16) box (64, 192, 1, 1) swizzle 3 oob 0
+// LONGQ: fake-libcuda: launch grid (11, 2, 1) block (512, 1, 1)
+// LONGQ: PASS
+// LONGQ: exit 0
+// RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_MASK=causal ATTNC_FAKE_CUDA_LOG=1 attnc-run --spec "b=1 hq=2 hkv=2 sq=100 sk=2049 mask=causal" --device=cuda --seed=4 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=LONGK
+// LONGK: fake-libcuda: launch grid (1, 2, 1) block (512, 1, 1)
+// LONGK: PASS
+// LONGK: exit 0
+// RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_MASK=causal ATTNC_FAKE_CUDA_LOG=1 attnc-run --spec "b=1 hq=2 hkv=2 sq=2048 sk=2048 mask=causal" --device=cuda --seed=4 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=SHORTQK
+// SHORTQK: fake-libcuda: launch grid (8, 1, 1) block (384, 1, 1)
+// SHORTQK: PASS
+// SHORTQK: exit 0
 //
 // A persistent kernel (D = 128 without a mask: two consumer warpgroups,
 // 384 threads): the runtime launches the blocks resident at once on the
 // stand-in's device (4 multiprocessors x 2) over its 2 x 8 x 2 = 32 work
 // items, a one-dimensional grid; with fewer items than that, one a block.
 // Under a causal mask too at D = 128 (the kernel takes query tiles in pairs
-// of equal cost); at D = 64 (three consumer warpgroups, 512 threads) the
-// kernel is not persistent: the grid of the items.
+// of equal cost); at D = 64 only the short-sequence kernel (above) is.
 // RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_LOG=1 attnc-run --spec "b=2 hq=8 hkv=2 sq=200 sk=130 d=128" --device=cuda --seed=4 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=PERSIST
 // PERSIST: fake-libcuda: launch grid (8, 1, 1) block (384, 1, 1), b=2 hq=8 hkv=2 sq=200 sk=130 d=128 dv=128
 // PERSIST: PASS
@@ -48,9 +65,6 @@
 // PERSISTC: fake-libcuda: launch grid (8, 1, 1) block (384, 1, 1)
 // PERSISTC: PASS
 // PERSISTC: exit 0
-// RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_MASK=causal ATTNC_FAKE_CUDA_LOG=1 attnc-run --spec "b=2 hq=8 hkv=2 sq=200 sk=130 d=64 mask=causal" --device=cuda --seed=4 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=NOPERSIST
-// NOPERSIST: fake-libcuda: launch grid (2, 8, 2) block (512, 1, 1)
-// NOPERSIST: exit 0
 //
 // KV caches: the runtime passes kv_lens, the page table, its page counts and
 // the pages' {page, head, row} strides, and the stand-in, which reads K and

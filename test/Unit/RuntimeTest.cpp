@@ -568,6 +568,86 @@ TEST(RuntimeLoadTest, ReportsBadArtifacts) {
             ATTNRT_ERROR_INVALID_ARGUMENT);
 }
 
+/// kernelArtifact() with `nested` as its short-sequence kernel for
+/// sequences of at most 2048.
+static Artifact withShortKernel(const Artifact &nested) {
+  Artifact a = kernelArtifact();
+  a.set("short_kernel_max_seq", "2048");
+  a.sections["short_kernel"] = bytesOf(nested);
+  return a;
+}
+
+/// kernelArtifact() configured as another kernel of the same attention.
+static Artifact otherKernel() {
+  Artifact k = kernelArtifact();
+  k.set("gpu_kernel", "#attn.gpu_kernel<other>");
+  k.set("block_q", "128");
+  k.set("block_k", "128");
+  k.set("threads", "384");
+  k.set("dynamic_shared_memory", "100000");
+  k.set("persistent", "1");
+  return k;
+}
+
+TEST(RuntimeLoadTest, LoadsAShortSequenceKernel) {
+  attnrt_artifact *a = load(withShortKernel(otherKernel()));
+  ASSERT_NE(a, nullptr) << attnrt_last_error();
+  EXPECT_STREQ(attnrt_artifact_get(a, "short_kernel_max_seq"), "2048");
+  EXPECT_STREQ(attnrt_artifact_get(a, "block_q"), "64");
+  attnrt_artifact_destroy(a);
+
+  KernelManifest m;
+  std::string error;
+  ASSERT_TRUE(parseKernelManifest(withShortKernel(otherKernel()), m, error))
+      << error;
+  EXPECT_EQ(m.shortKernelMaxSeq, 2048);
+}
+
+TEST(RuntimeLoadTest, RefusesShortSequenceKernelsOfAnotherLaunch) {
+  auto loadError = [](const Artifact &a) {
+    attnrt_status s;
+    EXPECT_EQ(load(a, &s), nullptr);
+    EXPECT_EQ(s, ATTNRT_ERROR_BAD_ARTIFACT);
+    return std::string(attnrt_last_error());
+  };
+  // A key of the launch contract differs, or is missing.
+  Artifact k = otherKernel();
+  k.set("num_kv_heads", "8");
+  EXPECT_EQ(loadError(withShortKernel(k)),
+            "section 'short_kernel': manifest key 'num_kv_heads' is '8', the "
+            "main kernel's '2'");
+  k = otherKernel();
+  k.set("combine_waits", "0");
+  EXPECT_EQ(loadError(withShortKernel(k)),
+            "section 'short_kernel': manifest key 'combine_waits' is '0', the "
+            "main kernel's absent");
+  // Not an artifact, not a kernel, or one with a short kernel of its own.
+  Artifact a = kernelArtifact();
+  a.set("short_kernel_max_seq", "2048");
+  a.sections["short_kernel"] = "hello\n";
+  EXPECT_EQ(loadError(a), "section 'short_kernel': not an attnc artifact: "
+                          "expected the first line 'attnc-artifact 1', got "
+                          "'hello'");
+  k = otherKernel();
+  k.set("head_dim", "x");
+  EXPECT_EQ(loadError(withShortKernel(k)),
+            "section 'short_kernel': manifest key 'head_dim': expected an "
+            "integer, got 'x'");
+  EXPECT_EQ(loadError(withShortKernel(withShortKernel(otherKernel()))),
+            "section 'short_kernel': expected no short kernel of its own");
+  // The bound and the section come together.
+  a = kernelArtifact();
+  a.set("short_kernel_max_seq", "2048");
+  EXPECT_EQ(loadError(a), "manifest key 'short_kernel_max_seq': expected a "
+                          "'short_kernel' section beside it");
+  a = withShortKernel(otherKernel());
+  a.set("short_kernel_max_seq", "0");
+  EXPECT_EQ(loadError(a), "the artifact has a 'short_kernel' section but no "
+                          "manifest key 'short_kernel_max_seq' above 0");
+  a.set("short_kernel_max_seq", "-1");
+  EXPECT_NE(loadError(a).find("short_kernel_max_seq"), std::string::npos);
+}
+
 TEST(RuntimeLoadTest, KeepsTheLastErrorPerThread) {
   attnrt_artifact *out = nullptr;
   EXPECT_EQ(attnrt_artifact_load_memory("x", 1, &out),

@@ -101,6 +101,11 @@ struct KernelManifest {
   /// A ragged batch: the query rows of the sequences are packed and found
   /// through cu_seqlens_q, their keys through cu_seqlens_k (or a cache).
   bool readsCuSeqlensQ = false, readsCuSeqlensK = false;
+  /// The artifact also holds a kernel for short sequences (section
+  /// `short_kernel`, an artifact of its own; checkShortKernel), which the
+  /// runtime launches when seq_q and seq_k are both at most this (manifest
+  /// key `short_kernel_max_seq`; 0 or absent: one kernel).
+  int64_t shortKernelMaxSeq = 0;
 };
 
 /// Checks the manifest keys of a kernel artifact: format, the required keys,
@@ -109,6 +114,16 @@ struct KernelManifest {
 /// a `cubin` section is present. Fails with a message naming the key.
 bool parseKernelManifest(const Artifact &artifact, KernelManifest &manifest,
                          std::string &error);
+
+/// Checks the short-sequence kernel `nested` (parsed from the `short_kernel`
+/// section) of the artifact `main`: a kernel manifest of its own, without a
+/// short kernel, whose every manifest key but the kernel's configuration
+/// (gpu_kernel, block_q, block_k, threads, dynamic_shared_memory,
+/// persistent, split_blocks_per_sm) equals the main one's, so that every
+/// launch the main kernel takes, it takes alike. Fails with a message
+/// naming the first key that differs.
+bool checkShortKernel(const Artifact &main, const Artifact &nested,
+                      KernelManifest &manifest, std::string &error);
 
 } // namespace attnc
 
