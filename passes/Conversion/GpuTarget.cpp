@@ -427,11 +427,11 @@ public:
       return Sm80Target::chooseConfig(p);
     // From the H200 sweeps of bench/RESULTS.md (2026-11-30): D <= 64: three
     // consumer warpgroups (192 rows) on 128-key tiles; D <= 128: two on
-    // 128-key tiles without a mask (FlashAttention-3's 176 until the
-    // twenty-fifth session) and under a causal mask, or for narrow windows one
-    // on 64-key tiles (two blocks a multiprocessor), whose boundary tiles waste
-    // less; wider heads: two on 64-key tiles, so that O's registers fit.
-    // Documents and prefix-LM take the causal configuration (2026-12-01, S=8K
+    // 176-key tiles without a mask (FlashAttention-3's tile), 128-key tiles
+    // under a causal mask, or for narrow windows one on 64-key tiles (two
+    // blocks a multiprocessor), whose boundary tiles waste less; wider
+    // heads: two on 64-key tiles, so that O's registers fit. Documents
+    // and prefix-LM take the causal configuration (2026-12-01, S=8K
     // prefix-LM: 543.7 TFLOP/s vs 441.8 for one warpgroup on 64-key
     // tiles), block masks and mask_fn regions two warpgroups on 128-key
     // tiles (below).
@@ -477,18 +477,18 @@ public:
       bool perScore = p.maskBlockKeys > 0 && p.maskBlockKeys % 8 != 0;
       blockK = perScore ? 64 : 128;
     } else if (width <= 256) {
-      // 128-key tiles. Causal masks ran on 160 since the fourteenth
-      // session (4K 510.7 vs 497.0 TFLOP/s on 176); the kernel as it now is
-      // runs causal 4K faster on 128 (2026-12-04, twenty-third session run
-      // 8, neither the process's first kernel: 516.6 vs 504.6, 16K level at
-      // 601.7 vs 600.9; runs 5-6: +2.0% and +2.6% at 4K; 144 slower at 4K);
-      // prefix-LM level (574.6 vs 574.9 at 8K). Without a mask
-      // FlashAttention-3's 176-key tile until the twenty-fifth session,
-      // whose runs 3-4 had 128 faster at every S (run 3: 1K 540.5 vs 526.2,
-      // 2K 576.3 vs 563.7, 4K 600.6 vs 579.1, 16K 613.8-616.6 vs 609.8;
-      // 112 slower), with 16-byte O stores, which spilled on 176. A ragged
-      // batch without a mask (block grid) keeps 176: not measured on 128.
-      blockK = p.noMask && p.ragged ? 176 : 128;
+      // No mask: FlashAttention-3's 176-key tile. Masks: 128-key tiles.
+      // Causal masks ran on 160 since the fourteenth session (4K 510.7 vs
+      // 497.0 TFLOP/s on 176); the kernel as it now is runs causal 4K
+      // faster on 128 (2026-12-04, twenty-third session run 8, neither the
+      // process's first kernel: 516.6 vs 504.6, 16K level at 601.7 vs
+      // 600.9; runs 5-6: +2.0% and +2.6% at 4K; 144 slower at 4K);
+      // prefix-LM level (574.6 vs 574.9 at 8K).
+      // Without a mask 128-key tiles (with 16-byte stores) were faster up
+      // to S=2K and slower from 8K, once bench.py's first-slot bias was
+      // taken out by timing them in both slots (2026-12-04, twenty-fifth
+      // session runs 3, 4 and 7: 16K -2%, 8K -1.3%, 4K level).
+      blockK = p.noMask ? 176 : 128;
       // Causal and prefix-LM masks and cu_seqlens documents too, their
       // query tiles taken in pairs (FlashKernel.cpp, buildWork); not with the
       // soft-cap's 192-key tiles, whose consumers then spill.
