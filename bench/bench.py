@@ -155,14 +155,23 @@ def run(build, D, S, mask, results, B=None):
     extra = {"cu_seqlens": cu} if cu is not None else {}
     if blocks is not None:
         extra = {"block_mask": blocks.to(torch.int8)[None, None].contiguous()}
-    systems = [("attnc", lambda: kernel(q, k, v, **extra)[0])]
+    # ATTNC_OUT=1: each attnc system writes into an output of its own,
+    # allocated once, instead of a new one a call (the peers allocate
+    # theirs): with an output a call the same kernel's rounds spread 2-6%
+    # (bench/RESULTS.md, twenty-fifth session run 8), with one +-1%.
+    def attnc_system(kern):
+        if os.environ.get("ATTNC_OUT") != "1":
+            return lambda: kern(q, k, v, **extra)[0]
+        buf = torch.empty(B, H, S, D, device=DEV, dtype=torch.bfloat16)
+        return lambda: kern(q, k, v, out=buf, **extra)[0]
+    systems = [("attnc", attnc_system(kernel))]
     # A/B: the same case through another build's artifacts and runtime
     # (PREV_BUILD=dir, where it has this case's artifact), timed on the same
     # tensors in this process.
     prev = os.environ.get("PREV_BUILD")
     if prev and os.path.exists(os.path.join(prev, "artifacts", f"bench_d{D}_{mask}.attnc")):
         pk = attnc.Kernel(os.path.join(prev, "artifacts", f"bench_d{D}_{mask}.attnc"))
-        systems.append(("attnc_prev", lambda: pk(q, k, v, **extra)[0]))
+        systems.append(("attnc_prev", attnc_system(pk)))
     # Configuration sweeps: VARIANTS="dir ..." (bench/make_variants.py), each
     # timed as attnc@<dir name> where it has this case's artifact.
     for vdir in os.environ.get("VARIANTS", "").split():
@@ -170,7 +179,7 @@ def run(build, D, S, mask, results, B=None):
         if os.path.exists(path):
             vk = attnc.Kernel(path)
             systems.append(("attnc@" + os.path.basename(vdir.rstrip("/")),
-                            lambda vk=vk: vk(q, k, v, **extra)[0]))
+                            attnc_system(vk)))
     if mask in ("none", "causal"):
         for name, be in [("sdpa_cudnn", SDPBackend.CUDNN_ATTENTION),
                          ("sdpa_flash", SDPBackend.FLASH_ATTENTION)]:

@@ -47,10 +47,11 @@ for (mname, m), d, dtype, (hq, hkv) in itertools.product(
     if d == 128 and mname == "none":
         runs.append(spec(b=8, sq=2000, sk=100, **base))
         runs.append(spec(b=4, sq=1500, sk=300, **base))
-    # D = 64 artifacts hold a second kernel for short sequences (seq_q and
-    # seq_k at most 1024 without a mask, 2048 under a causal mask): runs
-    # at the bound take it, runs past it in either length the main kernel.
-    if d == 64 and mname == "none":
+    # D = 64 artifacts (and D = 128 ones without a mask) hold a second
+    # kernel for short sequences (seq_q and seq_k at most 1024 without a
+    # mask, 2048 under a causal mask): runs at the bound take it, runs past
+    # it in either length the main kernel.
+    if mname == "none":  # D = 128 too: 128-key tiles up to 1024
         runs.append(spec(b=1, sq=1024, sk=1024, **base))
         runs.append(spec(b=1, sq=1025, sk=1100, **base))
     if d == 64 and mname in ("causal", "causal_tl"):

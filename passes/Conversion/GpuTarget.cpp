@@ -547,7 +547,8 @@ public:
                 false, 1, true, false, config.getExp2Fma());
   }
 
-  /// D <= 64 without a mask or under a plain causal mask: the main
+  /// D <= 64 without a mask or under a plain causal mask (and D = 128
+  /// without a mask, below): the main
   /// kernel's three consumer warpgroups (192 query rows) on the block grid
   /// are the fastest from S = 4K, but short sequences waste their 192-row
   /// tiles (at S = 1K causal a third of the pairs computed are masked, 11%
@@ -560,14 +561,28 @@ public:
   std::optional<ShortSequenceKernel>
   shortSequenceKernel(const KernelProblem &p,
                       GpuKernelAttr config) const override {
-    if (!config.getWgmma() || config.getWarps() != 12 || p.ragged || p.kvLens ||
-        p.decode || !(p.noMask || p.plainCausal))
+    if (!config.getWgmma() || p.ragged || p.kvLens || p.decode)
       return std::nullopt;
-    return ShortSequenceKernel{
-        make(p, config.getBlockK(), /*warps=*/8, /*mTiles=*/1,
-             /*qInSmem=*/true, /*gqaPack=*/1, /*splitKv=*/false,
-             /*keyWarps=*/1, /*wgmma=*/true, /*persistent=*/true),
-        p.noMask ? 1024 : 2048};
+    if (config.getWarps() == 12 && (p.noMask || p.plainCausal))
+      return ShortSequenceKernel{
+          make(p, config.getBlockK(), /*warps=*/8, /*mTiles=*/1,
+               /*qInSmem=*/true, /*gqaPack=*/1, /*splitKv=*/false,
+               /*keyWarps=*/1, /*wgmma=*/true, /*persistent=*/true),
+          p.noMask ? 1024 : 2048};
+    // D = 128 without a mask: the main kernel's 176-key tiles are the
+    // fastest from S = 4K, 128-key tiles (with 16-byte O stores) at 1K
+    // (twenty-fifth session run 9, outputs preallocated: 536.0 vs 524.5
+    // TFLOP/s at 1K, level at 4K, 595.5 vs 610.9 at 16K; runs 3-4: +1.3%
+    // to +2.7% at 1K).
+    if (p.headDim == 128 && p.valueHeadDim == 128 && p.noMask &&
+        config.getWarps() == 8 && config.getBlockK() == 176 &&
+        config.getPersistent())
+      return ShortSequenceKernel{
+          make(p, /*blockK=*/128, /*warps=*/8, /*mTiles=*/1,
+               /*qInSmem=*/true, /*gqaPack=*/1, /*splitKv=*/false,
+               /*keyWarps=*/1, /*wgmma=*/true, /*persistent=*/true),
+          1024};
+    return std::nullopt;
   }
 
 protected:
