@@ -955,18 +955,11 @@ static attnrt_status encodeTensorMaps(const Driver &d, const KernelManifest &m,
   return ATTNRT_OK;
 }
 
-extern "C" attnrt_status attnrt_launch(attnrt_artifact *artifact,
-                                       const attnrt_attention_args *args,
-                                       void *stream) {
-  if (attnrt_status s = validate(artifact, args))
-    return s;
+/// Launches the kernel of `artifact` for the validated launch `a`.
+static attnrt_status launchKernel(attnrt_artifact *artifact,
+                                  const attnrt_attention_args &a,
+                                  void *stream) {
   const KernelManifest &m = artifact->manifest;
-  const attnrt_attention_args &a = *args;
-  // Short sequences run the artifact's short-sequence kernel, where it has
-  // one (checkShortKernel: the same launch contract).
-  if (artifact->shortKernel && a.seq_q <= m.shortKernelMaxSeq &&
-      a.seq_k <= m.shortKernelMaxSeq)
-    return attnrt_launch(artifact->shortKernel, args, stream);
   // A caller-chosen split count or a plan is checked before the driver is
   // touched.
   if (a.num_splits > 0 || a.plan)
@@ -1095,4 +1088,19 @@ extern "C" attnrt_status attnrt_launch(attnrt_artifact *artifact,
                       "': " + d->describe("cuLaunchKernel", r));
   }
   return ATTNRT_OK;
+}
+
+extern "C" attnrt_status attnrt_launch(attnrt_artifact *artifact,
+                                       const attnrt_attention_args *args,
+                                       void *stream) {
+  if (attnrt_status s = validate(artifact, args))
+    return s;
+  const KernelManifest &m = artifact->manifest;
+  // Short sequences run the artifact's short-sequence kernel, where it has
+  // one: validated above, as checkShortKernel gives it the main kernel's
+  // launch contract.
+  if (artifact->shortKernel && args->seq_q <= m.shortKernelMaxSeq &&
+      args->seq_k <= m.shortKernelMaxSeq)
+    return launchKernel(artifact->shortKernel, *args, stream);
+  return launchKernel(artifact, *args, stream);
 }
