@@ -154,15 +154,16 @@ def run(build, D, S, mask, results, B=None):
     extra = {"cu_seqlens": cu} if cu is not None else {}
     if blocks is not None:
         extra = {"block_mask": blocks.to(torch.int8)[None, None].contiguous()}
+    artifact = os.path.join(build, "artifacts", f"bench_d{D}_{mask}.attnc")
     # ATTNC_DECOY=1: a first attnc.Kernel of the case's artifact, run once
-    # and kept, never timed: the first object of a process read 2-4% low
-    # in bench.py (bench/RESULTS.md, twenty-sixth session run 2: four
-    # objects of one artifact, 591.8 vs 613.7-619.4 TFLOP/s).
+    # and kept, never timed: the first object of a case read 3-4% low in
+    # bench.py (bench/RESULTS.md, twenty-sixth session run 2: four objects
+    # of one artifact, 591.8 vs 613.7-619.4 TFLOP/s).
     decoy = None
     if os.environ.get("ATTNC_DECOY") == "1":
-        decoy = attnc.Kernel(os.path.join(build, "artifacts", f"bench_d{D}_{mask}.attnc"))
+        decoy = attnc.Kernel(artifact)
         decoy(q, k, v, **extra)
-    kernel = attnc.Kernel(os.path.join(build, "artifacts", f"bench_d{D}_{mask}.attnc"))
+    kernel = attnc.Kernel(artifact)
     # ATTNC_OUT=1: each attnc system writes into an output (and LSE) of its
     # own, allocated once, instead of new ones a call (the peers allocate
     # theirs): with an output a call the same kernel's rounds spread 2-6%
@@ -181,8 +182,9 @@ def run(build, D, S, mask, results, B=None):
     # (PREV_BUILD=dir, where it has this case's artifact), timed on the same
     # tensors in this process.
     prev = os.environ.get("PREV_BUILD")
-    if prev and os.path.exists(os.path.join(prev, "artifacts", f"bench_d{D}_{mask}.attnc")):
-        pk = attnc.Kernel(os.path.join(prev, "artifacts", f"bench_d{D}_{mask}.attnc"))
+    prev_artifact = prev and os.path.join(prev, "artifacts", f"bench_d{D}_{mask}.attnc")
+    if prev_artifact and os.path.exists(prev_artifact):
+        pk = attnc.Kernel(prev_artifact)
         systems.append(("attnc_prev", attnc_system(pk)))
     # Configuration sweeps: VARIANTS="dir ..." (bench/make_variants.py), each
     # timed as attnc@<dir name> where it has this case's artifact.
