@@ -12,7 +12,8 @@ Standard shapes of PERF.md: bf16, B*S = 16384 tokens, hidden 2048 (H = 2048/D);
 a case's fourth field sets B instead (to compare masks over the same number
 of unmasked pairs: `python3 bench/bench.py DIR --match 128:8192:window`
 times that case and causal attention at the same B and H whose S gives the
-nearest number of unmasked pairs).
+nearest number of unmasked pairs), a fifth H (D:S:mask:B:H, e.g. to set the
+number of 128-row work items against the GPU's 132 SMs).
 
 Every system's output is checked first against a float64 reference on two
 heads; attnc must be within 1.25x the error of a naive bf16 implementation
@@ -21,7 +22,7 @@ All systems run in this one process on the same tensors; TFLOP/s =
 4 * B * H * D * unmasked pairs / median time. ROUNDS=n times every system n
 times, rotating the order each round, and reports the median (and each
 round's rate): for A/B comparisons closer than the ~3% that a system's place
-in one fixed order can move it.
+in one fixed order can move it. NO_FLEX=1 leaves FlexAttention out.
 """
 import math
 import os
@@ -131,8 +132,8 @@ def batch_of(S):
     return max(1, 16384 // S)
 
 
-def run(build, D, S, mask, results, B=None):
-    B, H = B or batch_of(S), 2048 // D
+def run(build, D, S, mask, results, B=None, H=None):
+    B, H = B or batch_of(S), H or 2048 // D
     torch.manual_seed(0)
     q, k, v = (torch.randn(B, H, S, D, device=DEV, dtype=torch.bfloat16) for _ in range(3))
     docs = documents(S) if mask == "document" else None
@@ -201,26 +202,29 @@ def run(build, D, S, mask, results, B=None):
                 with sdpa_kernel(be):
                     return F.scaled_dot_product_attention(q, k, v, is_causal=(mask == "causal"))
             systems.append((name, f))
-    from torch.nn.attention.flex_attention import create_block_mask, flex_attention
-    score_mod = None
-    if mask == "softcap":
-        score_mod = lambda sc, b, h, qi, ki: SOFTCAP * torch.tanh(sc / SOFTCAP)  # noqa: E731
-    if mask == "none":
-        bm = None
-    else:
-        if mask in ("causal", "softcap"):
-            fn = lambda b, h, qi, ki: qi >= ki  # noqa: E731
-        elif mask == "prefix":
-            fn = lambda b, h, qi, ki: (qi >= ki) | (ki < PREFIX)  # noqa: E731
-        elif mask == "window":
-            fn = lambda b, h, qi, ki: (qi >= ki) & (qi - ki < WINDOW)  # noqa: E731
-        elif mask == "blocksparse":
-            fn = lambda b, h, qi, ki: blocks[qi // BLOCK, ki // BLOCK]  # noqa: E731
+    # NO_FLEX=1 leaves FlexAttention out (its compile per shape takes
+    # device time a sweep of shapes may not want to spend).
+    if os.environ.get("NO_FLEX") != "1":
+        from torch.nn.attention.flex_attention import create_block_mask, flex_attention
+        score_mod = None
+        if mask == "softcap":
+            score_mod = lambda sc, b, h, qi, ki: SOFTCAP * torch.tanh(sc / SOFTCAP)  # noqa: E731
+        if mask == "none":
+            bm = None
         else:
-            fn = lambda b, h, qi, ki: (qi >= ki) & (doc_id[qi] == doc_id[ki])  # noqa: E731
-        bm = create_block_mask(fn, None, None, S, S, device=DEV)
-    cflex = torch.compile(flex_attention, dynamic=False)
-    systems.append(("flex", lambda: cflex(q, k, v, block_mask=bm, score_mod=score_mod)))
+            if mask in ("causal", "softcap"):
+                fn = lambda b, h, qi, ki: qi >= ki  # noqa: E731
+            elif mask == "prefix":
+                fn = lambda b, h, qi, ki: (qi >= ki) | (ki < PREFIX)  # noqa: E731
+            elif mask == "window":
+                fn = lambda b, h, qi, ki: (qi >= ki) & (qi - ki < WINDOW)  # noqa: E731
+            elif mask == "blocksparse":
+                fn = lambda b, h, qi, ki: blocks[qi // BLOCK, ki // BLOCK]  # noqa: E731
+            else:
+                fn = lambda b, h, qi, ki: (qi >= ki) & (doc_id[qi] == doc_id[ki])  # noqa: E731
+            bm = create_block_mask(fn, None, None, S, S, device=DEV)
+        cflex = torch.compile(flex_attention, dynamic=False)
+        systems.append(("flex", lambda: cflex(q, k, v, block_mask=bm, score_mod=score_mod)))
 
     # Outputs first (a system that fails its check, or cannot run this
     # case, is reported and not timed), then the timings: with ROUNDS=n
@@ -304,7 +308,8 @@ if __name__ == "__main__":
         cases = matched
     for c in cases:
         D, S, mask, *rest = c.split(":")
-        run(build, int(D), int(S), mask, results, int(rest[0]) if rest else None)
+        run(build, int(D), int(S), mask, results, int(rest[0]) if rest else None,
+            int(rest[1]) if len(rest) > 1 else None)
     out = os.environ.get("OUT")
     if out:
         with open(os.path.join(out, "bench.txt"), "w") as f:
