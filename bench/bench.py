@@ -12,8 +12,7 @@ Standard shapes of PERF.md: bf16, B*S = 16384 tokens, hidden 2048 (H = 2048/D);
 a case's fourth field sets B instead (to compare masks over the same number
 of unmasked pairs: `python3 bench/bench.py DIR --match 128:8192:window`
 times that case and causal attention at the same B and H whose S gives the
-nearest number of unmasked pairs), a fifth H (D:S:mask:B:H, e.g. to set the
-number of 128-row work items against the GPU's 132 SMs).
+nearest number of unmasked pairs).
 
 Every system's output is checked first against a float64 reference on two
 heads; attnc must be within 1.25x the error of a naive bf16 implementation
@@ -132,8 +131,8 @@ def batch_of(S):
     return max(1, 16384 // S)
 
 
-def run(build, D, S, mask, results, B=None, H=None):
-    B, H = B or batch_of(S), H or 2048 // D
+def run(build, D, S, mask, results, B=None):
+    B, H = B or batch_of(S), 2048 // D
     torch.manual_seed(0)
     q, k, v = (torch.randn(B, H, S, D, device=DEV, dtype=torch.bfloat16) for _ in range(3))
     docs = documents(S) if mask == "document" else None
@@ -308,8 +307,7 @@ if __name__ == "__main__":
         cases = matched
     for c in cases:
         D, S, mask, *rest = c.split(":")
-        run(build, int(D), int(S), mask, results, int(rest[0]) if rest else None,
-            int(rest[1]) if len(rest) > 1 else None)
+        run(build, int(D), int(S), mask, results, int(rest[0]) if rest else None)
     out = os.environ.get("OUT")
     if out:
         with open(os.path.join(out, "bench.txt"), "w") as f:
