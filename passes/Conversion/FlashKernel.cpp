@@ -384,7 +384,18 @@ LogicalResult KernelBuilder::buildWork() {
     const bool paired = kind == mask::MaskKind::Causal ||
                         kind == mask::MaskKind::PrefixLM ||
                         kind == mask::MaskKind::Document;
-    Value halves, count, perBatch;
+    // Sliding windows: the query tiles whose window the sequence's start
+    // cuts (the first `shortTiles` of each unit) hold fewer key tiles than
+    // the rest. Items are numbered with every unit's full tiles first (unit
+    // by unit, as the keys and values they share in L2 are), then the
+    // short tiles, longest first, across the units; the blocks take them in
+    // rounds of `blocks` items, every other round in reverse block order
+    // (a snake), so that the short items fill the blocks that took fewer.
+    // Any shortTiles in [0, tiles] numbers each item once. H200
+    // (bench/RESULTS.md, twenty-seventh session run 11): the 1024-key
+    // window 2.1-3.0% faster at S = 4K and 16K, 1.3-2.4% at 8K, level at 2K.
+    const bool windowOrder = kind == mask::MaskKind::SlidingWindow;
+    Value halves, count, perBatch, rounds;
     if (paired) {
       // The block's pairs: ceil((pairs - i) / blocks), two items each.
       Value units = arith::MulIOp::create(b, idx(heads), indexOf(abi::Batch));
@@ -396,9 +407,29 @@ LogicalResult KernelBuilder::buildWork() {
     } else {
       perBatch = arith::MulIOp::create(b, tiles, idx(heads));
       count = arith::MulIOp::create(b, perBatch, indexOf(abi::Batch));
+      if (windowOrder) {
+        // The rounds holding an item of this block: every full round, and
+        // the last, part-filled one where its place there (blockId, or
+        // blocks - 1 - blockId in an odd round) is below the items left.
+        // (An scf.if skipping the places past the items instead made ptxas
+        // spill 184 bytes.)
+        Value full = arith::DivUIOp::create(b, count, blocks);
+        Value left = arith::RemUIOp::create(b, count, blocks);
+        Value lastOdd = arith::CmpIOp::create(
+            b, arith::CmpIPredicate::eq,
+            arith::RemUIOp::create(b, full, idx(2)), idx(1));
+        Value inLast = arith::SelectOp::create(
+            b, lastOdd,
+            arith::CmpIOp::create(b, arith::CmpIPredicate::uge, blockId,
+                                  ia.sub(blocks, left)),
+            arith::CmpIOp::create(b, arith::CmpIPredicate::ult, blockId, left));
+        rounds =
+            ia.add(full, arith::SelectOp::create(b, inLast, idx(1), idx(0)));
+      }
     }
-    auto loop = scf::ForOp::create(b, paired ? idx(0) : blockId, count,
-                                   paired ? idx(1) : blocks,
+    auto loop = scf::ForOp::create(b, paired || windowOrder ? idx(0) : blockId,
+                                   windowOrder ? rounds : count,
+                                   paired || windowOrder ? idx(1) : blocks,
                                    ValueRange{idx(0), idx(0)});
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
@@ -408,6 +439,66 @@ LogicalResult KernelBuilder::buildWork() {
     // Pairs: the item's query tile and unit (head + heads * batch entry).
     Value pairTile, pairUnit;
     scf::IfOp ifRuns;
+    if (windowOrder) {
+      // Round `item`: item index i of the order above, this block's place
+      // in the round (below the items: `rounds`).
+      Value odd = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
+                                        arith::RemUIOp::create(b, item, idx(2)),
+                                        idx(1));
+      Value pos = arith::SelectOp::create(
+          b, odd, ia.sub(ia.sub(blocks, idx(1)), blockId), blockId);
+      Value i = ia.add(arith::MulIOp::create(b, item, blocks), pos);
+      // From copies LLVM cannot hoist: the values below made loop
+      // invariants stay live through every key loop (ptxas spilled 160
+      // bytes).
+      const mask::MaskSpec &spec = step.getMaskSpec();
+      Value tilesO = opaque(tiles);
+      Value offset =
+          spec.alignment == mask::Alignment::BottomRight
+              ? opaque(ia.sub(indexOf(abi::SeqK), indexOf(abi::SeqQ)))
+              : idx(0);
+      Value shortTiles =
+          ia.min(ia.max(arith::CeilDivSIOp::create(
+                            b, ia.sub(idx(spec.windowLeft), offset),
+                            idx(config.getBlockQ())),
+                        idx(0)),
+                 tilesO);
+      Value units =
+          arith::MulIOp::create(b, idx(heads), opaque(indexOf(abi::Batch)));
+      // In 32 bits (the items number below 2^31: a grid's x): 64-bit
+      // divisions by these run-time values spilled 88-96 bytes.
+      Type i32 = b.getI32Type();
+      auto narrow = [&](Value v) {
+        return arith::IndexCastUIOp::create(b, i32, v).getResult();
+      };
+      auto c32 = [&](int64_t v) {
+        return arith::ConstantIntOp::create(b, v, 32).getResult();
+      };
+      Value i32Item = narrow(i), t32 = narrow(tilesO),
+            short32 = narrow(shortTiles), units32 = narrow(units);
+      Value full32 = arith::SubIOp::create(b, t32, short32);
+      Value longTiles = arith::MaxUIOp::create(b, full32, c32(1));
+      Value longCount = arith::MulIOp::create(b, full32, units32);
+      Value isLong = arith::CmpIOp::create(b, arith::CmpIPredicate::ult,
+                                           i32Item, longCount);
+      Value j = arith::SubIOp::create(
+          b, arith::SelectOp::create(b, isLong, longCount, i32Item), longCount);
+      // The query tile (T - 1 - back) and the unit, straight from the
+      // 32-bit values (as an index of the equal-cost order below, taken
+      // apart again, the producer spilled in its 40 registers).
+      Value back = arith::SelectOp::create(
+          b, isLong, arith::RemUIOp::create(b, i32Item, longTiles),
+          arith::AddIOp::create(b, full32,
+                                arith::DivUIOp::create(b, j, units32)));
+      Value unit = arith::SelectOp::create(
+          b, isLong, arith::DivUIOp::create(b, i32Item, longTiles),
+          arith::RemUIOp::create(b, j, units32));
+      pairTile = arith::IndexCastUIOp::create(
+          b, b.getIndexType(),
+          arith::SubIOp::create(b, arith::SubIOp::create(b, t32, c32(1)),
+                                back));
+      pairUnit = arith::IndexCastUIOp::create(b, b.getIndexType(), unit);
+    }
     if (paired) {
       Value pair = ia.add(
           blockId, arith::MulIOp::create(
@@ -440,7 +531,7 @@ LogicalResult KernelBuilder::buildWork() {
     useSharedMemory(LLVM::IntToPtrOp::create(
         b, base.getType(), opaque(LLVM::PtrToIntOp::create(b, i64, base))));
     LogicalResult built = buildTile([&]() -> std::array<Value, 3> {
-      if (paired)
+      if (paired || windowOrder)
         return {pairTile, arith::RemUIOp::create(b, pairUnit, idx(heads)),
                 arith::DivUIOp::create(b, pairUnit, idx(heads))};
       Value tile = ia.sub(ia.sub(tiles, idx(1)),

@@ -62,7 +62,7 @@ func.func @documents(%q: tensor<?x16x?x128xbf16>, %k: tensor<?x16x?x128xbf16>, %
 
 // -----
 
-// Tiles of about equal cost (a window of 1024 keys): block l takes the items
+// Tiles of equal cost (no mask, D = 128): block l takes the items
 // l, l + B, ... of the T * H * batch, query tiles fastest, each unit's last
 // first; no pairs.
 // CHECK-LABEL: gpu.func @attnc_attention(
@@ -77,6 +77,80 @@ func.func @documents(%q: tensor<?x16x?x128xbf16>, %k: tensor<?x16x?x128xbf16>, %
 // CHECK: %[[LAST:.*]] = arith.subi %[[T]], %c1{{.*}} : index
 // CHECK: %[[TILE:.*]] = arith.subi %[[LAST]], %[[BACK]] : index
 // CHECK: %[[UNIT:.*]] = arith.divui %[[I]], %[[T]] : index
+// CHECK: arith.muli %[[TILE]], %c128{{.*}} : index
+func.func @none(%q: tensor<?x4x?x128xbf16>) -> tensor<?x4x?x128xbf16> {
+  %o = attn.attention %q, %q, %q : tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16> -> tensor<?x4x?x128xbf16>
+  return %o : tensor<?x4x?x128xbf16>
+}
+
+// -----
+
+// A sliding window of 1024 keys: the first S = ceil((1023 - (Sk - Sq)) /
+// 128) query tiles of a unit (clamped to [0, T]) hold fewer key tiles.
+// Items: every unit's T - S full tiles first (unit by unit, each unit's last
+// first), then the short tiles, tile S - 1 of every unit first; round r
+// gives item r B + l to block l, or r B + B - 1 - l in an odd round (a
+// snake). A block runs every full round and the last, part-filled one
+// where its place is below the items left; the query tile and the unit
+// come in 32 bits from copies of T, Sk - Sq and the batch that LLVM cannot
+// hoist out of the loop; the producer keeps 40 registers.
+// CHECK-LABEL: gpu.func @attnc_attention(
+// CHECK-DAG: nvvm.setmaxregister  decrease 40
+// CHECK-DAG: nvvm.setmaxregister  increase 232
+// CHECK: %[[L:.*]] = arith.addi %block_id_x, %{{.*}} : index
+// CHECK: %[[BLOCKS:.*]] = arith.muli %{{.*}}, %grid_dim_z : index
+// CHECK: %[[T:.*]] = arith.ceildivui %{{.*}}, %c128 : index
+// CHECK: %[[PERBATCH:.*]] = arith.muli %[[T]], %c4 : index
+// CHECK: %[[COUNT:.*]] = arith.muli %[[PERBATCH]], %{{.*}} : index
+// CHECK: %[[FULLR:.*]] = arith.divui %[[COUNT]], %[[BLOCKS]] : index
+// CHECK: %[[LEFT:.*]] = arith.remui %[[COUNT]], %[[BLOCKS]] : index
+// CHECK: %[[FPAR:.*]] = arith.remui %[[FULLR]], %c2 : index
+// CHECK: %[[LASTODD:.*]] = arith.cmpi eq, %[[FPAR]], %c1 : index
+// CHECK: %[[LOWPLACE:.*]] = arith.cmpi ult, %[[L]], %[[LEFT]] : index
+// CHECK: %[[FROM:.*]] = arith.subi %[[BLOCKS]], %[[LEFT]] : index
+// CHECK: %[[HIGHPLACE:.*]] = arith.cmpi uge, %[[L]], %[[FROM]] : index
+// CHECK: %[[INLAST:.*]] = arith.select %[[LASTODD]], %[[HIGHPLACE]], %[[LOWPLACE]] : i1
+// CHECK: %[[EXTRA:.*]] = arith.select %[[INLAST]], %c1{{.*}}, %c0{{.*}} : index
+// CHECK: %[[ROUNDS:.*]] = arith.addi %[[FULLR]], %[[EXTRA]] : index
+// CHECK: scf.for %[[R:.*]] = %{{.*}} to %[[ROUNDS]] step %c1{{.*}} iter_args
+// CHECK: %[[PARITY:.*]] = arith.remui %[[R]], %c2{{.*}} : index
+// CHECK: %[[ODD:.*]] = arith.cmpi eq, %[[PARITY]], %c1{{.*}} : index
+// CHECK: %[[LASTB:.*]] = arith.subi %[[BLOCKS]], %c1{{.*}} : index
+// CHECK: %[[REV:.*]] = arith.subi %[[LASTB]], %[[L]] : index
+// CHECK: %[[POS:.*]] = arith.select %[[ODD]], %[[REV]], %[[L]] : index
+// CHECK: %[[ROUNDSTART:.*]] = arith.muli %[[R]], %[[BLOCKS]] : index
+// CHECK: %[[ITEM:.*]] = arith.addi %[[ROUNDSTART]], %[[POS]] : index
+// CHECK: llvm.inline_asm has_side_effects {{.*}}"mov.b64 $0, $1;"
+// CHECK: %[[OFFSET:.*]] = arith.subi %{{.*}}, %{{.*}} : index
+// CHECK: llvm.inline_asm has_side_effects {{.*}}"mov.b64 $0, $1;"
+// CHECK: %[[REACH:.*]] = arith.subi %c1023, %{{.*}} : index
+// CHECK: %[[SHORT0:.*]] = arith.ceildivsi %[[REACH]], %c128{{.*}} : index
+// CHECK: %[[SHORT1:.*]] = arith.maxsi %[[SHORT0]], %c0{{.*}} : index
+// CHECK: %[[SHORT:.*]] = arith.minsi %[[SHORT1]], %{{.*}} : index
+// CHECK: %[[ITEM32:.*]] = arith.index_castui %[[ITEM]] : index to i32
+// CHECK: %[[T32:.*]] = arith.index_castui %{{.*}} : index to i32
+// CHECK: %[[SHORT32:.*]] = arith.index_castui %[[SHORT]] : index to i32
+// CHECK: %[[UNITS32:.*]] = arith.index_castui %{{.*}} : index to i32
+// CHECK: %[[FULL:.*]] = arith.subi %[[T32]], %[[SHORT32]] : i32
+// CHECK: %[[FULLDIV:.*]] = arith.maxui %[[FULL]], %c1_i32 : i32
+// CHECK: %[[FULLITEMS:.*]] = arith.muli %[[FULL]], %[[UNITS32]] : i32
+// CHECK: %[[ISFULL:.*]] = arith.cmpi ult, %[[ITEM32]], %[[FULLITEMS]] : i32
+// CHECK: %[[J0:.*]] = arith.select %[[ISFULL]], %[[FULLITEMS]], %[[ITEM32]] : i32
+// CHECK: %[[J:.*]] = arith.subi %[[J0]], %[[FULLITEMS]] : i32
+// CHECK: %[[JROW:.*]] = arith.divui %[[J]], %[[UNITS32]] : i32
+// CHECK: %[[SHORTBACK:.*]] = arith.addi %[[FULL]], %[[JROW]] : i32
+// CHECK: %[[FULLBACK:.*]] = arith.remui %[[ITEM32]], %[[FULLDIV]] : i32
+// CHECK: %[[BACK:.*]] = arith.select %[[ISFULL]], %[[FULLBACK]], %[[SHORTBACK]] : i32
+// CHECK: %[[SHORTUNIT:.*]] = arith.remui %[[J]], %[[UNITS32]] : i32
+// CHECK: %[[FULLUNIT:.*]] = arith.divui %[[ITEM32]], %[[FULLDIV]] : i32
+// CHECK: %[[UNIT:.*]] = arith.select %[[ISFULL]], %[[FULLUNIT]], %[[SHORTUNIT]] : i32
+// CHECK: %[[TLAST:.*]] = arith.subi %[[T32]], %c1_i32{{.*}} : i32
+// CHECK: %[[TILE32:.*]] = arith.subi %[[TLAST]], %[[BACK]] : i32
+// CHECK: %[[TILE:.*]] = arith.index_castui %[[TILE32]] : i32 to index
+// CHECK: %[[UNITX:.*]] = arith.index_castui %[[UNIT]] : i32 to index
+// CHECK-NOT: scf.if
+// CHECK: arith.remui %[[UNITX]], %c4{{.*}} : index
+// CHECK: arith.divui %[[UNITX]], %c4{{.*}} : index
 // CHECK: arith.muli %[[TILE]], %c128{{.*}} : index
 func.func @window(%q: tensor<?x4x?x128xbf16>) -> tensor<?x4x?x128xbf16> {
   %o = attn.attention %q, %q, %q mask(#attn.sliding_window<left = 1023, right = 0>) : tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16> -> tensor<?x4x?x128xbf16>
