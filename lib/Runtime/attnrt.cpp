@@ -490,6 +490,25 @@ struct Checker {
     if (!inRange("num_splits", a.num_splits, 0, m.splitKv ? 4096 : 1,
                  m.splitKv ? "" : " (the artifact has no split_kv kernel)"))
       return false;
+    // A persistent kernel numbers its work items (query tiles x query
+    // heads / gqa_pack x batch entries) in 32 bits where it orders them
+    // (sliding windows, FlashKernel.cpp buildWork).
+    if (m.persistent && m.blockQ > 0) {
+      const int64_t rows =
+          m.readsCuSeqlensQ && a.max_seqlen_q > 0 ? a.max_seqlen_q : a.seq_q;
+      const int64_t pack = std::max<int64_t>(m.gqaPack, 1);
+      const int64_t tiles = (rows * pack + m.blockQ - 1) / m.blockQ;
+      const int64_t units = std::max<int64_t>(a.num_q_heads / pack, 1) *
+                            std::max<int64_t>(a.batch, 1);
+      if (tiles > 0 && units > INT32_MAX / tiles) {
+        error = "expected at most 2^31 - 1 work items for the persistent "
+                "kernel (query tiles of " +
+                std::to_string(m.blockQ) +
+                " rows x query heads x batch), got " + std::to_string(tiles) +
+                " x " + std::to_string(units);
+        return false;
+      }
+    }
     if (m.readsBlockMask) {
       if (a.block_mask_b != 1 && a.block_mask_b != a.batch) {
         error = "expected block_mask_b 1 or batch " + std::to_string(a.batch) +

@@ -754,6 +754,30 @@ TEST_F(ValidateTest, AcceptsAValidLaunch) {
   EXPECT_EQ(check(a), "");
 }
 
+TEST_F(ValidateTest, BoundsThePersistentKernelsWorkItems) {
+  // A persistent kernel orders its work items in 32 bits (sliding windows):
+  // query tiles of 64 rows x 8 heads x batch must stay below 2^31.
+  Artifact p = kernelArtifact();
+  p.set("persistent", "1");
+  attnrt_artifact *persistent = load(p);
+  ASSERT_NE(persistent, nullptr) << attnrt_last_error();
+  EXPECT_EQ(check(args, persistent), "");
+  attnrt_attention_args a = args;
+  a.seq_q = int64_t(1) << 22; // 2^16 query tiles
+  runtime::denseStrides(8, a.seq_q, 64, a.q_strides);
+  runtime::denseStrides(8, a.seq_q, 64, a.o_strides);
+  a.batch = 4095; // 2^16 x 8 x 4095 = 2^31 - 2^19 items
+  EXPECT_EQ(check(a, persistent), "");
+  a.batch = 4096;
+  EXPECT_EQ(check(a, persistent),
+            "expected at most 2^31 - 1 work items for the persistent kernel "
+            "(query tiles of 64 rows x query heads x batch), got 65536 x "
+            "32768");
+  // A kernel with one block an item has no such bound here.
+  EXPECT_EQ(check(a), "");
+  attnrt_artifact_destroy(persistent);
+}
+
 TEST_F(ValidateTest, RejectsNullHandles) {
   EXPECT_EQ(attnrt_validate(nullptr, &args), ATTNRT_ERROR_INVALID_ARGUMENT);
   EXPECT_STREQ(attnrt_last_error(), "expected a non-null artifact");
