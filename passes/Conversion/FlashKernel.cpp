@@ -465,10 +465,10 @@ LogicalResult KernelBuilder::buildWork() {
                  tilesO);
       Value units =
           arith::MulIOp::create(b, idx(heads), opaque(indexOf(abi::Batch)));
-      // In 32 bits: the items, B H ceil(S / block_q), number far below 2^31
-      // for any Q that fits in a GPU's memory (2^38 bytes hold at most 2^24
-      // items of 128 rows of 64 bf16). 64-bit divisions by these run-time
-      // values spilled 88-96 bytes.
+      // In 32 bits: attnrt refuses a persistent launch of 2^31 work items
+      // or more (a Q that fits in a GPU's memory holds far fewer: 2^38
+      // bytes, 2^24 items of 128 rows of 64 bf16). 64-bit divisions by
+      // these run-time values spilled 88-96 bytes.
       Type i32 = b.getI32Type();
       auto narrow = [&](Value v) {
         return arith::IndexCastUIOp::create(b, i32, v).getResult();
