@@ -216,6 +216,15 @@ static std::string listText(const int64_t *v, size_t n) {
   return s + "}";
 }
 
+/// Query tiles per (group, batch entry) of a launch.
+static int64_t queryTiles(const KernelManifest &m,
+                          const attnrt_attention_args &a) {
+  // A ragged batch: tiles of its longest sequence.
+  int64_t rows =
+      m.readsCuSeqlensQ && a.max_seqlen_q > 0 ? a.max_seqlen_q : a.seq_q;
+  return (rows * m.gqaPack + m.blockQ - 1) / m.blockQ;
+}
+
 namespace {
 /// The checks of one launch, each failing with a message naming the field.
 struct Checker {
@@ -493,13 +502,9 @@ struct Checker {
     // A persistent kernel numbers its work items (query tiles x query
     // heads / gqa_pack x batch entries) in 32 bits where it orders them
     // (sliding windows, FlashKernel.cpp buildWork).
-    if (m.persistent && m.blockQ > 0) {
-      const int64_t rows =
-          m.readsCuSeqlensQ && a.max_seqlen_q > 0 ? a.max_seqlen_q : a.seq_q;
-      const int64_t pack = std::max<int64_t>(m.gqaPack, 1);
-      const int64_t tiles = (rows * pack + m.blockQ - 1) / m.blockQ;
-      const int64_t units = std::max<int64_t>(a.num_q_heads / pack, 1) *
-                            std::max<int64_t>(a.batch, 1);
+    if (m.persistent) {
+      const int64_t tiles = queryTiles(m, a);
+      const int64_t units = a.num_q_heads / m.gqaPack * a.batch;
       if (tiles > 0 && units > INT32_MAX / tiles) {
         error = "expected at most 2^31 - 1 work items for the persistent "
                 "kernel (query tiles of " +
@@ -708,15 +713,6 @@ static attnrt_status currentKernels(attnrt_artifact &artifact, const Driver *&d,
     return s;
   kernels = artifact.loaded.back();
   return ATTNRT_OK;
-}
-
-/// Query tiles per (group, batch entry) and key tiles of a launch.
-static int64_t queryTiles(const KernelManifest &m,
-                          const attnrt_attention_args &a) {
-  // A ragged batch: tiles of its longest sequence.
-  int64_t rows =
-      m.readsCuSeqlensQ && a.max_seqlen_q > 0 ? a.max_seqlen_q : a.seq_q;
-  return (rows * m.gqaPack + m.blockQ - 1) / m.blockQ;
 }
 
 /// The split count of a validated launch: 1 without split_kv, the caller's

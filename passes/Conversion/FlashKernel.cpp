@@ -469,17 +469,13 @@ LogicalResult KernelBuilder::buildWork() {
       // or more (a Q that fits in a GPU's memory holds far fewer: 2^38
       // bytes, 2^24 items of 128 rows of 64 bf16). 64-bit divisions by
       // these run-time values spilled 88-96 bytes.
-      Type i32 = b.getI32Type();
       auto narrow = [&](Value v) {
         return arith::IndexCastUIOp::create(b, i32, v).getResult();
-      };
-      auto c32 = [&](int64_t v) {
-        return arith::ConstantIntOp::create(b, v, 32).getResult();
       };
       Value i32Item = narrow(i), t32 = narrow(tilesO),
             short32 = narrow(shortTiles), units32 = narrow(units);
       Value full32 = arith::SubIOp::create(b, t32, short32);
-      Value longTiles = arith::MaxUIOp::create(b, full32, c32(1));
+      Value longTiles = arith::MaxUIOp::create(b, full32, i32c(1));
       Value longCount = arith::MulIOp::create(b, full32, units32);
       Value isLong = arith::CmpIOp::create(b, arith::CmpIPredicate::ult,
                                            i32Item, longCount);
@@ -497,7 +493,7 @@ LogicalResult KernelBuilder::buildWork() {
           arith::RemUIOp::create(b, j, units32));
       pairTile = arith::IndexCastUIOp::create(
           b, b.getIndexType(),
-          arith::SubIOp::create(b, arith::SubIOp::create(b, t32, c32(1)),
+          arith::SubIOp::create(b, arith::SubIOp::create(b, t32, i32c(1)),
                                 back));
       pairUnit = arith::IndexCastUIOp::create(b, b.getIndexType(), unit);
     }
