@@ -169,15 +169,23 @@ def run(build, D, S, mask, results, B=None):
     # theirs): with an output a call the same kernel's rounds spread 2-6%
     # (bench/RESULTS.md, twenty-fifth session run 8), with one +-1%.
     # ATTNC_LSE=0 leaves the LSE allocated a call (as before 2026-12-04).
-    def attnc_system(kern):
+    def attnc_system(kern, **more):
+        more.update(extra)
         if os.environ.get("ATTNC_OUT") != "1":
-            return lambda: kern(q, k, v, **extra)[0]
+            return lambda: kern(q, k, v, **more)[0]
         buf = torch.empty(B, H, S, D, device=DEV, dtype=torch.bfloat16)
         lbuf = None
         if kern.manifest.get("reads_lse") == "1" and os.environ.get("ATTNC_LSE") != "0":
             lbuf = torch.empty(B, H, S, device=DEV, dtype=torch.float32)
-        return lambda: kern(q, k, v, out=buf, lse=lbuf, **extra)[0]
+        return lambda: kern(q, k, v, out=buf, lse=lbuf, **more)[0]
     systems = [("attnc", attnc_system(kernel))]
+    # TAIL_SPLITS="1 3 ...": the same artifact with num_splits forced (a
+    # persistent kernel's last-wave splits; 1 runs its items whole), timed
+    # as attnc@splits=<n> where the artifact splits its tail.
+    if kernel.manifest.get("tail_splits") == "1":
+        for n in os.environ.get("TAIL_SPLITS", "").split():
+            systems.append(("attnc@splits=" + n,
+                            attnc_system(kernel, num_splits=int(n))))
     # A/B: the same case through another build's artifacts and runtime
     # (PREV_BUILD=dir, where it has this case's artifact), timed on the same
     # tensors in this process.

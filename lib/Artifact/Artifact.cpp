@@ -558,6 +558,7 @@ bool attnc::parseKernelManifest(const Artifact &artifact,
       !r.optionalFlag("combine_waits", m.combineWaits) ||
       !r.flag("tensor_maps", m.tensorMaps) ||
       !r.optionalFlag("persistent", m.persistent) ||
+      !r.optionalFlag("tail_splits", m.tailSplits) ||
       !r.flag("reads_kv_lens", m.readsKvLens) ||
       !r.flag("reads_kv_scales", m.readsKvScales) ||
       !r.flag("reads_cu_seqlens_q", m.readsCuSeqlensQ) ||
@@ -572,6 +573,10 @@ bool attnc::parseKernelManifest(const Artifact &artifact,
                              "no manifest key 'short_kernel_max_seq' above 0"
                            : "manifest key 'short_kernel_max_seq': expected "
                              "a 'short_kernel' section beside it";
+    return false;
+  }
+  if (m.tailSplits && !m.persistent) {
+    error = "manifest key 'tail_splits': expected persistent = 1 beside it";
     return false;
   }
   if (m.readsCuSeqlensK && !m.readsCuSeqlensQ) {
@@ -672,6 +677,7 @@ bool attnc::checkShortKernel(const Artifact &main, const Artifact &nested,
                                            "threads",
                                            "dynamic_shared_memory",
                                            "persistent",
+                                           "tail_splits",
                                            "split_blocks_per_sm",
                                            "short_kernel_max_seq"};
   auto isConfigKey = [](const std::string &key) {

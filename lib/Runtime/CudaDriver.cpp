@@ -92,6 +92,7 @@ struct LoadedDriver {
     resolve(d.cuMemcpyHtoD, "cuMemcpyHtoD_v2", nullptr, true);
     resolve(d.cuMemcpyDtoH, "cuMemcpyDtoH_v2", nullptr, true);
     resolve(d.cuMemsetD8, "cuMemsetD8_v2", nullptr, true);
+    resolve(d.cuMemsetD32Async, "cuMemsetD32Async", nullptr, true);
     resolve(d.cuEventCreate, "cuEventCreate", nullptr, true);
     resolve(d.cuEventRecord, "cuEventRecord", nullptr, true);
     resolve(d.cuEventSynchronize, "cuEventSynchronize", nullptr, true);

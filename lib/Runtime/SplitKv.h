@@ -65,6 +65,67 @@ inline int64_t chooseNumSplits(int64_t blocks, int64_t keyTiles, int64_t slots,
   return 1;
 }
 
+/// The most splits of a persistent kernel's tail items (KernelAbi.h, tail
+/// splits): the runtime's choice and a caller's num_splits.
+inline constexpr int64_t kMaxTailSplits = 16;
+
+/// A persistent tail-splitting launch of `items` work items in `splits`
+/// splits on `slots` resident blocks: its blocks (the items of the last,
+/// part-filled wave, or every item when there are fewer than `slots`, run
+/// as `splits` items each, on as many blocks as are resident), and the
+/// tail items the kernel splits (items mod blocks, as it counts them).
+struct TailLaunch {
+  int64_t blocks = 0, tailItems = 0;
+};
+inline TailLaunch tailLaunch(int64_t items, int64_t splits, int64_t slots) {
+  if (items <= 0 || slots <= 0)
+    return {};
+  int64_t last = items >= slots ? items % slots : items;
+  TailLaunch t;
+  t.blocks = std::min(items + (std::max<int64_t>(splits, 1) - 1) * last, slots);
+  t.tailItems = items % t.blocks;
+  return t;
+}
+
+/// In key tiles, what splitting a tail item costs beyond its share of the
+/// keys: loading its queries and filling the pipeline, and for the merging
+/// split, reading each other split's partial state (a record of block_q
+/// rows of Dv + 8 floats, from L2).
+inline constexpr double kTailSplitTiles = 2.0;
+inline constexpr double kTailMergeTiles = 0.5;
+
+/// Splits for the tail of a persistent launch of `items` work items of
+/// `keyTiles` key tiles each on `slots` resident blocks: the count whose
+/// tail (the most split items a block runs, each keyTiles / s tiles plus
+/// kTailSplitTiles, then the merge of s - 1 records) is shortest, 1 when
+/// nothing beats the whole items' keyTiles; at most kMaxTailSplits, every
+/// split at least two key tiles.
+inline int64_t chooseTailSplits(int64_t items, int64_t keyTiles,
+                                int64_t slots) {
+  if (items <= 0 || slots <= 0 || keyTiles < 4)
+    return 1;
+  int64_t last = items >= slots ? items % slots : items;
+  if (last == 0)
+    return 1;
+  int64_t most = std::min(kMaxTailSplits, keyTiles / 2);
+  // The kernel numbers the split items in 32 bits.
+  if (items > INT32_MAX - most * slots)
+    return 1;
+  int64_t best = 1;
+  double bestTime = static_cast<double>(keyTiles);
+  for (int64_t s = 2; s <= most; ++s) {
+    int64_t rounds = (s * last + slots - 1) / slots;
+    double time = static_cast<double>(rounds) *
+                      (static_cast<double>(keyTiles) / s + kTailSplitTiles) +
+                  kTailMergeTiles * static_cast<double>(s - 1);
+    if (time < bestTime) {
+      best = s;
+      bestTime = time;
+    }
+  }
+  return best;
+}
+
 } // namespace attnc::rt
 
 #endif // ATTNC_LIB_RUNTIME_SPLITKV_H

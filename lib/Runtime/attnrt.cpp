@@ -496,8 +496,14 @@ struct Checker {
               std::to_string(a.num_cu_seqlens);
       return false;
     }
-    if (!inRange("num_splits", a.num_splits, 0, m.splitKv ? 4096 : 1,
-                 m.splitKv ? "" : " (the artifact has no split_kv kernel)"))
+    if (!inRange("num_splits", a.num_splits, 0,
+                 m.splitKv      ? 4096
+                 : m.tailSplits ? rt::kMaxTailSplits
+                                : 1,
+                 m.splitKv      ? ""
+                 : m.tailSplits ? " (the splits of the persistent kernel's "
+                                  "last wave)"
+                                : " (the artifact has no split_kv kernel)"))
       return false;
     // A persistent kernel numbers its work items (query tiles x query
     // heads / gqa_pack x batch entries) in 32 bits where it orders them
@@ -727,6 +733,29 @@ static attnrt_status resolveSplits(attnrt_artifact &artifact,
   splits = 1;
   if (a.plan)
     return ATTNRT_OK;
+  if (m.tailSplits && a.num_splits < 1) {
+    // The persistent kernel's last wave (KernelAbi.h tail splits): split
+    // as rt::chooseTailSplits says for the device's resident blocks (none
+    // when it cannot say: one block an item, no wave).
+    attnrt_artifact::Loaded kernels{};
+    if (!known) {
+      const Driver *d = nullptr;
+      if (attnrt_status s = currentKernels(artifact, d, kernels, caller))
+        return s;
+      known = &kernels;
+    }
+    splits = rt::chooseTailSplits(
+        queryTiles(m, a) * (a.num_q_heads / m.gqaPack) * a.batch,
+        (a.seq_k + m.blockK - 1) / m.blockK, known->slots);
+    return ATTNRT_OK;
+  }
+  if (m.tailSplits) {
+    // A caller's count, at most the key tiles of an item (each split holds
+    // one at least).
+    splits = std::min<int64_t>(std::max<int64_t>(1, a.num_splits),
+                               (a.seq_k + m.blockK - 1) / m.blockK);
+    return ATTNRT_OK;
+  }
   if (!m.splitKv || a.num_splits >= 1) {
     splits = std::max<int64_t>(1, a.num_splits);
     return ATTNRT_OK;
@@ -750,11 +779,33 @@ static attnrt_status resolveSplits(attnrt_artifact &artifact,
   return ATTNRT_OK;
 }
 
-/// Scratch bytes of a launch with `splits` splits (0 for one split).
+/// The persistent tail-splitting launch of `a` in `splits` splits on
+/// `slots` resident blocks (KernelAbi.h tail splits).
+static rt::TailLaunch tailLaunchOf(const KernelManifest &m,
+                                   const attnrt_attention_args &a,
+                                   int64_t splits, int64_t slots) {
+  return rt::tailLaunch(
+      queryTiles(m, a) * (a.num_q_heads / m.gqaPack) * a.batch, splits, slots);
+}
+
+/// Scratch bytes of a launch with `splits` splits (0 for one split); a
+/// tail-splitting kernel's on `slots` resident blocks.
 static attnrt_status scratchBytes(const KernelManifest &m,
                                   const attnrt_attention_args &a,
-                                  int64_t splits, size_t &bytes) {
+                                  int64_t splits, size_t &bytes,
+                                  int64_t slots = 0) {
   bytes = 0;
+  if (m.tailSplits) {
+    if (splits <= 1 || slots <= 0)
+      return ATTNRT_OK;
+    // validate() bounded the work items by 2^31 and the splits by
+    // kMaxTailSplits; a record is at most 2^42 bytes.
+    rt::TailLaunch t = tailLaunchOf(m, a, splits, slots);
+    bytes = static_cast<size_t>(abi::tailScratchFloats(
+                t.tailItems, splits, m.threads, m.blockQ, a.value_head_dim)) *
+            4;
+    return ATTNRT_OK;
+  }
   if (a.plan) {
     // validate() bounded plan_partials by 2^31; a record is at most 2^42
     // bytes for any head dim the manifest allows.
@@ -777,6 +828,17 @@ static attnrt_status scratchBytes(const KernelManifest &m,
   return ATTNRT_OK;
 }
 
+/// The kernel a validated launch `a` of `artifact` runs: its short-sequence
+/// kernel where it has one and both lengths are within its bound.
+static attnrt_artifact *launchedKernel(const attnrt_artifact *artifact,
+                                       const attnrt_attention_args &a) {
+  const KernelManifest &m = artifact->manifest;
+  if (artifact->shortKernel && a.seq_q <= m.shortKernelMaxSeq &&
+      a.seq_k <= m.shortKernelMaxSeq)
+    return artifact->shortKernel;
+  return const_cast<attnrt_artifact *>(artifact);
+}
+
 extern "C" attnrt_status attnrt_num_splits(const attnrt_artifact *artifact,
                                            const attnrt_attention_args *args,
                                            int64_t *splits) {
@@ -786,8 +848,8 @@ extern "C" attnrt_status attnrt_num_splits(const attnrt_artifact *artifact,
   if (attnrt_status s = validate(artifact, args))
     return s;
   // Loading the kernels on first use changes the artifact's cache only.
-  return resolveSplits(*const_cast<attnrt_artifact *>(artifact), *args,
-                       *splits, "attnrt_num_splits");
+  return resolveSplits(*launchedKernel(artifact, *args), *args, *splits,
+                       "attnrt_num_splits");
 }
 
 extern "C" attnrt_status
@@ -842,15 +904,28 @@ extern "C" attnrt_status attnrt_scratch_size(const attnrt_artifact *artifact,
   int64_t splits = 1;
   if (attnrt_status s = attnrt_num_splits(artifact, args, &splits))
     return s;
-  return scratchBytes(artifact->manifest, *args, splits, *bytes);
+  // The kernel the launch runs (attnrt_num_splits resolved its splits): a
+  // tail-splitting kernel's scratch depends on its resident blocks.
+  attnrt_artifact *run = launchedKernel(artifact, *args);
+  int64_t slots = 0;
+  if (run->manifest.tailSplits && splits > 1) {
+    attnrt_artifact::Loaded kernels{};
+    const Driver *d = nullptr;
+    if (attnrt_status s =
+            currentKernels(*run, d, kernels, "attnrt_scratch_size"))
+      return s;
+    slots = kernels.slots;
+  }
+  return scratchBytes(run->manifest, *args, splits, *bytes, slots);
 }
 
-/// Checks the caller's scratch for `splits` splits.
+/// Checks the caller's scratch for `splits` splits (a tail-splitting
+/// kernel's on `slots` resident blocks).
 static attnrt_status checkScratch(const KernelManifest &m,
                                   const attnrt_attention_args &a,
-                                  int64_t splits) {
+                                  int64_t splits, int64_t slots = 0) {
   size_t needed = 0;
-  if (attnrt_status s = scratchBytes(m, a, splits, needed))
+  if (attnrt_status s = scratchBytes(m, a, splits, needed, slots))
     return s;
   if (needed && (!a.scratch || reinterpret_cast<uintptr_t>(a.scratch) % 16 != 0 ||
                  a.scratch_bytes < needed))
@@ -859,7 +934,9 @@ static attnrt_status checkScratch(const KernelManifest &m,
                     std::to_string(needed) + " bytes for " +
                     (a.plan ? std::to_string(a.plan_partials) +
                                   " partial records of a plan"
-                            : std::to_string(splits) + " key splits") +
+                     : m.tailSplits ? "the persistent kernel's last wave in " +
+                                          std::to_string(splits) + " key splits"
+                                    : std::to_string(splits) + " key splits") +
                     " (attnrt_scratch_size), got " + pointerText(a.scratch) +
                     " with " + std::to_string(a.scratch_bytes) + " bytes");
   return ATTNRT_OK;
@@ -977,7 +1054,7 @@ static attnrt_status launchKernel(attnrt_artifact *artifact,
   const KernelManifest &m = artifact->manifest;
   // A caller-chosen split count or a plan is checked before the driver is
   // touched.
-  if (a.num_splits > 0 || a.plan)
+  if ((a.num_splits > 0 || a.plan) && !m.tailSplits)
     if (attnrt_status s = checkScratch(m, a, a.num_splits))
       return s;
   const Driver *d = nullptr;
@@ -990,24 +1067,34 @@ static attnrt_status launchKernel(attnrt_artifact *artifact,
   if (attnrt_status s =
           resolveSplits(*artifact, a, splits, "attnrt_launch", &kernels))
     return s;
-  if (a.num_splits <= 0 && !a.plan) // checked above
-    if (attnrt_status s = checkScratch(m, a, splits))
+  if ((a.num_splits <= 0 && !a.plan) || m.tailSplits) // checked above
+    if (attnrt_status s = checkScratch(m, a, splits, kernels.slots))
       return s;
   // With more than one split the scratch check above bounded B * Hq * Sq.
   // A plan: a block per item, and a combine block per item when the plan
-  // may have split an item.
+  // may have split an item. A tail-splitting kernel merges its splits
+  // itself.
   int64_t combineBlocks = a.plan ? (a.plan_partials > 0 ? a.plan_items : 0)
-                          : splits > 1 ? a.batch * a.num_q_heads * a.seq_q
-                                       : 0;
-  int64_t gridX = a.plan ? a.plan_items : queryTiles(m, a) * splits;
+                          : splits > 1 && m.splitKv
+                              ? a.batch * a.num_q_heads * a.seq_q
+                              : 0;
+  int64_t gridX = a.plan      ? a.plan_items
+                  : m.splitKv ? queryTiles(m, a) * splits
+                              : queryTiles(m, a);
   unsigned gridY =
       a.plan ? 1 : static_cast<unsigned>(a.num_q_heads / m.gqaPack);
   unsigned gridZ = a.plan ? 1 : static_cast<unsigned>(a.batch);
   // A persistent kernel (KernelAbi.h kPersistentGrid): as many blocks as
   // are resident at once, each walking the work items from its index; the
   // grid above when the device cannot say (one item a block).
+  // A tail-splitting one: its last wave's items in `splits` splits
+  // (KernelAbi.h), whose counters start at zero.
+  rt::TailLaunch tail;
   if (m.persistent && kernels.slots > 0) {
-    gridX = std::min<int64_t>(gridX * gridY * gridZ, kernels.slots);
+    tail = tailLaunchOf(m, a, splits, kernels.slots);
+    gridX = m.tailSplits
+                ? tail.blocks
+                : std::min<int64_t>(gridX * gridY * gridZ, kernels.slots);
     gridY = gridZ = 1;
   }
   if (gridX > INT32_MAX || combineBlocks > INT32_MAX)
@@ -1067,6 +1154,19 @@ static attnrt_status launchKernel(attnrt_artifact *artifact,
                     ? static_cast<void *>(maps[i])
                     : static_cast<void *>(&scalars[i]);
 
+  if (m.tailSplits && splits > 1 && tail.tailItems > 0) {
+    if (!d->cuMemsetD32Async)
+      return fail(ATTNRT_ERROR_CUDA,
+                  "the driver has no cuMemsetD32Async, which clears the "
+                  "persistent kernel's tail counters");
+    r = d->cuMemsetD32Async(
+        ptr(a.scratch), 0,
+        static_cast<size_t>(tail.tailItems * (m.threads / 32)),
+        static_cast<CUstream>(stream));
+    if (r != CUDA_SUCCESS)
+      return fail(ATTNRT_ERROR_CUDA, "clearing the tail counters: " +
+                                         d->describe("cuMemsetD32Async", r));
+  }
   r = d->cuLaunchKernel(function, static_cast<unsigned>(gridX), gridY, gridZ,
                         static_cast<unsigned>(m.threads), 1, 1,
                         static_cast<unsigned>(m.dynamicSharedMemory),
@@ -1110,12 +1210,8 @@ extern "C" attnrt_status attnrt_launch(attnrt_artifact *artifact,
                                        void *stream) {
   if (attnrt_status s = validate(artifact, args))
     return s;
-  const KernelManifest &m = artifact->manifest;
   // Short sequences run the artifact's short-sequence kernel, where it has
   // one: validated above, as checkShortKernel gives it the main kernel's
   // launch contract.
-  if (artifact->shortKernel && args->seq_q <= m.shortKernelMaxSeq &&
-      args->seq_k <= m.shortKernelMaxSeq)
-    return launchKernel(artifact->shortKernel, *args, stream);
-  return launchKernel(artifact, *args, stream);
+  return launchKernel(launchedKernel(artifact, *args), *args, stream);
 }

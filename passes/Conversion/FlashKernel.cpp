@@ -52,6 +52,12 @@ int64_t attnc::flashKernelSharedMemoryBytes(const KernelProblem &p,
       .bytes;
 }
 
+bool attnc::splitsPersistentTail(mask::MaskKind kind,
+                                 attn::GpuKernelAttr config) {
+  return config.getWgmma() && config.getPersistent() &&
+         kind == mask::MaskKind::None;
+}
+
 /// The mask of a tile step, as MaskCodegen describes it.
 std::string attnc::flashKernelTileStrategy(const TiledAttention &t) {
   mask::MaskSpec spec = TileStepOp(t.step).getMaskSpec();
@@ -184,6 +190,22 @@ private:
   Value ringBase, round;
   /// Set by buildTile: the key tiles its work item passes through the ring.
   Value tileUses;
+  /// A persistent kernel that splits its last wave's items by keys
+  /// (splitsPersistentTail): item `raw` of buildWork's numbering as the
+  /// whole item it is a part of, its key split and splits (1: a whole
+  /// item), and for a split item its index among the split items and
+  /// their count. From opaque copies of the launch's values: made again
+  /// after the key loop, nothing of it stays live through the loop.
+  struct TailSplit {
+    Value whole, split, splits, item, items;
+    /// The whole item's query tile, head and batch entry.
+    std::array<Value, 3> indices;
+  };
+  TailSplit tailOf(Value raw);
+  /// The persistent loop's item index of a tail-splitting kernel (null
+  /// otherwise), and its split as tailOf gave it where the item starts.
+  Value tailRaw;
+  TailSplit tail;
   ImplicitLocOpBuilder &b;
   IndexArith a;
   TiledAttention tiled;
@@ -342,6 +364,62 @@ std::pair<scf::IfOp, scf::IfOp> KernelBuilder::splitRoles() {
   return {ifConsumer, ifProducer};
 }
 
+KernelBuilder::TailSplit KernelBuilder::tailOf(Value raw) {
+  // buildWork's numbering: the count mod blocks items past the full waves
+  // (tail items) follow the whole items as num_splits items each. In 32
+  // bits (attnrt bounds a persistent launch's work items by 2^31 - 1, and
+  // its num_splits by kMaxTailSplits): 64-bit divisions by these run-time
+  // values spilled the producer's 40 registers.
+  auto param = [&](unsigned p) {
+    return arith::TruncIOp::create(b, i32, opaque(arg(p))).getResult();
+  };
+  auto gridDim = [&](gpu::Dimension d) {
+    return arith::IndexCastUIOp::create(b, i32,
+                                        opaque(gpu::GridDimOp::create(b, d)))
+        .getResult();
+  };
+  auto mul = [&](Value x, Value y) {
+    return arith::MulIOp::create(b, x, y).getResult();
+  };
+  Value tiles = arith::TruncIOp::create(
+      b, i32,
+      arith::CeilDivUIOp::create(
+          b, opaque(arg(abi::SeqQ)),
+          arith::ConstantIntOp::create(b, config.getBlockQ(), 64)));
+  Value count = mul(mul(tiles, i32c(heads)), param(abi::Batch));
+  Value blocks =
+      mul(mul(gridDim(gpu::Dimension::x), gridDim(gpu::Dimension::y)),
+          gridDim(gpu::Dimension::z));
+  Value splits = arith::MaxSIOp::create(b, param(abi::NumSplits), i32c(1));
+  Value items = arith::RemUIOp::create(b, count, blocks);
+  Value start = arith::SubIOp::create(b, count, items);
+  Value raw32 = arith::IndexCastUIOp::create(b, i32, opaque(raw));
+  Value isTail =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::uge, raw32, start);
+  Value u = arith::SubIOp::create(
+      b, arith::SelectOp::create(b, isTail, raw32, start), start);
+  Value item = arith::DivUIOp::create(b, u, splits);
+  auto index = [&](Value v) {
+    return arith::IndexCastUIOp::create(b, b.getIndexType(), v).getResult();
+  };
+  TailSplit t;
+  t.items = index(items);
+  t.item = index(item);
+  t.split = index(arith::RemUIOp::create(b, u, splits));
+  t.splits = index(arith::SelectOp::create(b, isTail, splits, i32c(1)));
+  Value whole = arith::SelectOp::create(
+      b, isTail, arith::AddIOp::create(b, start, item), raw32);
+  t.whole = index(whole);
+  // As buildWork numbers whole items: query tiles fastest, last first.
+  Value unit = arith::DivUIOp::create(b, whole, tiles);
+  t.indices = {
+      index(arith::SubIOp::create(b, arith::SubIOp::create(b, tiles, i32c(1)),
+                                  arith::RemUIOp::create(b, whole, tiles))),
+      index(arith::RemUIOp::create(b, unit, i32c(heads))),
+      index(arith::DivUIOp::create(b, unit, i32c(heads)))};
+  return t;
+}
+
 LogicalResult KernelBuilder::buildWork() {
   if (config.getPersistent()) {
     // A persistent grid: block i (linear over the grid, so any launch shape
@@ -395,7 +473,8 @@ LogicalResult KernelBuilder::buildWork() {
     // (bench/RESULTS.md, twenty-seventh session run 11): the 1024-key
     // window 2.1-3.0% faster at S = 4K and 16K, 1.3-2.4% at 8K, level at 2K.
     const bool windowOrder = kind == mask::MaskKind::SlidingWindow;
-    Value halves, count, perBatch, rounds;
+    const bool tailSplits = splitsPersistentTail(kind, config);
+    Value halves, count, perBatch, rounds, end;
     if (paired) {
       // The block's pairs: ceil((pairs - i) / blocks), two items each.
       Value units = arith::MulIOp::create(b, idx(heads), indexOf(abi::Batch));
@@ -407,6 +486,19 @@ LogicalResult KernelBuilder::buildWork() {
     } else {
       perBatch = arith::MulIOp::create(b, tiles, idx(heads));
       count = arith::MulIOp::create(b, perBatch, indexOf(abi::Batch));
+      if (tailSplits) {
+        // The last wave's items (the count mod blocks past the full waves,
+        // or every item when there are fewer than blocks) run as
+        // num_splits items of a share of their keys each, numbered after
+        // the whole items: split j of tail item u is item tailStart +
+        // u * splits + j, so a tail item's splits go to different blocks.
+        // The last of them to finish merges the others' partial states
+        // (buildTile). num_splits 1 (or 0) runs every item whole.
+        Value splits = ia.max(indexOf(abi::NumSplits), idx(1));
+        end = ia.add(count, arith::MulIOp::create(
+                                b, ia.sub(splits, idx(1)),
+                                arith::RemUIOp::create(b, count, blocks)));
+      }
       if (windowOrder) {
         // The rounds holding an item of this block: every full round, and
         // the last, part-filled one where its place there (blockId, or
@@ -428,7 +520,9 @@ LogicalResult KernelBuilder::buildWork() {
       }
     }
     auto loop = scf::ForOp::create(b, paired || windowOrder ? idx(0) : blockId,
-                                   windowOrder ? rounds : count,
+                                   windowOrder  ? rounds
+                                   : tailSplits ? end
+                                                : count,
                                    paired || windowOrder ? idx(1) : blocks,
                                    ValueRange{idx(0), idx(0)});
     OpBuilder::InsertionGuard guard(b);
@@ -528,10 +622,17 @@ LogicalResult KernelBuilder::buildWork() {
     Type i64 = b.getI64Type();
     useSharedMemory(LLVM::IntToPtrOp::create(
         b, base.getType(), opaque(LLVM::PtrToIntOp::create(b, i64, base))));
+    if (tailSplits) {
+      tailRaw = item;
+      tail = tailOf(item);
+      item = tail.whole;
+    }
     LogicalResult built = buildTile([&]() -> std::array<Value, 3> {
       if (paired || windowOrder)
         return {pairTile, arith::RemUIOp::create(b, pairUnit, idx(heads)),
                 arith::DivUIOp::create(b, pairUnit, idx(heads))};
+      if (tailRaw)
+        return tail.indices;
       Value tile = ia.sub(ia.sub(tiles, idx(1)),
                           arith::RemUIOp::create(b, item, tiles));
       Value head = arith::RemUIOp::create(
@@ -545,6 +646,8 @@ LogicalResult KernelBuilder::buildWork() {
       scf::YieldOp::create(b, ifRuns.getResults());
     }
     ringBase = round = tileUses = Value();
+    tailRaw = Value();
+    tail = TailSplit();
     useSharedMemory(base);
     return built;
   }
@@ -1073,6 +1176,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   // / n) of the c tiles in [lo, hi), as attnrt_plan counts them (with a
   // plan, the split of the tiles this block's mask shows, whatever the
   // plan assumed); [fullLo, fullHi) still classifies the tiles it visits.
+  // A persistent kernel's split tail item likewise (buildWork).
   if (config.getSplitKv()) {
     Value count = a.max(a.sub(range.hi, range.lo), idx(0));
     auto boundary = [&](Value s) {
@@ -1082,6 +1186,26 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     };
     Value lo = boundary(split);
     range.hi = boundary(a.add(split, idx(1)));
+    range.lo = lo;
+  }
+  if (tailRaw) {
+    // The same for a persistent kernel's split tail item, in 32 bits (a
+    // key tile count times at most kMaxTailSplits splits; 64-bit divisions
+    // spilled the producer's 40 registers).
+    auto narrow = [&](Value v) {
+      return arith::IndexCastUIOp::create(b, i32, v).getResult();
+    };
+    Value count = narrow(a.max(a.sub(range.hi, range.lo), idx(0)));
+    Value part = narrow(tail.split), parts = narrow(tail.splits);
+    auto boundary = [&](Value s) {
+      Value cut =
+          arith::DivUIOp::create(b, arith::MulIOp::create(b, count, s), parts);
+      return a.add(range.lo, arith::IndexCastUIOp::create(
+                                 b, b.getIndexType(),
+                                 arith::MinUIOp::create(b, cut, count)));
+    };
+    Value lo = boundary(part);
+    range.hi = boundary(arith::AddIOp::create(b, part, i32c(1)));
     range.lo = lo;
   }
   if (round) {
@@ -2757,6 +2881,165 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       accFinal[i] = sum;
     }
   }
+  // A split of a persistent kernel's tail item (buildWork): each warp
+  // writes its lanes' state (m and l of each slot, the accumulators) to
+  // its split's record of the item in the scratch and counts itself in on
+  // the item's counter for the warp; the warp counted last merges the
+  // other splits' records into its state (as the key_warps merge above)
+  // and stores the rows, the others store nothing. The scratch
+  // (KernelAbi.h tailScratchFloats): a u32 counter per (tail item, warp of
+  // the block), zeroed by the runtime before each launch, padded to 16
+  // bytes, then a record per (tail item, split) in which value v of
+  // consumer thread c sits at v * consumers + c (a warp's accesses are 128
+  // contiguous bytes).
+  std::optional<OpBuilder::InsertionGuard> tailGuard;
+  if (tailRaw) {
+    TailSplit ts = tailOf(tailRaw);
+    Value tailSplits = ts.splits, tailSplit = ts.split, tailItem = ts.item,
+          tailItems = ts.items;
+    const int64_t consumers = 32 * config.getWarps();
+    const int64_t blockWarps = config.getThreads() / 32;
+    SmallVector<Value> state(mFinal);
+    state.append(lFinal);
+    state.append(accFinal);
+    const int64_t values = static_cast<int64_t>(state.size());
+    SmallVector<Type> stateTypes(values, f32);
+    SmallVector<Type> withStore{b.getI1Type()};
+    withStore.append(stateTypes);
+    Value whole =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tailSplits, idx(1));
+    auto ifWhole = scf::IfOp::create(b, withStore, whole,
+                                     /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&ifWhole.getThenRegion().front());
+      SmallVector<Value> stores{arith::ConstantIntOp::create(b, 1, 1)};
+      stores.append(state);
+      scf::YieldOp::create(b, stores);
+      b.setInsertionPointToStart(&ifWhole.getElseRegion().front());
+      Value scratch = arg(abi::Scratch);
+      Value records = arith::MulIOp::create(
+          b,
+          arith::CeilDivUIOp::create(
+              b, arith::MulIOp::create(b, tailItems, idx(blockWarps)), idx(4)),
+          idx(4));
+      auto recordOf = [&](Value split) {
+        return a.add(
+            records,
+            a.add(arith::MulIOp::create(
+                      b,
+                      a.add(arith::MulIOp::create(b, tailItem, tailSplits),
+                            split),
+                      idx(values * consumers)),
+                  tid));
+      };
+      Value mine = recordOf(tailSplit);
+      for (int64_t v = 0; v < values; ++v)
+        LLVM::StoreOp::create(
+            b, state[v], gep(scratch, a.add(mine, idx(v * consumers)), f32), 4);
+      // Every lane's stores before lane 0's count (the pattern of a
+      // threadfence reduction, in a warp).
+      auto ptx = [&](StringRef text) {
+        inlinePtx(b, Type(), ValueRange(), text, "", /*sideEffects=*/true);
+      };
+      ptx("fence.acq_rel.gpu;");
+      ptx("bar.warp.sync -1;");
+      Value counter =
+          gep(scratch,
+              a.add(arith::MulIOp::create(b, tailItem, idx(blockWarps)), warp),
+              i32);
+      Value first =
+          arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, idx(0));
+      auto ifFirst = scf::IfOp::create(b, TypeRange{i32}, first,
+                                       /*withElseRegion=*/true);
+      {
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPointToStart(&ifFirst.getThenRegion().front());
+        Value before = inlinePtx(
+            b, i32, ValueRange{LLVM::PtrToIntOp::create(b, i64, counter)},
+            "atom.acq_rel.gpu.add.u32 $0, [$1], 1;", "=r,l",
+            /*sideEffects=*/true);
+        scf::YieldOp::create(b, ValueRange{before});
+        b.setInsertionPointToStart(&ifFirst.getElseRegion().front());
+        scf::YieldOp::create(b, ValueRange{i32c(0)});
+      }
+      Value counted = gpu::ShuffleOp::create(b, ifFirst.getResult(0), 0, 32,
+                                             gpu::ShuffleMode::IDX)
+                          .getShuffleResult();
+      Value last = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, counted,
+                                         toI32(a.sub(tailSplits, idx(1))));
+      auto ifLast = scf::IfOp::create(b, stateTypes, last,
+                                      /*withElseRegion=*/true);
+      {
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPointToStart(&ifLast.getElseRegion().front());
+        scf::YieldOp::create(b, state);
+        b.setInsertionPointToStart(&ifLast.getThenRegion().front());
+        ptx("fence.acq_rel.gpu;");
+        auto each = scf::ForOp::create(b, idx(0), tailSplits, idx(1), state);
+        {
+          OpBuilder::InsertionGuard g3(b);
+          b.setInsertionPointToStart(each.getBody());
+          Value j = each.getInductionVar();
+          ValueRange cur = each.getRegionIterArgs();
+          Value other =
+              arith::CmpIOp::create(b, arith::CmpIPredicate::ne, j, tailSplit);
+          auto ifOther = scf::IfOp::create(b, stateTypes, other,
+                                           /*withElseRegion=*/true);
+          b.setInsertionPointToStart(&ifOther.getElseRegion().front());
+          scf::YieldOp::create(b, cur);
+          b.setInsertionPointToStart(&ifOther.getThenRegion().front());
+          Value theirs = recordOf(j);
+          // The offsets in the instructions: one address a record.
+          Value at =
+              LLVM::PtrToIntOp::create(b, i64, gep(scratch, theirs, f32));
+          auto load = [&](int64_t v) {
+            return inlinePtx(b, f32, ValueRange{at},
+                             "ld.relaxed.gpu.f32 $0, [$1+" +
+                                 std::to_string(4 * v * consumers) + "];",
+                             "=f,l", /*sideEffects=*/true);
+          };
+          // Per slot: the two maxima's larger, and each side's factor
+          // 2^(m - ref) (0 for a side that saw no key of the row).
+          SmallVector<Value> merged(cur.begin(), cur.end());
+          SmallVector<Value> mine(slots), theirsF(slots);
+          for (int64_t sl = 0; sl < slots; ++sl) {
+            Value m = load(sl), l = load(slots + sl);
+            Value top = arith::MaximumFOp::create(b, cur[sl], m);
+            Value ref = softmax::reference(b, top);
+            mine[sl] = softmax::rescale(b, cur[sl], ref);
+            theirsF[sl] = softmax::rescale(b, m, ref);
+            merged[sl] = top;
+            merged[slots + sl] = arith::AddFOp::create(
+                b, arith::MulFOp::create(b, mine[sl], cur[slots + sl]),
+                arith::MulFOp::create(b, theirsF[sl], l));
+          }
+          for (int64_t i = 0; i < values - 2 * slots; ++i) {
+            int64_t sl = accOut.slot(i);
+            Value x = load(2 * slots + i);
+            merged[2 * slots + i] = arith::AddFOp::create(
+                b, arith::MulFOp::create(b, mine[sl], cur[2 * slots + i]),
+                arith::MulFOp::create(b, theirsF[sl], x));
+          }
+          scf::YieldOp::create(b, merged);
+          b.setInsertionPointAfter(ifOther);
+          scf::YieldOp::create(b, ifOther.getResults());
+        }
+        scf::YieldOp::create(b, each.getResults());
+      }
+      SmallVector<Value> yielded{last};
+      yielded.append(ifLast.getResults().begin(), ifLast.getResults().end());
+      scf::YieldOp::create(b, yielded);
+    }
+    ValueRange results = ifWhole.getResults().drop_front();
+    mFinal.assign(results.begin(), results.begin() + slots);
+    lFinal.assign(results.begin() + slots, results.begin() + 2 * slots);
+    accFinal.assign(results.begin() + 2 * slots, results.end());
+    auto ifStore = scf::IfOp::create(b, ifWhole.getResult(0),
+                                     /*withElseRegion=*/false);
+    tailGuard.emplace(b);
+    b.setInsertionPointToStart(&ifStore.getThenRegion().front());
+  }
   OutputRows out;
   for (Value position : positions)
     out.valid.push_back(arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
@@ -2886,6 +3169,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     storeOutputRows(b, *mmaE, accOut, partial, mFinal, lFinal, accFinal);
     b.setInsertionPointAfter(ifSingle);
   }
+  tailGuard.reset();
   mergeGuard.reset();
   consumerGuard.reset();
   raggedGuard.reset();

@@ -47,6 +47,15 @@ inline constexpr llvm::StringLiteral kSharedMemoryName = "attnc_smem";
 int64_t flashKernelSharedMemoryBytes(const KernelProblem &problem,
                                      attn::GpuKernelAttr config);
 
+/// Whether the persistent kernel of `config` under a mask of `kind` splits
+/// the items of its last, part-filled wave by keys (KernelAbi.h, tail
+/// splits): the persistent wgmma kernel without a mask, whose items all
+/// hold ceil(seq_k / block_k) key tiles, so that the runtime's splits
+/// (at most that many) each hold one at least. (Masks order their items
+/// by cost, or leave items of no key tile, which the consumers' turns do
+/// not take.)
+bool splitsPersistentTail(mask::MaskKind kind, attn::GpuKernelAttr config);
+
 /// How the kernel of `t` visits and masks key tiles, in words (for
 /// convert-attn-to-gpu's remark).
 std::string flashKernelTileStrategy(const TiledAttention &t);

@@ -422,11 +422,10 @@ void attnc::storeOutputRows(ImplicitLocOpBuilder &b, MmaSyncEmitter &emitter,
 Value attnc::inlinePtx(ImplicitLocOpBuilder &b, Type resultType,
                        ValueRange operands, StringRef text,
                        StringRef constraints, bool sideEffects) {
-  return LLVM::InlineAsmOp::create(
-             b, resultType, operands, text, constraints, sideEffects,
-             /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
-             LLVM::AsmDialectAttr::get(b.getContext(),
-                                       LLVM::AsmDialect::AD_ATT),
-             /*operand_attrs=*/ArrayAttr())
-      .getResult(0);
+  auto op = LLVM::InlineAsmOp::create(
+      b, resultType, operands, text, constraints, sideEffects,
+      /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      /*operand_attrs=*/ArrayAttr());
+  return resultType ? op.getResult(0) : Value();
 }

@@ -257,8 +257,9 @@ mlir::Value rowOffset32(mlir::ImplicitLocOpBuilder &b, mlir::Value row,
 /// Element `index32` (i32) of the pointer `base`.
 mlir::Value gep32(mlir::ImplicitLocOpBuilder &b, mlir::Value base,
                   mlir::Value index32, mlir::Type elementType);
-/// Inline PTX `text` with LLVM `constraints`, of type `resultType`;
-/// `sideEffects` keeps it where it is (neither moved nor removed).
+/// Inline PTX `text` with LLVM `constraints`, of type `resultType` (none
+/// and a null result for a null type); `sideEffects` keeps it where it is
+/// (neither moved nor removed).
 mlir::Value inlinePtx(mlir::ImplicitLocOpBuilder &b, mlir::Type resultType,
                       mlir::ValueRange operands, llvm::StringRef text,
                       llvm::StringRef constraints, bool sideEffects);

@@ -190,7 +190,8 @@ class Kernel:
             "value_head_dim", "reads_lse", "reads_cu_seqlens", "reads_seq_ids",
             "reads_block_mask", "reads_alibi_slopes", "mask_block_q", "mask_block_k",
             "split_kv", "gqa_pack", "reads_kv_lens", "page_size", "reads_kv_scales",
-            "reads_cu_seqlens_q", "reads_cu_seqlens_k", "block_q", "block_k")}
+            "reads_cu_seqlens_q", "reads_cu_seqlens_k", "block_q", "block_k",
+            "tail_splits")}
         # Split-KV scratch per (device, bytes), reused across calls.
         self._scratch = {}
 
@@ -273,8 +274,10 @@ class Kernel:
 
         Every argument is checked first (validate_arguments); a failure is an
         AttncError naming the argument. The launch runs under q's device.
-        num_splits: key splits of a split_kv (decode) artifact, 0 = the
-        runtime's choice; the scratch it needs is allocated here and kept.
+        num_splits: key splits of a split_kv (decode) artifact, or of the
+        last wave's items of a persistent kernel (manifest tail_splits; 1
+        runs them whole), 0 = the runtime's choice; the scratch it needs is
+        allocated here and kept.
         plan: a WorkList of this kernel (Kernel.plan) instead: one thread
         block per item, its grid and scratch sized for max_items.
         """
@@ -364,7 +367,7 @@ class Kernel:
             if plan is not None:
                 a.plan = plan.buffer.data_ptr()
                 a.plan_items = a.plan_partials = plan.max_items
-            if self.manifest.get("split_kv") == "1":
+            if "1" in (self.manifest.get("split_kv"), self.manifest.get("tail_splits")):
                 size = self.scratch_size(a)
                 if size:
                     key = (q.device, size)

@@ -179,7 +179,7 @@ def _prepare(q, k, v, mask, scale, softcap, alibi, return_lse, layout):
     # A split-KV (decode) kernel: the split count of this call shape, fixed
     # once so that launches do not ask the device again, and its scratch.
     scratch = None
-    if kernel.manifest.get("split_kv") == "1":
+    if "1" in (kernel.manifest.get("split_kv"), kernel.manifest.get("tail_splits")):
         # The runtime validates the whole launch: stand-in pointers (q's,
         # aligned and non-null) until each call sets the real ones.
         a.q, a.k, a.v, a.o = qh.data_ptr(), kh.data_ptr(), vh.data_ptr(), qh.data_ptr()

@@ -64,20 +64,45 @@ func.func @documents(%q: tensor<?x16x?x128xbf16>, %k: tensor<?x16x?x128xbf16>, %
 
 // Tiles of equal cost (no mask, D = 128): block l takes the items
 // l, l + B, ... of the T * H * batch, query tiles fastest, each unit's last
-// first; no pairs.
+// first; no pairs. The count mod B items of the last, part-filled wave
+// (tail items) follow the whole items as num_splits items each (split j of
+// tail item u is item start + u * splits + j, start = count - tail), so the
+// loop runs to count + (splits - 1) * tail; an item's whole item, split and
+// query tile come in 32 bits from copies of the launch's values.
 // CHECK-LABEL: gpu.func @attnc_attention(
 // CHECK: nvvm.setmaxregister  increase
 // CHECK: %[[L:.*]] = arith.addi %block_id_x, %{{.*}} : index
 // CHECK: %[[BLOCKS:.*]] = arith.muli %{{.*}}, %grid_dim_z : index
 // CHECK: %[[T:.*]] = arith.ceildivui %{{.*}}, %c128 : index
 // CHECK-NOT: arith.ceildivui %[[T]], %c2
-// CHECK: scf.for %[[I:.*]] = %[[L]] to %{{.*}} step %[[BLOCKS]] iter_args
+// CHECK: %[[PER:.*]] = arith.muli %[[T]], %c4 : index
+// CHECK: %[[COUNT:.*]] = arith.muli %[[PER]], %{{.*}} : index
+// CHECK: %[[SPLITS:.*]] = arith.maxsi %{{.*}}, %c1 : index
+// CHECK: %[[TAIL:.*]] = arith.remui %[[COUNT]], %[[BLOCKS]] : index
+// CHECK: %[[MORE:.*]] = arith.subi %[[SPLITS]], %c1{{.*}} : index
+// CHECK: %[[EXTRA:.*]] = arith.muli %[[MORE]], %[[TAIL]] : index
+// CHECK: %[[END:.*]] = arith.addi %[[COUNT]], %[[EXTRA]] : index
+// CHECK: scf.for %[[I:.*]] = %[[L]] to %[[END]] step %[[BLOCKS]] iter_args
 // CHECK-NOT: scf.if
-// CHECK: %[[BACK:.*]] = arith.remui %[[I]], %[[T]] : index
-// CHECK: %[[LAST:.*]] = arith.subi %[[T]], %c1{{.*}} : index
-// CHECK: %[[TILE:.*]] = arith.subi %[[LAST]], %[[BACK]] : index
-// CHECK: %[[UNIT:.*]] = arith.divui %[[I]], %[[T]] : index
-// CHECK: arith.muli %[[TILE]], %c128{{.*}} : index
+// CHECK: %[[T32:.*]] = arith.trunci %{{.*}} : i64 to i32
+// CHECK: %[[PER32:.*]] = arith.muli %[[T32]], %c4_i32 : i32
+// CHECK: %[[COUNT32:.*]] = arith.muli %[[PER32]], %{{.*}} : i32
+// CHECK: %[[S32:.*]] = arith.maxsi %{{.*}}, %c1_i32 : i32
+// CHECK: %[[TAIL32:.*]] = arith.remui %[[COUNT32]], %{{.*}} : i32
+// CHECK: %[[START:.*]] = arith.subi %[[COUNT32]], %[[TAIL32]] : i32
+// CHECK: %[[I32:.*]] = arith.index_castui %{{.*}} : index to i32
+// CHECK: %[[IS_TAIL:.*]] = arith.cmpi uge, %[[I32]], %[[START]] : i32
+// CHECK: %[[U0:.*]] = arith.select %[[IS_TAIL]], %[[I32]], %[[START]] : i32
+// CHECK: %[[U:.*]] = arith.subi %[[U0]], %[[START]] : i32
+// CHECK: %[[ITEM:.*]] = arith.divui %[[U]], %[[S32]] : i32
+// CHECK: %[[SPLIT:.*]] = arith.remui %[[U]], %[[S32]] : i32
+// CHECK: %[[ITS_SPLITS:.*]] = arith.select %[[IS_TAIL]], %[[S32]], %c1_i32{{.*}} : i32
+// CHECK: %[[FROM_TAIL:.*]] = arith.addi %[[START]], %[[ITEM]] : i32
+// CHECK: %[[WHOLE:.*]] = arith.select %[[IS_TAIL]], %[[FROM_TAIL]], %[[I32]] : i32
+// CHECK: %[[UNIT:.*]] = arith.divui %[[WHOLE]], %[[T32]] : i32
+// CHECK: %[[BACK:.*]] = arith.remui %[[WHOLE]], %[[T32]] : i32
+// CHECK: %[[LAST:.*]] = arith.subi %[[T32]], %c1_i32{{.*}} : i32
+// CHECK: %[[TILE:.*]] = arith.subi %[[LAST]], %[[BACK]] : i32
 func.func @none(%q: tensor<?x4x?x128xbf16>) -> tensor<?x4x?x128xbf16> {
   %o = attn.attention %q, %q, %q : tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16> -> tensor<?x4x?x128xbf16>
   return %o : tensor<?x4x?x128xbf16>

@@ -381,6 +381,27 @@ TEST(KernelManifestTest, ReadsPersistentOptionally) {
   expectOptionalFlag("persistent", &KernelManifest::persistent, "yes");
 }
 
+TEST(KernelManifestTest, ReadsTailSplitsOptionally) {
+  // Absent (artifacts older than the key): the last wave runs whole.
+  Artifact a = kernelArtifact();
+  a.set("persistent", "1");
+  KernelManifest m;
+  std::string error;
+  ASSERT_TRUE(parseKernelManifest(a, m, error)) << error;
+  EXPECT_FALSE(m.tailSplits);
+  a.set("tail_splits", "1");
+  ASSERT_TRUE(parseKernelManifest(a, m, error)) << error;
+  EXPECT_TRUE(m.tailSplits);
+  a.set("tail_splits", "2");
+  EXPECT_EQ(manifestError(a),
+            "manifest key 'tail_splits': expected 0 or 1, got '2'");
+  // Only a persistent kernel has a last wave to split.
+  a.set("tail_splits", "1");
+  a.set("persistent", "0");
+  EXPECT_EQ(manifestError(a), "manifest key 'tail_splits': expected "
+                              "persistent = 1 beside it");
+}
+
 TEST(KernelManifestTest, ReadsSplitBlocksPerSmOptionally) {
   // Absent (artifacts older than the key): 0, the occupancy's blocks.
   Artifact a = kernelArtifact();
@@ -776,6 +797,46 @@ TEST_F(ValidateTest, BoundsThePersistentKernelsWorkItems) {
   // A kernel with one block an item has no such bound here.
   EXPECT_EQ(check(a), "");
   attnrt_artifact_destroy(persistent);
+}
+
+TEST_F(ValidateTest, BoundsTheTailSplits) {
+  // A persistent kernel that splits its last wave takes num_splits in
+  // [0, 16] (0: the runtime's choice); others 0 or 1.
+  Artifact p = kernelArtifact();
+  p.set("persistent", "1");
+  p.set("tail_splits", "1");
+  attnrt_artifact *tail = load(p);
+  ASSERT_NE(tail, nullptr) << attnrt_last_error();
+  attnrt_attention_args a = args;
+  a.num_splits = 16;
+  EXPECT_EQ(check(a, tail), "");
+  a.num_splits = 17;
+  EXPECT_EQ(check(a, tail),
+            "expected num_splits in [0, 16] (the splits of the persistent "
+            "kernel's last wave), got 17");
+  a.num_splits = 2;
+  EXPECT_EQ(check(a), "expected num_splits in [0, 1] (the artifact has no "
+                      "split_kv kernel), got 2");
+  // One split (or a count the runtime clamps to one key tile's worth)
+  // needs no scratch and no device.
+  a = args;
+  a.num_splits = 1;
+  size_t bytes = 1;
+  EXPECT_EQ(attnrt_scratch_size(tail, &a, &bytes), ATTNRT_OK)
+      << attnrt_last_error();
+  EXPECT_EQ(bytes, 0u);
+  a.seq_k = 64; // one key tile of 64
+  a.num_splits = 5;
+  runtime::denseStrides(2, a.seq_k, 64, a.k_strides);
+  runtime::denseStrides(2, a.seq_k, 64, a.v_strides);
+  int64_t splits = 0;
+  EXPECT_EQ(attnrt_num_splits(tail, &a, &splits), ATTNRT_OK)
+      << attnrt_last_error();
+  EXPECT_EQ(splits, 1);
+  EXPECT_EQ(attnrt_scratch_size(tail, &a, &bytes), ATTNRT_OK)
+      << attnrt_last_error();
+  EXPECT_EQ(bytes, 0u);
+  attnrt_artifact_destroy(tail);
 }
 
 TEST_F(ValidateTest, RejectsNullHandles) {

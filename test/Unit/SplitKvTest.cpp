@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 using attnc::rt::chooseNumSplits;
 using attnc::rt::kMaxAutoSplits;
@@ -87,4 +88,87 @@ TEST(SplitKvTest, SlotsCappedByTheKernelsBlocksPerSm) {
   EXPECT_EQ(splitSlots(264, 132, 0), 264); // no hint (older artifacts)
   EXPECT_EQ(chooseNumSplits(8, 1024, splitSlots(264, 132, 1), 132), 16);
   EXPECT_EQ(chooseNumSplits(8, 1024, splitSlots(264, 132, 2), 132), 32);
+}
+
+using attnc::rt::chooseTailSplits;
+using attnc::rt::kMaxTailSplits;
+using attnc::rt::tailLaunch;
+
+TEST(TailSplitsTest, LaunchCountsTheKernelsTailItems) {
+  // Past one wave: every resident block, the items past the full waves.
+  EXPECT_EQ(tailLaunch(2048, 5, 132).blocks, 132);
+  EXPECT_EQ(tailLaunch(2048, 5, 132).tailItems, 2048 % 132);
+  // Fewer items than blocks: every item splits, on up to all the blocks.
+  EXPECT_EQ(tailLaunch(24, 3, 132).blocks, 72);
+  EXPECT_EQ(tailLaunch(24, 3, 132).tailItems, 24);
+  EXPECT_EQ(tailLaunch(100, 3, 132).blocks, 132);
+  EXPECT_EQ(tailLaunch(100, 3, 132).tailItems, 100);
+  // One split: the items whole, on one block each at most.
+  EXPECT_EQ(tailLaunch(24, 1, 132).blocks, 24);
+  EXPECT_EQ(tailLaunch(24, 1, 132).tailItems, 0);
+  EXPECT_EQ(tailLaunch(264, 4, 132).tailItems, 0);
+  EXPECT_EQ(tailLaunch(0, 4, 132).blocks, 0);
+}
+
+/// The kernel's numbering (FlashKernel.cpp, tailOf) over a launch: block l
+/// runs items l, l + blocks, ... below items + (splits - 1) * tail, item x
+/// being whole item x before the tail's start and split (x - start) mod
+/// splits of tail item start + (x - start) / splits after it.
+TEST(TailSplitsTest, EveryItemRunsOnceOrInEverySplitOnce) {
+  for (int64_t slots : {8, 132, 264})
+    for (int64_t items = 1; items <= 3 * slots + 5; items += 7)
+      for (int64_t splits = 1; splits <= kMaxTailSplits; ++splits) {
+        auto t = tailLaunch(items, splits, slots);
+        ASSERT_GE(t.blocks, 1);
+        ASSERT_LE(t.blocks, slots);
+        int64_t tail = items % t.blocks, start = items - tail;
+        ASSERT_EQ(tail, t.tailItems);
+        int64_t end = items + (splits - 1) * tail;
+        std::vector<std::vector<int64_t>> seen(items);
+        for (int64_t l = 0; l < t.blocks; ++l)
+          for (int64_t x = l; x < end; x += t.blocks) {
+            bool isTail = x >= start;
+            int64_t u = isTail ? x - start : 0;
+            int64_t whole = isTail ? start + u / splits : x;
+            ASSERT_LT(whole, items);
+            seen[whole].push_back(isTail ? u % splits : -1);
+          }
+        for (int64_t i = 0; i < items; ++i) {
+          std::vector<int64_t> want;
+          if (i < start)
+            want = {-1};
+          else
+            for (int64_t j = 0; j < splits; ++j)
+              want.push_back(j);
+          std::sort(seen[i].begin(), seen[i].end());
+          ASSERT_EQ(seen[i], want)
+              << "item " << i << " of " << items << ", " << splits
+              << " splits on " << slots << " slots";
+        }
+      }
+}
+
+TEST(TailSplitsTest, ChoosesForTheLastWave) {
+  // No last wave to split, or too few key tiles.
+  EXPECT_EQ(chooseTailSplits(264, 94, 132), 1);
+  EXPECT_EQ(chooseTailSplits(2048, 3, 132), 1);
+  EXPECT_EQ(chooseTailSplits(0, 94, 132), 1);
+  EXPECT_EQ(chooseTailSplits(2048, 94, 0), 1);
+  // The standard no-mask shapes on an H200 (132 blocks): D = 128 at 4K
+  // (24 key tiles of 176) and 16K (94), D = 256 at 8K (103 tiles of 80;
+  // the tail is 100 items).
+  EXPECT_EQ(chooseTailSplits(2048, 24, 132), 3);
+  EXPECT_EQ(chooseTailSplits(2048, 94, 132), 5);
+  EXPECT_EQ(chooseTailSplits(1024, 103, 132), 5);
+  // Every split holds two key tiles at least, and there are at most 16.
+  for (int64_t items : {1, 17, 68, 2048 + 131})
+    for (int64_t tiles = 1; tiles <= 300; tiles += 13) {
+      int64_t s = chooseTailSplits(items, tiles, 132);
+      EXPECT_GE(s, 1);
+      EXPECT_LE(s, kMaxTailSplits);
+      if (s > 1)
+        EXPECT_LE(2 * s, tiles);
+    }
+  // The kernel numbers the split items in 32 bits.
+  EXPECT_EQ(chooseTailSplits(INT32_MAX - 100, 94, 132), 1);
 }

@@ -52,7 +52,9 @@ static const char *const kUsage =
     "PASS,\n"
     "1 FAIL, 2 bad input or a failure to load or run. --splits sets the key "
     "splits\n"
-    "of a split_kv (decode) artifact; by default the runtime chooses them.\n"
+    "of a split_kv (decode) artifact, or of the last wave of a persistent "
+    "kernel\n"
+    "(tail_splits); by default the runtime chooses them.\n"
     "--plan runs it from an attnrt_plan work list of the spec's lengths over\n"
     "CTAS thread blocks (0: the blocks resident at once on the device).\n";
 
@@ -448,6 +450,9 @@ int main(int argc, char **argv) {
                 static_cast<long long>(timing.planPartials));
   else if (manifest.splitKv)
     std::printf("  key splits: %lld\n", static_cast<long long>(timing.numSplits));
+  else if (manifest.tailSplits)
+    std::printf("  key splits of the last wave: %lld\n",
+                static_cast<long long>(timing.numSplits));
   std::printf("%s", formatTiming(timing).c_str());
   std::printf("%s\n", check.pass ? "PASS" : "FAIL");
   return check.pass ? 0 : 1;

@@ -92,6 +92,10 @@ struct KernelManifest {
   /// items from its index (manifest key `persistent`, absent in artifacts
   /// older than it: false).
   bool persistent = false;
+  /// A persistent kernel that splits the items of its last wave by keys
+  /// (KernelAbi.h; manifest key `tail_splits`, absent in artifacts older
+  /// than it: false): num_splits and the scratch as KernelAbi.h says.
+  bool tailSplits = false;
   /// The kernel reads per-sequence key counts (kv_lens), and K/V as a paged
   /// cache of pages of pageSize rows (0: contiguous).
   bool readsKvLens = false;
@@ -119,8 +123,8 @@ bool parseKernelManifest(const Artifact &artifact, KernelManifest &manifest,
 /// section) of the artifact `main`: a kernel manifest of its own, without a
 /// short kernel, whose every manifest key but the kernel's configuration
 /// (gpu_kernel, block_q, block_k, threads, dynamic_shared_memory,
-/// persistent, split_blocks_per_sm) equals the main one's, so that every
-/// launch the main kernel takes, it takes alike. Fails with a message
+/// persistent, tail_splits, split_blocks_per_sm) equals the main one's, so that
+/// every launch the main kernel takes, it takes alike. Fails with a message
 /// naming the first key that differs.
 bool checkShortKernel(const Artifact &main, const Artifact &nested,
                       KernelManifest &manifest, std::string &error);

@@ -205,6 +205,28 @@ inline constexpr int64_t scratchFloats(int64_t splits, int64_t batch,
   return splits * batch * heads * seqQ * (valueHeadDim + 1);
 }
 
+/// A persistent kernel with tail splits (manifest `tail_splits`) runs the
+/// items of its last, part-filled wave (items mod blocks of them, every
+/// item when there are fewer than its blocks) as num_splits items of a
+/// share of their keys each (num_splits 0 or 1: whole), on a grid of
+/// min(items + (num_splits - 1) * tail items, resident blocks); the last
+/// split of an item to finish merges the others and writes its rows. With
+/// num_splits > 1 its scratch holds a u32 counter per (tail item, warp of
+/// the block: threads / 32), which the runtime zeroes before each launch,
+/// padded to a multiple of 4, then one record of tailRecordFloats per
+/// (tail item, split): the consumer threads' partial states (row maxima,
+/// sums and unnormalised accumulators, f32).
+inline constexpr int64_t tailRecordFloats(int64_t blockQ,
+                                          int64_t valueHeadDim) {
+  return blockQ * (valueHeadDim + 8);
+}
+inline constexpr int64_t tailScratchFloats(int64_t tailItems, int64_t splits,
+                                           int64_t threads, int64_t blockQ,
+                                           int64_t valueHeadDim) {
+  return (tailItems * (threads / 32) + 3) / 4 * 4 +
+         tailItems * splits * tailRecordFloats(blockQ, valueHeadDim);
+}
+
 /// With a work list, the scratch holds one record per partial slot of the
 /// plan (attnrt_work_item::partial): the tile's block_q packed rows of Dv
 /// normalised partial outputs, then their block_q LSEs (f32).

@@ -204,6 +204,19 @@ CUresult cuMemsetD8_v2(unsigned long long dst, unsigned char value,
   memset((void *)(uintptr_t)dst, value, count);
   return OK;
 }
+CUresult cuMemsetD32Async(unsigned long long dst, unsigned value, size_t count,
+                          void *stream) {
+  if (logging())
+    fprintf(stderr,
+            "fake-libcuda: memset32 of %zu words to %u in a buffer of %zu "
+            "bytes\n",
+            count, value, allocationSize((const void *)(uintptr_t)dst));
+  if (4 * count > allocationSize((const void *)(uintptr_t)dst))
+    return INVALID_VALUE;
+  for (size_t i = 0; i < count; ++i)
+    ((unsigned *)(uintptr_t)dst)[i] = value;
+  return OK;
+}
 
 static int event;
 CUresult cuEventCreate(void **e, unsigned flags) {
@@ -310,11 +323,13 @@ CUresult cuLaunchKernel(void *f, unsigned gridX, unsigned gridY,
     fprintf(stderr,
             "fake-libcuda: launch grid (%u, %u, %u) block (%u, %u, %u), "
             "b=%lld hq=%lld hkv=%lld sq=%lld sk=%lld d=%lld dv=%lld, "
-            "lse %s, o %s\n",
+            "lse %s, o %s, num_splits %lld, scratch of %zu bytes\n",
             gridX, gridY, gridZ, blockX, blockY, blockZ, (long long)b,
             (long long)hq, (long long)hkv, (long long)sq, (long long)sk,
             (long long)d, (long long)dv, lse ? "given" : "null",
-            poisoned ? "poisoned" : "not poisoned");
+            poisoned ? "poisoned" : "not poisoned",
+            (long long)*(int64_t *)params[27],
+            allocationSize(*(const void **)params[28]));
     if (kvLens || pageTable || kvScales)
       fprintf(stderr,
               "fake-libcuda: kv_lens %s, page_table %s, max_pages %lld, "
