@@ -179,9 +179,10 @@ def run(build, D, S, mask, results, B=None):
             lbuf = torch.empty(B, H, S, device=DEV, dtype=torch.float32)
         return lambda: kern(q, k, v, out=buf, lse=lbuf, **more)[0]
     systems = [("attnc", attnc_system(kernel))]
-    # TAIL_SPLITS="1 3 ...": the same artifact with num_splits forced (a
-    # persistent kernel's last-wave splits; 1 runs its items whole), timed
-    # as attnc@splits=<n> where the artifact splits its tail.
+    # TAIL_SPLITS="1 2": the same artifact with num_splits forced (how a
+    # persistent kernel runs its last wave: 1 whole items, 2 its key tiles
+    # dealt to every block), timed as attnc@splits=<n> where the artifact
+    # has tail splits.
     if kernel.manifest.get("tail_splits") == "1":
         for n in os.environ.get("TAIL_SPLITS", "").split():
             systems.append(("attnc@splits=" + n,

@@ -47,13 +47,14 @@ for (mname, m), d, dtype, (hq, hkv) in itertools.product(
     if d == 128 and mname == "none":
         runs.append(spec(b=8, sq=2000, sk=100, **base))
         runs.append(spec(b=4, sq=1500, sk=300, **base))
-    # The persistent kernels' last-wave splits (tail_splits) at forced
-    # counts: 2 of the 408 items' tail of 12, and 16 splits of items of 6
-    # key tiles (10 splits see no key; a block mask's empty tiles leave
-    # more), besides the runtime's own choices in the runs above.
-    if d == 128 and mname in ("none", "blocksparse"):
+    # The persistent no-mask kernel's balanced tail (tail_splits) forced
+    # (num_splits 2): the 12 items past 3 waves of 132 blocks, 24 items of
+    # 6 key tiles (144 tiles over 132 blocks), and 8 items of 2 (16 tiles:
+    # most blocks get none), besides the runtime's own choices above.
+    if d == 128 and mname == "none":
         runs.append(spec(b=3, sq=2100, sk=2001, **base) + " @splits=2")
-        runs.append(spec(b=3, sq=77, sk=1031, **base) + " @splits=16")
+        runs.append(spec(b=3, sq=77, sk=1031, **base) + " @splits=2")
+        runs.append(spec(b=1, sq=77, sk=300, **base) + " @splits=2")
     # D = 64 artifacts (and D = 128 ones without a mask) hold a second
     # kernel for short sequences (seq_q and seq_k at most 1024 without a
     # mask, 2048 under a causal mask): runs at the bound take it, runs past
@@ -118,7 +119,7 @@ for d in [32, 80, 96, 256]:
 # D = 256 without a mask (80-key tiles on sm_90a).
 base = dict(hq=4, hkv=1, d=256, dtype="bf16", mask="none")
 runs = [spec(b=b, sq=sq, sk=sk, **base) for b, sq, sk in sizes[:3] + sizes[4:]]
-runs.append(spec(b=5, sq=2100, sk=2001, **base) + " @splits=3")
+runs.append(spec(b=5, sq=2100, sk=2001, **base) + " @splits=2")
 lines.append(f"none_d256_bf16 | {spec(b=1, sq=128, sk=128, **base)} | {'; '.join(runs)}")
 # Block masks of other block sizes (on sm_90a: blocks of 8-key multiples take
 # 128-key tiles, keys blocks wider or narrower than a tile; D = 256 falls

@@ -65,65 +65,64 @@ inline int64_t chooseNumSplits(int64_t blocks, int64_t keyTiles, int64_t slots,
   return 1;
 }
 
-/// The most splits of a persistent kernel's tail items (KernelAbi.h, tail
-/// splits): the runtime's choice and a caller's num_splits.
-inline constexpr int64_t kMaxTailSplits = 16;
+/// A persistent tail-splitting kernel's num_splits (KernelAbi.h): whole
+/// items, or the balanced tail (the last wave's key tiles dealt to every
+/// block in equal contiguous shares).
+inline constexpr int64_t kWholeItems = 1, kBalancedTail = 2;
 
-/// A persistent tail-splitting launch of `items` work items in `splits`
-/// splits on `slots` resident blocks: its blocks (the items of the last,
-/// part-filled wave, or every item when there are fewer than `slots`, run
-/// as `splits` items each, on as many blocks as are resident), and the
-/// tail items the kernel splits (items mod blocks, as it counts them).
+/// A persistent tail-splitting launch of `items` work items of `keyTiles`
+/// key tiles on `slots` resident blocks, as `splits` (kWholeItems or
+/// kBalancedTail) asks: its blocks, and the tail items the kernel deals by
+/// keys (items mod blocks, as it counts them; 0 for whole items).
 struct TailLaunch {
   int64_t blocks = 0, tailItems = 0;
 };
 inline TailLaunch tailLaunch(int64_t items, int64_t splits, int64_t slots) {
   if (items <= 0 || slots <= 0)
     return {};
-  int64_t last = items >= slots ? items % slots : items;
   TailLaunch t;
-  t.blocks = std::min(items + (std::max<int64_t>(splits, 1) - 1) * last, slots);
-  t.tailItems = items % t.blocks;
+  if (splits < kBalancedTail) {
+    t.blocks = std::min(items, slots);
+    return t;
+  }
+  t.blocks = slots;
+  t.tailItems = items % slots;
   return t;
 }
 
-/// In key tiles, what splitting a tail item costs beyond its share of the
-/// keys: loading its queries and filling the pipeline, and for the merging
-/// split, reading each other split's partial state (a record of block_q
-/// rows of Dv + 8 floats, from L2).
+/// Whether the kernel's 32-bit numbering holds the balanced tail: the
+/// tail's key tiles times the blocks below 2^31.
+inline bool balancedTailFits(int64_t tailItems, int64_t keyTiles,
+                             int64_t blocks) {
+  return tailItems >= 0 && keyTiles >= 0 && blocks > 0 &&
+         tailItems <= INT32_MAX / std::max<int64_t>(keyTiles, 1) &&
+         tailItems * keyTiles <= INT32_MAX / blocks;
+}
+
+/// In key tiles, what a tail segment costs beyond its keys (its queries,
+/// the pipeline's fill, the epilogue), and what merging one other
+/// segment's record (block_q rows of Dv + 8 floats, from L2) costs.
 inline constexpr double kTailSplitTiles = 2.0;
 inline constexpr double kTailMergeTiles = 0.5;
 
-/// Splits for the tail of a persistent launch of `items` work items of
-/// `keyTiles` key tiles each on `slots` resident blocks: the count whose
-/// tail (the most split items a block runs, each keyTiles / s tiles plus
-/// kTailSplitTiles, then the merge of s - 1 records) is shortest, 1 when
-/// nothing beats the whole items' keyTiles; at most kMaxTailSplits, every
-/// split at least two key tiles.
+/// The tail mode of a persistent launch of `items` work items of
+/// `keyTiles` key tiles on `slots` resident blocks: kBalancedTail when a
+/// block's share of the tail (ceil(T keyTiles / slots) tiles, plus
+/// kTailSplitTiles, plus kTailMergeTiles for each of the about slots / T
+/// other shares of an item it may merge) is shorter than a whole item,
+/// kWholeItems otherwise.
 inline int64_t chooseTailSplits(int64_t items, int64_t keyTiles,
                                 int64_t slots) {
-  if (items <= 0 || slots <= 0 || keyTiles < 4)
-    return 1;
-  int64_t last = items >= slots ? items % slots : items;
-  if (last == 0)
-    return 1;
-  int64_t most = std::min(kMaxTailSplits, keyTiles / 2);
-  // The kernel numbers the split items in 32 bits.
-  if (items > INT32_MAX - most * slots)
-    return 1;
-  int64_t best = 1;
-  double bestTime = static_cast<double>(keyTiles);
-  for (int64_t s = 2; s <= most; ++s) {
-    int64_t rounds = (s * last + slots - 1) / slots;
-    double time = static_cast<double>(rounds) *
-                      (static_cast<double>(keyTiles) / s + kTailSplitTiles) +
-                  kTailMergeTiles * static_cast<double>(s - 1);
-    if (time < bestTime) {
-      best = s;
-      bestTime = time;
-    }
-  }
-  return best;
+  if (items <= 0 || slots <= 0 || keyTiles < 2)
+    return kWholeItems;
+  int64_t tail = items % slots;
+  if (tail == 0 || !balancedTailFits(tail, keyTiles, slots))
+    return kWholeItems;
+  int64_t share = (tail * keyTiles + slots - 1) / slots;
+  int64_t shares = (slots + tail - 1) / tail;
+  double time = static_cast<double>(share) + kTailSplitTiles +
+                kTailMergeTiles * static_cast<double>(shares);
+  return time < static_cast<double>(keyTiles) ? kBalancedTail : kWholeItems;
 }
 
 } // namespace attnc::rt

@@ -498,12 +498,13 @@ struct Checker {
     }
     if (!inRange("num_splits", a.num_splits, 0,
                  m.splitKv      ? 4096
-                 : m.tailSplits ? rt::kMaxTailSplits
+                 : m.tailSplits ? rt::kBalancedTail
                                 : 1,
-                 m.splitKv      ? ""
-                 : m.tailSplits ? " (the splits of the persistent kernel's "
-                                  "last wave)"
-                                : " (the artifact has no split_kv kernel)"))
+                 m.splitKv ? ""
+                 : m.tailSplits
+                     ? " (2: the persistent kernel's last wave dealt to "
+                       "every block by keys)"
+                     : " (the artifact has no split_kv kernel)"))
       return false;
     // A persistent kernel numbers its work items (query tiles x query
     // heads / gqa_pack x batch entries) in 32 bits where it orders them
@@ -750,10 +751,7 @@ static attnrt_status resolveSplits(attnrt_artifact &artifact,
     return ATTNRT_OK;
   }
   if (m.tailSplits) {
-    // A caller's count, at most the key tiles of an item (each split holds
-    // one at least).
-    splits = std::min<int64_t>(std::max<int64_t>(1, a.num_splits),
-                               (a.seq_k + m.blockK - 1) / m.blockK);
+    splits = std::max<int64_t>(1, a.num_splits);
     return ATTNRT_OK;
   }
   if (!m.splitKv || a.num_splits >= 1) {
@@ -779,8 +777,8 @@ static attnrt_status resolveSplits(attnrt_artifact &artifact,
   return ATTNRT_OK;
 }
 
-/// The persistent tail-splitting launch of `a` in `splits` splits on
-/// `slots` resident blocks (KernelAbi.h tail splits).
+/// The persistent tail-splitting launch of `a` with num_splits `splits`
+/// on `slots` resident blocks (KernelAbi.h tail splits).
 static rt::TailLaunch tailLaunchOf(const KernelManifest &m,
                                    const attnrt_attention_args &a,
                                    int64_t splits, int64_t slots) {
@@ -798,11 +796,12 @@ static attnrt_status scratchBytes(const KernelManifest &m,
   if (m.tailSplits) {
     if (splits <= 1 || slots <= 0)
       return ATTNRT_OK;
-    // validate() bounded the work items by 2^31 and the splits by
-    // kMaxTailSplits; a record is at most 2^42 bytes.
+    // validate() bounded the work items by 2^31; the blocks are the
+    // device's resident ones, a record at most 2^42 bytes.
     rt::TailLaunch t = tailLaunchOf(m, a, splits, slots);
     bytes = static_cast<size_t>(abi::tailScratchFloats(
-                t.tailItems, splits, m.threads, m.blockQ, a.value_head_dim)) *
+                t.tailItems, t.blocks, m.threads, m.blockQ,
+                a.value_head_dim)) *
             4;
     return ATTNRT_OK;
   }
@@ -934,9 +933,10 @@ static attnrt_status checkScratch(const KernelManifest &m,
                     std::to_string(needed) + " bytes for " +
                     (a.plan ? std::to_string(a.plan_partials) +
                                   " partial records of a plan"
-                     : m.tailSplits ? "the persistent kernel's last wave in " +
-                                          std::to_string(splits) + " key splits"
-                                    : std::to_string(splits) + " key splits") +
+                     : m.tailSplits
+                         ? std::string("the persistent kernel's last wave "
+                                       "dealt to every block by keys")
+                         : std::to_string(splits) + " key splits") +
                     " (attnrt_scratch_size), got " + pointerText(a.scratch) +
                     " with " + std::to_string(a.scratch_bytes) + " bytes");
   return ATTNRT_OK;
@@ -1087,8 +1087,8 @@ static attnrt_status launchKernel(attnrt_artifact *artifact,
   // A persistent kernel (KernelAbi.h kPersistentGrid): as many blocks as
   // are resident at once, each walking the work items from its index; the
   // grid above when the device cannot say (one item a block).
-  // A tail-splitting one: its last wave's items in `splits` splits
-  // (KernelAbi.h), whose counters start at zero.
+  // A tail-splitting one with the balanced tail: every resident block
+  // (KernelAbi.h), the tail's counters zeroed first.
   rt::TailLaunch tail;
   if (m.persistent && kernels.slots > 0) {
     tail = tailLaunchOf(m, a, splits, kernels.slots);
@@ -1096,6 +1096,16 @@ static attnrt_status launchKernel(attnrt_artifact *artifact,
                 ? tail.blocks
                 : std::min<int64_t>(gridX * gridY * gridZ, kernels.slots);
     gridY = gridZ = 1;
+    if (m.tailSplits && tail.tailItems > 0 &&
+        !rt::balancedTailFits(tail.tailItems,
+                              (a.seq_k + m.blockK - 1) / m.blockK,
+                              tail.blocks))
+      return fail(ATTNRT_ERROR_INVALID_ARGUMENT,
+                  "expected the last wave's key tiles (" +
+                      std::to_string(tail.tailItems) + " items of " +
+                      std::to_string((a.seq_k + m.blockK - 1) / m.blockK) +
+                      ") times the " + std::to_string(tail.blocks) +
+                      " blocks below 2^31 for num_splits 2 (pass 1)");
   }
   if (gridX > INT32_MAX || combineBlocks > INT32_MAX)
     return fail(ATTNRT_ERROR_INVALID_ARGUMENT,
@@ -1154,7 +1164,7 @@ static attnrt_status launchKernel(attnrt_artifact *artifact,
                     ? static_cast<void *>(maps[i])
                     : static_cast<void *>(&scalars[i]);
 
-  if (m.tailSplits && splits > 1 && tail.tailItems > 0) {
+  if (m.tailSplits && tail.tailItems > 0) {
     if (!d->cuMemsetD32Async)
       return fail(ATTNRT_ERROR_CUDA,
                   "the driver has no cuMemsetD32Async, which clears the "

@@ -196,8 +196,21 @@ private:
   /// item), and for a split item its index among the split items and
   /// their count. From opaque copies of the launch's values: made again
   /// after the key loop, nothing of it stays live through the loop.
+  struct TailGeometry {
+    /// i32: the blocks, this block's linear index, the key tiles of an
+    /// item, the tail items (0 without a balanced tail), the first of them,
+    /// the tail's key tiles, this block's share of them [first, last), its
+    /// whole items and tail segments (items it takes part of).
+    Value blocks, block, keyTiles, tailItems, start, tailTiles, first, last,
+        wholeItems, segments;
+  };
+  TailGeometry tailGeometry();
   struct TailSplit {
-    Value whole, split, splits, item, items;
+    TailGeometry g;
+    /// Whether the iteration is a tail segment (i1), its whole item (index)
+    /// and the key tiles [lo, hi) of it (index) it takes, and (i32) its
+    /// tail item and its place among the block's segments.
+    Value isTail, whole, lo, hi, item, segment;
     /// The whole item's query tile, head and batch entry.
     std::array<Value, 3> indices;
   };
@@ -364,53 +377,116 @@ std::pair<scf::IfOp, scf::IfOp> KernelBuilder::splitRoles() {
   return {ifConsumer, ifProducer};
 }
 
-KernelBuilder::TailSplit KernelBuilder::tailOf(Value raw) {
-  // buildWork's numbering: the count mod blocks items past the full waves
-  // (tail items) follow the whole items as num_splits items each. In 32
-  // bits (attnrt bounds a persistent launch's work items by 2^31 - 1, and
-  // its num_splits by kMaxTailSplits): 64-bit divisions by these run-time
-  // values spilled the producer's 40 registers.
+KernelBuilder::TailGeometry KernelBuilder::tailGeometry() {
+  // With num_splits >= 2 the items of the last, part-filled wave (the
+  // count mod blocks past the full waves, or every item when there are
+  // fewer than blocks) form the tail: their key tiles, item by item, are
+  // dealt to the blocks in equal contiguous shares, block l taking tiles
+  // [l W / B, (l + 1) W / B) of the tail's W, a share of one or two items
+  // (segments) after its whole items l, l + B, ... In 32 bits from opaque
+  // copies of the launch's values (attnrt bounds W B below 2^31): 64-bit
+  // divisions by them spilled the producer's 40 registers, and values kept
+  // from an item's start to its epilogue the consumers'.
   auto param = [&](unsigned p) {
     return arith::TruncIOp::create(b, i32, opaque(arg(p))).getResult();
   };
-  auto gridDim = [&](gpu::Dimension d) {
-    return arith::IndexCastUIOp::create(b, i32,
-                                        opaque(gpu::GridDimOp::create(b, d)))
+  auto ceilDiv64 = [&](unsigned p, int64_t by) {
+    return arith::TruncIOp::create(
+               b, i32,
+               arith::CeilDivUIOp::create(
+                   b, opaque(arg(p)), arith::ConstantIntOp::create(b, by, 64)))
         .getResult();
+  };
+  auto dim = [&](Value v) {
+    return arith::IndexCastUIOp::create(b, i32, opaque(v)).getResult();
   };
   auto mul = [&](Value x, Value y) {
     return arith::MulIOp::create(b, x, y).getResult();
   };
+  auto add = [&](Value x, Value y) {
+    return arith::AddIOp::create(b, x, y).getResult();
+  };
+  auto sub = [&](Value x, Value y) {
+    return arith::SubIOp::create(b, x, y).getResult();
+  };
+  auto divu = [&](Value x, Value y) {
+    return arith::DivUIOp::create(b, x, y).getResult();
+  };
+  auto ugt = [&](Value x, Value y) {
+    return arith::CmpIOp::create(b, arith::CmpIPredicate::ugt, x, y)
+        .getResult();
+  };
+  TailGeometry g;
+  Value gx = dim(gpu::GridDimOp::create(b, gpu::Dimension::x)),
+        gy = dim(gpu::GridDimOp::create(b, gpu::Dimension::y)),
+        gz = dim(gpu::GridDimOp::create(b, gpu::Dimension::z));
+  g.blocks = mul(mul(gx, gy), gz);
+  g.block =
+      add(dim(gpu::BlockIdOp::create(b, gpu::Dimension::x)),
+          mul(gx, add(dim(gpu::BlockIdOp::create(b, gpu::Dimension::y)),
+                      mul(gy, dim(gpu::BlockIdOp::create(
+                                  b, gpu::Dimension::z))))));
+  Value count = mul(mul(ceilDiv64(abi::SeqQ, config.getBlockQ()), i32c(heads)),
+                    param(abi::Batch));
+  g.keyTiles = ceilDiv64(abi::SeqK, config.getBlockK());
+  Value balanced = arith::CmpIOp::create(b, arith::CmpIPredicate::sge,
+                                         param(abi::NumSplits), i32c(2));
+  g.tailItems = arith::SelectOp::create(
+      b, balanced, arith::RemUIOp::create(b, count, g.blocks), i32c(0));
+  g.start = sub(count, g.tailItems);
+  // Items l, l + B, ... below the tail's first.
+  g.wholeItems = arith::SelectOp::create(
+      b, ugt(g.start, g.block),
+      divu(add(sub(g.start, g.block), sub(g.blocks, i32c(1))), g.blocks),
+      i32c(0));
+  g.tailTiles = mul(g.tailItems, g.keyTiles);
+  g.first = divu(mul(g.block, g.tailTiles), g.blocks);
+  g.last = divu(mul(add(g.block, i32c(1)), g.tailTiles), g.blocks);
+  g.segments = arith::SelectOp::create(
+      b, ugt(g.last, g.first),
+      add(sub(divu(sub(g.last, i32c(1)), g.keyTiles),
+              divu(g.first, g.keyTiles)),
+          i32c(1)),
+      i32c(0));
+  return g;
+}
+
+KernelBuilder::TailSplit KernelBuilder::tailOf(Value raw) {
+  TailSplit t;
+  TailGeometry &g = t.g;
+  g = tailGeometry();
+  auto index = [&](Value v) {
+    return arith::IndexCastUIOp::create(b, b.getIndexType(), v).getResult();
+  };
+  auto mul = [&](Value x, Value y) {
+    return arith::MulIOp::create(b, x, y).getResult();
+  };
+  auto sub = [&](Value x, Value y) {
+    return arith::SubIOp::create(b, x, y).getResult();
+  };
+  Value x = arith::IndexCastUIOp::create(b, i32, opaque(raw));
+  t.isTail = arith::CmpIOp::create(b, arith::CmpIPredicate::uge, x,
+                                   g.wholeItems);
+  t.segment = arith::SelectOp::create(b, t.isTail, sub(x, g.wholeItems),
+                                      i32c(0));
+  t.item = arith::AddIOp::create(
+      b, arith::DivUIOp::create(b, g.first, g.keyTiles), t.segment);
+  Value itemStart = mul(t.item, g.keyTiles);
+  t.lo = index(sub(arith::MaxUIOp::create(b, g.first, itemStart), itemStart));
+  t.hi = index(sub(arith::MinUIOp::create(
+                       b, g.last, arith::AddIOp::create(b, itemStart,
+                                                        g.keyTiles)),
+                   itemStart));
+  Value whole = arith::SelectOp::create(
+      b, t.isTail, arith::AddIOp::create(b, g.start, t.item),
+      arith::AddIOp::create(b, g.block, mul(x, g.blocks)));
+  t.whole = index(whole);
+  // As buildWork numbers whole items: query tiles fastest, last first.
   Value tiles = arith::TruncIOp::create(
       b, i32,
       arith::CeilDivUIOp::create(
           b, opaque(arg(abi::SeqQ)),
           arith::ConstantIntOp::create(b, config.getBlockQ(), 64)));
-  Value count = mul(mul(tiles, i32c(heads)), param(abi::Batch));
-  Value blocks =
-      mul(mul(gridDim(gpu::Dimension::x), gridDim(gpu::Dimension::y)),
-          gridDim(gpu::Dimension::z));
-  Value splits = arith::MaxSIOp::create(b, param(abi::NumSplits), i32c(1));
-  Value items = arith::RemUIOp::create(b, count, blocks);
-  Value start = arith::SubIOp::create(b, count, items);
-  Value raw32 = arith::IndexCastUIOp::create(b, i32, opaque(raw));
-  Value isTail =
-      arith::CmpIOp::create(b, arith::CmpIPredicate::uge, raw32, start);
-  Value u = arith::SubIOp::create(
-      b, arith::SelectOp::create(b, isTail, raw32, start), start);
-  Value item = arith::DivUIOp::create(b, u, splits);
-  auto index = [&](Value v) {
-    return arith::IndexCastUIOp::create(b, b.getIndexType(), v).getResult();
-  };
-  TailSplit t;
-  t.items = index(items);
-  t.item = index(item);
-  t.split = index(arith::RemUIOp::create(b, u, splits));
-  t.splits = index(arith::SelectOp::create(b, isTail, splits, i32c(1)));
-  Value whole = arith::SelectOp::create(
-      b, isTail, arith::AddIOp::create(b, start, item), raw32);
-  t.whole = index(whole);
-  // As buildWork numbers whole items: query tiles fastest, last first.
   Value unit = arith::DivUIOp::create(b, whole, tiles);
   t.indices = {
       index(arith::SubIOp::create(b, arith::SubIOp::create(b, tiles, i32c(1)),
@@ -487,17 +563,14 @@ LogicalResult KernelBuilder::buildWork() {
       perBatch = arith::MulIOp::create(b, tiles, idx(heads));
       count = arith::MulIOp::create(b, perBatch, indexOf(abi::Batch));
       if (tailSplits) {
-        // The last wave's items (the count mod blocks past the full waves,
-        // or every item when there are fewer than blocks) run as
-        // num_splits items of a share of their keys each, numbered after
-        // the whole items: split j of tail item u is item tailStart +
-        // u * splits + j, so a tail item's splits go to different blocks.
-        // The last of them to finish merges the others' partial states
-        // (buildTile). num_splits 1 (or 0) runs every item whole.
-        Value splits = ia.max(indexOf(abi::NumSplits), idx(1));
-        end = ia.add(count, arith::MulIOp::create(
-                                b, ia.sub(splits, idx(1)),
-                                arith::RemUIOp::create(b, count, blocks)));
+        // The block's whole items, then its segments of the balanced tail
+        // (tailGeometry); the last part of a tail item to finish merges
+        // the others' partial states (buildTile). num_splits 0 or 1 runs
+        // every item whole.
+        TailGeometry g = tailGeometry();
+        end = arith::IndexCastUIOp::create(
+            b, b.getIndexType(),
+            arith::AddIOp::create(b, g.wholeItems, g.segments));
       }
       if (windowOrder) {
         // The rounds holding an item of this block: every full round, and
@@ -519,11 +592,16 @@ LogicalResult KernelBuilder::buildWork() {
             ia.add(full, arith::SelectOp::create(b, inLast, idx(1), idx(0)));
       }
     }
-    auto loop = scf::ForOp::create(b, paired || windowOrder ? idx(0) : blockId,
+    auto loop = scf::ForOp::create(b,
+                                   paired || windowOrder || tailSplits
+                                       ? idx(0)
+                                       : blockId,
                                    windowOrder  ? rounds
                                    : tailSplits ? end
                                                 : count,
-                                   paired || windowOrder ? idx(1) : blocks,
+                                   paired || windowOrder || tailSplits
+                                       ? idx(1)
+                                       : blocks,
                                    ValueRange{idx(0), idx(0)});
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
@@ -1189,24 +1267,10 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     range.lo = lo;
   }
   if (tailRaw) {
-    // The same for a persistent kernel's split tail item, in 32 bits (a
-    // key tile count times at most kMaxTailSplits splits; 64-bit divisions
-    // spilled the producer's 40 registers).
-    auto narrow = [&](Value v) {
-      return arith::IndexCastUIOp::create(b, i32, v).getResult();
-    };
-    Value count = narrow(a.max(a.sub(range.hi, range.lo), idx(0)));
-    Value part = narrow(tail.split), parts = narrow(tail.splits);
-    auto boundary = [&](Value s) {
-      Value cut =
-          arith::DivUIOp::create(b, arith::MulIOp::create(b, count, s), parts);
-      return a.add(range.lo, arith::IndexCastUIOp::create(
-                                 b, b.getIndexType(),
-                                 arith::MinUIOp::create(b, cut, count)));
-    };
-    Value lo = boundary(part);
-    range.hi = boundary(arith::AddIOp::create(b, part, i32c(1)));
-    range.lo = lo;
+    // A persistent kernel's tail segment: its share of the item's keys
+    // (tailGeometry).
+    range.lo = arith::SelectOp::create(b, tail.isTail, tail.lo, range.lo);
+    range.hi = arith::SelectOp::create(b, tail.isTail, tail.hi, range.hi);
   }
   if (round) {
     // Persistent: bounds that do not change between work items (no mask's
@@ -2881,22 +2945,21 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       accFinal[i] = sum;
     }
   }
-  // A split of a persistent kernel's tail item (buildWork): each warp
+  // A segment of a persistent kernel's tail item (tailGeometry): each warp
   // writes its lanes' state (m and l of each slot, the accumulators) to
-  // its split's record of the item in the scratch and counts itself in on
-  // the item's counter for the warp; the warp counted last merges the
-  // other splits' records into its state (as the key_warps merge above)
-  // and stores the rows, the others store nothing. The scratch
-  // (KernelAbi.h tailScratchFloats): a u32 counter per (tail item, warp of
-  // the block), zeroed by the runtime before each launch, padded to 16
-  // bytes, then a record per (tail item, split) in which value v of
-  // consumer thread c sits at v * consumers + c (a warp's accesses are 128
-  // contiguous bytes).
+  // the segment's record in the scratch and adds the segment's key tiles
+  // to the item's counter for the warp; the warp that brings it to the
+  // item's key tiles merges the other segments' records into its state
+  // (as the key_warps merge above) and stores the rows, the others store
+  // nothing. The scratch (KernelAbi.h tailScratchFloats): a u32 counter
+  // per (tail item, warp of the block), zeroed by the runtime before each
+  // launch, padded to 16 bytes, then two records per block (its segments),
+  // in which value v of consumer thread c sits at v * consumers + c (a
+  // warp's accesses are 128 contiguous bytes).
   std::optional<OpBuilder::InsertionGuard> tailGuard;
   if (tailRaw) {
     TailSplit ts = tailOf(tailRaw);
-    Value tailSplits = ts.splits, tailSplit = ts.split, tailItem = ts.item,
-          tailItems = ts.items;
+    TailGeometry &g = ts.g;
     const int64_t consumers = 32 * config.getWarps();
     const int64_t blockWarps = config.getThreads() / 32;
     SmallVector<Value> state(mFinal);
@@ -2906,34 +2969,42 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     SmallVector<Type> stateTypes(values, f32);
     SmallVector<Type> withStore{b.getI1Type()};
     withStore.append(stateTypes);
-    Value whole =
-        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tailSplits, idx(1));
-    auto ifWhole = scf::IfOp::create(b, withStore, whole,
-                                     /*withElseRegion=*/true);
+    auto ifTail = scf::IfOp::create(b, withStore, ts.isTail,
+                                    /*withElseRegion=*/true);
     {
       OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&ifWhole.getThenRegion().front());
+      b.setInsertionPointToStart(&ifTail.getElseRegion().front());
       SmallVector<Value> stores{arith::ConstantIntOp::create(b, 1, 1)};
       stores.append(state);
       scf::YieldOp::create(b, stores);
-      b.setInsertionPointToStart(&ifWhole.getElseRegion().front());
-      Value scratch = arg(abi::Scratch);
-      Value records = arith::MulIOp::create(
-          b,
-          arith::CeilDivUIOp::create(
-              b, arith::MulIOp::create(b, tailItems, idx(blockWarps)), idx(4)),
-          idx(4));
-      auto recordOf = [&](Value split) {
-        return a.add(
-            records,
-            a.add(arith::MulIOp::create(
-                      b,
-                      a.add(arith::MulIOp::create(b, tailItem, tailSplits),
-                            split),
-                      idx(values * consumers)),
-                  tid));
+      b.setInsertionPointToStart(&ifTail.getThenRegion().front());
+      auto mul = [&](Value x, Value y) {
+        return arith::MulIOp::create(b, x, y).getResult();
       };
-      Value mine = recordOf(tailSplit);
+      auto add = [&](Value x, Value y) {
+        return arith::AddIOp::create(b, x, y).getResult();
+      };
+      auto sub = [&](Value x, Value y) {
+        return arith::SubIOp::create(b, x, y).getResult();
+      };
+      auto divu = [&](Value x, Value y) {
+        return arith::DivUIOp::create(b, x, y).getResult();
+      };
+      auto index = [&](Value v) {
+        return arith::IndexCastUIOp::create(b, b.getIndexType(), v)
+            .getResult();
+      };
+      Value scratch = arg(abi::Scratch);
+      // In floats: the counters, padded to 4, then record r of block l's
+      // segment k (r = 2 l + k) at records + r * values * consumers.
+      Value records = mul(
+          divu(add(mul(g.tailItems, i32c(blockWarps)), i32c(3)), i32c(4)),
+          i32c(4));
+      auto recordOf = [&](Value r) {
+        return a.add(
+            index(add(records, mul(r, i32c(values * consumers)))), tid);
+      };
+      Value mine = recordOf(add(mul(g.block, i32c(2)), ts.segment));
       for (int64_t v = 0; v < values; ++v)
         LLVM::StoreOp::create(
             b, state[v], gep(scratch, a.add(mine, idx(v * consumers)), f32), 4);
@@ -2946,18 +3017,20 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       ptx("bar.warp.sync -1;");
       Value counter =
           gep(scratch,
-              a.add(arith::MulIOp::create(b, tailItem, idx(blockWarps)), warp),
-              i32);
-      Value first =
-          arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, idx(0));
+              a.add(index(mul(ts.item, i32c(blockWarps))), warp), i32);
+      Value tiles = arith::IndexCastUIOp::create(
+          b, i32, a.sub(ts.hi, ts.lo));
+      Value first = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane,
+                                          idx(0));
       auto ifFirst = scf::IfOp::create(b, TypeRange{i32}, first,
                                        /*withElseRegion=*/true);
       {
         OpBuilder::InsertionGuard g2(b);
         b.setInsertionPointToStart(&ifFirst.getThenRegion().front());
         Value before = inlinePtx(
-            b, i32, ValueRange{LLVM::PtrToIntOp::create(b, i64, counter)},
-            "atom.acq_rel.gpu.add.u32 $0, [$1], 1;", "=r,l",
+            b, i32,
+            ValueRange{LLVM::PtrToIntOp::create(b, i64, counter), tiles},
+            "atom.acq_rel.gpu.add.u32 $0, [$1], $2;", "=r,l,r",
             /*sideEffects=*/true);
         scf::YieldOp::create(b, ValueRange{before});
         b.setInsertionPointToStart(&ifFirst.getElseRegion().front());
@@ -2966,8 +3039,8 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       Value counted = gpu::ShuffleOp::create(b, ifFirst.getResult(0), 0, 32,
                                              gpu::ShuffleMode::IDX)
                           .getShuffleResult();
-      Value last = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, counted,
-                                         toI32(a.sub(tailSplits, idx(1))));
+      Value last = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
+                                         add(counted, tiles), g.keyTiles);
       auto ifLast = scf::IfOp::create(b, stateTypes, last,
                                       /*withElseRegion=*/true);
       {
@@ -2976,23 +3049,50 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
         scf::YieldOp::create(b, state);
         b.setInsertionPointToStart(&ifLast.getThenRegion().front());
         ptx("fence.acq_rel.gpu;");
-        auto each = scf::ForOp::create(b, idx(0), tailSplits, idx(1), state);
+        // The blocks holding a share of the item: those of its first and
+        // last key tiles t, block ceil((t + 1) B / W) - 1 (the block l of
+        // l W / B <= t < (l + 1) W / B).
+        auto blockOf = [&](Value t) {
+          Value n = mul(add(t, i32c(1)), g.blocks);
+          return sub(divu(add(n, sub(g.tailTiles, i32c(1))), g.tailTiles),
+                     i32c(1));
+        };
+        Value itemStart = mul(ts.item, g.keyTiles);
+        Value from = blockOf(itemStart);
+        Value to = add(blockOf(sub(add(itemStart, g.keyTiles), i32c(1))),
+                       i32c(1));
+        auto each = scf::ForOp::create(b, index(from), index(to), idx(1),
+                                       state);
         {
           OpBuilder::InsertionGuard g3(b);
           b.setInsertionPointToStart(each.getBody());
-          Value j = each.getInductionVar();
+          Value other32 = arith::IndexCastUIOp::create(
+              b, i32, each.getInductionVar());
           ValueRange cur = each.getRegionIterArgs();
-          Value other =
-              arith::CmpIOp::create(b, arith::CmpIPredicate::ne, j, tailSplit);
+          // Another block's share, if not empty (with fewer tail tiles
+          // than blocks, some blocks between the item's first and last
+          // have none).
+          Value itsFirstTile = divu(mul(other32, g.tailTiles), g.blocks);
+          Value itsEnd = divu(mul(add(other32, i32c(1)), g.tailTiles),
+                              g.blocks);
+          Value other = arith::AndIOp::create(
+              b,
+              arith::CmpIOp::create(b, arith::CmpIPredicate::ne, other32,
+                                    g.block),
+              arith::CmpIOp::create(b, arith::CmpIPredicate::ugt, itsEnd,
+                                    itsFirstTile));
           auto ifOther = scf::IfOp::create(b, stateTypes, other,
                                            /*withElseRegion=*/true);
           b.setInsertionPointToStart(&ifOther.getElseRegion().front());
           scf::YieldOp::create(b, cur);
           b.setInsertionPointToStart(&ifOther.getThenRegion().front());
-          Value theirs = recordOf(j);
+          // The item's place among that block's segments.
+          Value itsFirst = divu(itsFirstTile, g.keyTiles);
+          Value theirs = recordOf(
+              add(mul(other32, i32c(2)), sub(ts.item, itsFirst)));
           // The offsets in the instructions: one address a record.
-          Value at =
-              LLVM::PtrToIntOp::create(b, i64, gep(scratch, theirs, f32));
+          Value at = LLVM::PtrToIntOp::create(b, i64,
+                                              gep(scratch, theirs, f32));
           auto load = [&](int64_t v) {
             return inlinePtx(b, f32, ValueRange{at},
                              "ld.relaxed.gpu.f32 $0, [$1+" +
@@ -3031,11 +3131,11 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       yielded.append(ifLast.getResults().begin(), ifLast.getResults().end());
       scf::YieldOp::create(b, yielded);
     }
-    ValueRange results = ifWhole.getResults().drop_front();
+    ValueRange results = ifTail.getResults().drop_front();
     mFinal.assign(results.begin(), results.begin() + slots);
     lFinal.assign(results.begin() + slots, results.begin() + 2 * slots);
     accFinal.assign(results.begin() + 2 * slots, results.end());
-    auto ifStore = scf::IfOp::create(b, ifWhole.getResult(0),
+    auto ifStore = scf::IfOp::create(b, ifTail.getResult(0),
                                      /*withElseRegion=*/false);
     tailGuard.emplace(b);
     b.setInsertionPointToStart(&ifStore.getThenRegion().front());

@@ -274,10 +274,10 @@ class Kernel:
 
         Every argument is checked first (validate_arguments); a failure is an
         AttncError naming the argument. The launch runs under q's device.
-        num_splits: key splits of a split_kv (decode) artifact, or of the
-        last wave's items of a persistent kernel (manifest tail_splits; 1
-        runs them whole), 0 = the runtime's choice; the scratch it needs is
-        allocated here and kept.
+        num_splits: key splits of a split_kv (decode) artifact, or how a
+        persistent kernel with manifest tail_splits runs its last wave (1:
+        whole items, 2: their key tiles dealt to every block), 0 = the
+        runtime's choice; the scratch it needs is allocated here and kept.
         plan: a WorkList of this kernel (Kernel.plan) instead: one thread
         block per item, its grid and scratch sized for max_items.
         """

@@ -62,47 +62,89 @@ func.func @documents(%q: tensor<?x16x?x128xbf16>, %k: tensor<?x16x?x128xbf16>, %
 
 // -----
 
-// Tiles of equal cost (no mask, D = 128): block l takes the items
-// l, l + B, ... of the T * H * batch, query tiles fastest, each unit's last
-// first; no pairs. The count mod B items of the last, part-filled wave
-// (tail items) follow the whole items as num_splits items each (split j of
-// tail item u is item start + u * splits + j, start = count - tail), so the
-// loop runs to count + (splits - 1) * tail; an item's whole item, split and
-// query tile come in 32 bits from copies of the launch's values.
+// Tiles of equal cost (no mask, D = 128): block l of B takes its whole
+// items l, l + B, ... of the N = T * H * batch (query tiles fastest, each
+// unit's last first; no pairs) below the tail's start, then its segments
+// of the balanced tail: with num_splits >= 2 the N mod B items of the last,
+// part-filled wave (the tail) have their W = (N mod B) * C key tiles dealt
+// to the blocks in equal contiguous shares, block l's being tiles
+// [l W / B, (l + 1) W / B), one or two items' worth. All in 32 bits from
+// copies of the launch's values, made again in each item: the loop runs
+// to the whole items plus the segments, and item x is whole item l + x B
+// or tail item first / C + (x - whole items), its tiles clamped to the
+// share.
 // CHECK-LABEL: gpu.func @attnc_attention(
 // CHECK: nvvm.setmaxregister  increase
-// CHECK: %[[L:.*]] = arith.addi %block_id_x, %{{.*}} : index
-// CHECK: %[[BLOCKS:.*]] = arith.muli %{{.*}}, %grid_dim_z : index
-// CHECK: %[[T:.*]] = arith.ceildivui %{{.*}}, %c128 : index
-// CHECK-NOT: arith.ceildivui %[[T]], %c2
-// CHECK: %[[PER:.*]] = arith.muli %[[T]], %c4 : index
-// CHECK: %[[COUNT:.*]] = arith.muli %[[PER]], %{{.*}} : index
-// CHECK: %[[SPLITS:.*]] = arith.maxsi %{{.*}}, %c1 : index
-// CHECK: %[[TAIL:.*]] = arith.remui %[[COUNT]], %[[BLOCKS]] : index
-// CHECK: %[[MORE:.*]] = arith.subi %[[SPLITS]], %c1{{.*}} : index
-// CHECK: %[[EXTRA:.*]] = arith.muli %[[MORE]], %[[TAIL]] : index
-// CHECK: %[[END:.*]] = arith.addi %[[COUNT]], %[[EXTRA]] : index
-// CHECK: scf.for %[[I:.*]] = %[[L]] to %[[END]] step %[[BLOCKS]] iter_args
+// CHECK: %[[GXY:.*]] = arith.muli %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: %[[B:.*]] = arith.muli %[[GXY]], %{{.*}} : i32
+// CHECK: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK: %[[L:.*]] = arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK: %[[T64:.*]] = arith.ceildivui %{{.*}}, %c128_i64 : i64
+// CHECK: %[[T:.*]] = arith.trunci %[[T64]] : i64 to i32
+// CHECK: %[[PER:.*]] = arith.muli %[[T]], %c4_i32 : i32
+// CHECK: %[[N:.*]] = arith.muli %[[PER]], %{{.*}} : i32
+// CHECK: %[[C64:.*]] = arith.ceildivui %{{.*}}, %c176_i64 : i64
+// CHECK: %[[C:.*]] = arith.trunci %[[C64]] : i64 to i32
+// CHECK: %[[BALANCED:.*]] = arith.cmpi sge, %{{.*}}, %c2_i32 : i32
+// CHECK: %[[REM:.*]] = arith.remui %[[N]], %[[B]] : i32
+// CHECK: %[[TAIL:.*]] = arith.select %[[BALANCED]], %[[REM]], %c0_i32 : i32
+// CHECK: %[[START:.*]] = arith.subi %[[N]], %[[TAIL]] : i32
+// CHECK: %[[BM1:.*]] = arith.subi %[[B]], %c1_i32 : i32
+// CHECK: %[[AHEAD:.*]] = arith.subi %[[START]], %[[L]] : i32
+// CHECK: %[[UP:.*]] = arith.addi %[[AHEAD]], %[[BM1]] : i32
+// CHECK: %[[MINE:.*]] = arith.divui %[[UP]], %[[B]] : i32
+// CHECK: %[[ANY:.*]] = arith.cmpi ugt, %[[START]], %[[L]] : i32
+// CHECK: %[[WHOLE:.*]] = arith.select %[[ANY]], %[[MINE]], %c0_i32{{.*}} : i32
+// CHECK: %[[W:.*]] = arith.muli %[[TAIL]], %[[C]] : i32
+// CHECK: %[[LW:.*]] = arith.muli %[[L]], %[[W]] : i32
+// CHECK: %[[FIRST:.*]] = arith.divui %[[LW]], %[[B]] : i32
+// CHECK: %[[L1:.*]] = arith.addi %[[L]], %c1_i32{{.*}} : i32
+// CHECK: %[[L1W:.*]] = arith.muli %[[L1]], %[[W]] : i32
+// CHECK: %[[LAST:.*]] = arith.divui %[[L1W]], %[[B]] : i32
+// CHECK: %[[FIRST_ITEM:.*]] = arith.divui %[[FIRST]], %[[C]] : i32
+// CHECK: %[[LAST_TILE:.*]] = arith.subi %[[LAST]], %c1_i32{{.*}} : i32
+// CHECK: %[[LAST_ITEM:.*]] = arith.divui %[[LAST_TILE]], %[[C]] : i32
+// CHECK: %[[SPAN:.*]] = arith.subi %[[LAST_ITEM]], %[[FIRST_ITEM]] : i32
+// CHECK: %[[SEGS:.*]] = arith.addi %[[SPAN]], %c1_i32{{.*}} : i32
+// CHECK: %[[SOME:.*]] = arith.cmpi ugt, %[[LAST]], %[[FIRST]] : i32
+// CHECK: %[[SEGMENTS:.*]] = arith.select %[[SOME]], %[[SEGS]], %c0_i32{{.*}} : i32
+// CHECK: %[[ITERS:.*]] = arith.addi %[[WHOLE]], %[[SEGMENTS]] : i32
+// CHECK: %[[END:.*]] = arith.index_castui %[[ITERS]] : i32 to index
+// CHECK: scf.for %[[I:.*]] = %c0{{.*}} to %[[END]] step %c1 iter_args
 // CHECK-NOT: scf.if
-// CHECK: %[[T32:.*]] = arith.trunci %{{.*}} : i64 to i32
-// CHECK: %[[PER32:.*]] = arith.muli %[[T32]], %c4_i32 : i32
-// CHECK: %[[COUNT32:.*]] = arith.muli %[[PER32]], %{{.*}} : i32
-// CHECK: %[[S32:.*]] = arith.maxsi %{{.*}}, %c1_i32 : i32
-// CHECK: %[[TAIL32:.*]] = arith.remui %[[COUNT32]], %{{.*}} : i32
-// CHECK: %[[START:.*]] = arith.subi %[[COUNT32]], %[[TAIL32]] : i32
-// CHECK: %[[I32:.*]] = arith.index_castui %{{.*}} : index to i32
-// CHECK: %[[IS_TAIL:.*]] = arith.cmpi uge, %[[I32]], %[[START]] : i32
-// CHECK: %[[U0:.*]] = arith.select %[[IS_TAIL]], %[[I32]], %[[START]] : i32
-// CHECK: %[[U:.*]] = arith.subi %[[U0]], %[[START]] : i32
-// CHECK: %[[ITEM:.*]] = arith.divui %[[U]], %[[S32]] : i32
-// CHECK: %[[SPLIT:.*]] = arith.remui %[[U]], %[[S32]] : i32
-// CHECK: %[[ITS_SPLITS:.*]] = arith.select %[[IS_TAIL]], %[[S32]], %c1_i32{{.*}} : i32
-// CHECK: %[[FROM_TAIL:.*]] = arith.addi %[[START]], %[[ITEM]] : i32
-// CHECK: %[[WHOLE:.*]] = arith.select %[[IS_TAIL]], %[[FROM_TAIL]], %[[I32]] : i32
-// CHECK: %[[UNIT:.*]] = arith.divui %[[WHOLE]], %[[T32]] : i32
-// CHECK: %[[BACK:.*]] = arith.remui %[[WHOLE]], %[[T32]] : i32
-// CHECK: %[[LAST:.*]] = arith.subi %[[T32]], %c1_i32{{.*}} : i32
-// CHECK: %[[TILE:.*]] = arith.subi %[[LAST]], %[[BACK]] : i32
+// The item's own copies (the same arithmetic), then its decoding:
+// CHECK: %[[GXY2:.*]] = arith.muli %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: %[[B2:.*]] = arith.muli %[[GXY2]], %{{.*}} : i32
+// CHECK: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK: %[[L2:.*]] = arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK: %[[C2_64:.*]] = arith.ceildivui %{{.*}}, %c176_i64{{.*}} : i64
+// CHECK: %[[C2:.*]] = arith.trunci %[[C2_64]] : i64 to i32
+// CHECK: %[[START2:.*]] = arith.subi %{{.*}}, %{{.*}} : i32
+// CHECK: %[[WHOLE2:.*]] = arith.select %{{.*}}, %{{.*}}, %c0_i32{{.*}} : i32
+// CHECK: %[[FIRST2:.*]] = arith.divui %{{.*}}, %[[B2]] : i32
+// CHECK: %[[LAST2:.*]] = arith.divui %{{.*}}, %[[B2]] : i32
+// CHECK: %[[X:.*]] = arith.index_castui %{{.*}} : index to i32
+// CHECK: %[[IS_TAIL:.*]] = arith.cmpi uge, %[[X]], %[[WHOLE2]] : i32
+// CHECK: %[[K:.*]] = arith.subi %[[X]], %[[WHOLE2]] : i32
+// CHECK: %[[SEG:.*]] = arith.select %[[IS_TAIL]], %[[K]], %c0_i32{{.*}} : i32
+// CHECK: %[[FI:.*]] = arith.divui %[[FIRST2]], %[[C2]] : i32
+// CHECK: %[[U:.*]] = arith.addi %[[FI]], %[[SEG]] : i32
+// CHECK: %[[U0:.*]] = arith.muli %[[U]], %[[C2]] : i32
+// CHECK: %[[LO_AT:.*]] = arith.maxui %[[FIRST2]], %[[U0]] : i32
+// CHECK: arith.subi %[[LO_AT]], %[[U0]] : i32
+// CHECK: %[[U1:.*]] = arith.addi %[[U0]], %[[C2]] : i32
+// CHECK: %[[HI_AT:.*]] = arith.minui %[[LAST2]], %[[U1]] : i32
+// CHECK: arith.subi %[[HI_AT]], %[[U0]] : i32
+// CHECK: %[[XB:.*]] = arith.muli %[[X]], %[[B2]] : i32
+// CHECK: %[[AS_WHOLE:.*]] = arith.addi %[[L2]], %[[XB]] : i32
+// CHECK: %[[AS_TAIL:.*]] = arith.addi %[[START2]], %[[U]] : i32
+// CHECK: %[[ITEM:.*]] = arith.select %[[IS_TAIL]], %[[AS_TAIL]], %[[AS_WHOLE]] : i32
+// CHECK: %[[T2_64:.*]] = arith.ceildivui %{{.*}}, %c128_i64{{.*}} : i64
+// CHECK: %[[T2:.*]] = arith.trunci %[[T2_64]] : i64 to i32
+// CHECK: %[[UNIT:.*]] = arith.divui %[[ITEM]], %[[T2]] : i32
+// CHECK: %[[BACK:.*]] = arith.remui %[[ITEM]], %[[T2]] : i32
+// CHECK: %[[LASTQ:.*]] = arith.subi %[[T2]], %c1_i32{{.*}} : i32
+// CHECK: %[[TILE:.*]] = arith.subi %[[LASTQ]], %[[BACK]] : i32
 func.func @none(%q: tensor<?x4x?x128xbf16>) -> tensor<?x4x?x128xbf16> {
   %o = attn.attention %q, %q, %q : tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16> -> tensor<?x4x?x128xbf16>
   return %o : tensor<?x4x?x128xbf16>

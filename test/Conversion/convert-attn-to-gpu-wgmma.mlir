@@ -8,13 +8,13 @@
 // CHECK-LABEL: func.func @none_bf16_d128(
 // CHECK: gpu.func @attnc_attention(
 // A persistent grid (the default on two consumer warpgroups): after the
-// roles part, the consumers walk the work items from the block's linear
-// index in steps of the grid's blocks, carrying the ring's uses and the
-// items done; each item waits for its Q (full barrier) and, once its key
-// loop is done, arrives on Q's empty barrier.
+// roles part, the consumers walk the block's work items (its whole items
+// from its linear index in steps of the grid's blocks, then its shares of
+// the balanced tail: convert-attn-to-gpu-tail-splits.mlir), carrying the
+// ring's uses and the items done; each item waits for its Q (full
+// barrier) and, once its key loop is done, arrives on Q's empty barrier.
 // CHECK: nvvm.setmaxregister increase 232
-// CHECK: %[[BLOCKS:.*]] = arith.muli %{{.*}}, %grid_dim_z : index
-// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %[[BLOCKS]] iter_args(%[[USES:[a-z0-9]+]] = %c0{{.*}}, %{{.*}} = %c0{{.*}}) -> (index, index) {
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %{{.*}} step %c1{{.*}} iter_args(%[[USES:[a-z0-9]+]] = %c0{{.*}}, %{{.*}} = %c0{{.*}}) -> (index, index) {
 // CHECK: nvvm.mbarrier.try_wait.parity
 // The warpgroups' turns go on from item to item: the last warpgroup gives
 // the first turn only before the block's first item with a key tile (no

@@ -39,16 +39,16 @@
 // LONGQ: fake-libcuda: launch grid (11, 2, 1) block (512, 1, 1)
 // LONGQ: PASS
 // Without a mask at D = 128 past the short kernel's bound, the persistent
-// kernel splits its last wave's items by keys (KernelAbi.h tail splits):
-// 17 work items (query tiles of 128 rows, one head) on the stand-in's 8
-// resident blocks leave one in the last wave, which runs as 5 splits of
-// its 12 key tiles of 176 (rt::chooseTailSplits). The scratch holds a
-// counter for each of the block's 12 warps, zeroed on the stream before
-// the launch, and 5 records of 128 x (128 + 8) floats: (12 + 5 x 17408) x 4
-// bytes.
+// kernel deals the key tiles of its last wave's items to all its blocks
+// (KernelAbi.h tail splits, num_splits 2): 17 work items (query tiles of
+// 128 rows, one head) on the stand-in's 8 resident blocks leave one in the
+// last wave, whose 12 key tiles of 176 go 1 or 2 to a block
+// (rt::chooseTailSplits). The scratch holds a counter for each of the
+// block's 12 warps, zeroed on the stream before the launch, and two
+// records of 128 x (128 + 8) floats a block: (12 + 16 x 17408) x 4 bytes.
 // RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_LOG=1 attnc-run --spec "b=1 hq=1 hkv=1 sq=2176 sk=2000 d=128 mask=none" --device=cuda --seed=5 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=TAIL
-// TAIL: fake-libcuda: memset32 of 12 words to 0 in a buffer of 348208 bytes
-// TAIL-NEXT: fake-libcuda: launch grid (8, 1, 1) block (384, 1, 1), b=1 hq=1 hkv=1 sq=2176 sk=2000 d=128 dv=128, lse given, o poisoned, num_splits 5, scratch of 348208 bytes
+// TAIL: fake-libcuda: memset32 of 12 words to 0 in a buffer of 1114160 bytes
+// TAIL-NEXT: fake-libcuda: launch grid (8, 1, 1) block (384, 1, 1), b=1 hq=1 hkv=1 sq=2176 sk=2000 d=128 dv=128, lse given, o poisoned, num_splits 2, scratch of 1114160 bytes
 // TAIL: PASS
 // Whole waves (16 items on 8 blocks): nothing to split, no scratch.
 // RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_LOG=1 attnc-run --spec "b=1 hq=1 hkv=1 sq=2048 sk=2000 d=128 mask=none" --device=cuda --seed=5 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=WHOLE --implicit-check-not=memset32

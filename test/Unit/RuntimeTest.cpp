@@ -800,42 +800,34 @@ TEST_F(ValidateTest, BoundsThePersistentKernelsWorkItems) {
 }
 
 TEST_F(ValidateTest, BoundsTheTailSplits) {
-  // A persistent kernel that splits its last wave takes num_splits in
-  // [0, 16] (0: the runtime's choice); others 0 or 1.
+  // A persistent kernel that splits its last wave takes num_splits 0 (the
+  // runtime's choice), 1 (whole items) or 2 (the balanced tail); others 0
+  // or 1.
   Artifact p = kernelArtifact();
   p.set("persistent", "1");
   p.set("tail_splits", "1");
   attnrt_artifact *tail = load(p);
   ASSERT_NE(tail, nullptr) << attnrt_last_error();
   attnrt_attention_args a = args;
-  a.num_splits = 16;
+  a.num_splits = 2;
   EXPECT_EQ(check(a, tail), "");
-  a.num_splits = 17;
+  a.num_splits = 3;
   EXPECT_EQ(check(a, tail),
-            "expected num_splits in [0, 16] (the splits of the persistent "
-            "kernel's last wave), got 17");
+            "expected num_splits in [0, 2] (2: the persistent kernel's last "
+            "wave dealt to every block by keys), got 3");
   a.num_splits = 2;
   EXPECT_EQ(check(a), "expected num_splits in [0, 1] (the artifact has no "
                       "split_kv kernel), got 2");
-  // One split (or a count the runtime clamps to one key tile's worth)
-  // needs no scratch and no device.
-  a = args;
+  // Whole items need no scratch and no device.
   a.num_splits = 1;
   size_t bytes = 1;
   EXPECT_EQ(attnrt_scratch_size(tail, &a, &bytes), ATTNRT_OK)
       << attnrt_last_error();
   EXPECT_EQ(bytes, 0u);
-  a.seq_k = 64; // one key tile of 64
-  a.num_splits = 5;
-  runtime::denseStrides(2, a.seq_k, 64, a.k_strides);
-  runtime::denseStrides(2, a.seq_k, 64, a.v_strides);
   int64_t splits = 0;
   EXPECT_EQ(attnrt_num_splits(tail, &a, &splits), ATTNRT_OK)
       << attnrt_last_error();
   EXPECT_EQ(splits, 1);
-  EXPECT_EQ(attnrt_scratch_size(tail, &a, &bytes), ATTNRT_OK)
-      << attnrt_last_error();
-  EXPECT_EQ(bytes, 0u);
   attnrt_artifact_destroy(tail);
 }
 

@@ -91,84 +91,96 @@ TEST(SplitKvTest, SlotsCappedByTheKernelsBlocksPerSm) {
 }
 
 using attnc::rt::chooseTailSplits;
-using attnc::rt::kMaxTailSplits;
+using attnc::rt::kBalancedTail;
+using attnc::rt::kWholeItems;
 using attnc::rt::tailLaunch;
 
 TEST(TailSplitsTest, LaunchCountsTheKernelsTailItems) {
-  // Past one wave: every resident block, the items past the full waves.
-  EXPECT_EQ(tailLaunch(2048, 5, 132).blocks, 132);
-  EXPECT_EQ(tailLaunch(2048, 5, 132).tailItems, 2048 % 132);
-  // Fewer items than blocks: every item splits, on up to all the blocks.
-  EXPECT_EQ(tailLaunch(24, 3, 132).blocks, 72);
-  EXPECT_EQ(tailLaunch(24, 3, 132).tailItems, 24);
-  EXPECT_EQ(tailLaunch(100, 3, 132).blocks, 132);
-  EXPECT_EQ(tailLaunch(100, 3, 132).tailItems, 100);
-  // One split: the items whole, on one block each at most.
-  EXPECT_EQ(tailLaunch(24, 1, 132).blocks, 24);
-  EXPECT_EQ(tailLaunch(24, 1, 132).tailItems, 0);
-  EXPECT_EQ(tailLaunch(264, 4, 132).tailItems, 0);
-  EXPECT_EQ(tailLaunch(0, 4, 132).blocks, 0);
+  // The balanced tail: every resident block, the items past the full
+  // waves (every item when there are fewer than the blocks).
+  EXPECT_EQ(tailLaunch(2048, kBalancedTail, 132).blocks, 132);
+  EXPECT_EQ(tailLaunch(2048, kBalancedTail, 132).tailItems, 2048 % 132);
+  EXPECT_EQ(tailLaunch(24, kBalancedTail, 132).blocks, 132);
+  EXPECT_EQ(tailLaunch(24, kBalancedTail, 132).tailItems, 24);
+  EXPECT_EQ(tailLaunch(264, kBalancedTail, 132).tailItems, 0);
+  // Whole items: one block each at most, no tail.
+  EXPECT_EQ(tailLaunch(24, kWholeItems, 132).blocks, 24);
+  EXPECT_EQ(tailLaunch(24, kWholeItems, 132).tailItems, 0);
+  EXPECT_EQ(tailLaunch(0, kBalancedTail, 132).blocks, 0);
 }
 
-/// The kernel's numbering (FlashKernel.cpp, tailOf) over a launch: block l
-/// runs items l, l + blocks, ... below items + (splits - 1) * tail, item x
-/// being whole item x before the tail's start and split (x - start) mod
-/// splits of tail item start + (x - start) / splits after it.
-TEST(TailSplitsTest, EveryItemRunsOnceOrInEverySplitOnce) {
-  for (int64_t slots : {8, 132, 264})
+/// The kernel's numbering (FlashKernel.cpp, tailGeometry and the merge)
+/// over a launch: block l runs its whole items l, l + B, ... below the
+/// tail's start, then its segments, the tail's key tiles [l W / B,
+/// (l + 1) W / B) item by item; the merging block finds the others from
+/// the item's first and last tiles.
+TEST(TailSplitsTest, EveryTileOfTheTailRunsOnce) {
+  for (int64_t slots : {8, 132})
     for (int64_t items = 1; items <= 3 * slots + 5; items += 7)
-      for (int64_t splits = 1; splits <= kMaxTailSplits; ++splits) {
-        auto t = tailLaunch(items, splits, slots);
-        ASSERT_GE(t.blocks, 1);
-        ASSERT_LE(t.blocks, slots);
-        int64_t tail = items % t.blocks, start = items - tail;
+      for (int64_t c : {1, 2, 5, 24, 94}) {
+        auto t = tailLaunch(items, kBalancedTail, slots);
+        int64_t blocks = t.blocks, tail = items % blocks;
         ASSERT_EQ(tail, t.tailItems);
-        int64_t end = items + (splits - 1) * tail;
-        std::vector<std::vector<int64_t>> seen(items);
-        for (int64_t l = 0; l < t.blocks; ++l)
-          for (int64_t x = l; x < end; x += t.blocks) {
-            bool isTail = x >= start;
-            int64_t u = isTail ? x - start : 0;
-            int64_t whole = isTail ? start + u / splits : x;
-            ASSERT_LT(whole, items);
-            seen[whole].push_back(isTail ? u % splits : -1);
+        int64_t start = items - tail, w = tail * c;
+        std::vector<int64_t> whole(items, 0);
+        // Per tail item: the tiles seen, and the (block, segment) pairs.
+        std::vector<std::vector<int64_t>> tiles(tail);
+        std::vector<std::vector<std::pair<int64_t, int64_t>>> parts(tail);
+        for (int64_t l = 0; l < blocks; ++l) {
+          int64_t wholeItems = start > l ? (start - l + blocks - 1) / blocks : 0;
+          int64_t first = l * w / blocks, last = (l + 1) * w / blocks;
+          int64_t segments = last > first ? (last - 1) / c - first / c + 1 : 0;
+          for (int64_t x = 0; x < wholeItems + segments; ++x) {
+            if (x < wholeItems) {
+              ASSERT_LT(l + x * blocks, start);
+              ++whole[l + x * blocks];
+              continue;
+            }
+            int64_t k = x - wholeItems, u = first / c + k;
+            int64_t lo = std::max(first, u * c) - u * c,
+                    hi = std::min(last, (u + 1) * c) - u * c;
+            ASSERT_LT(u, tail);
+            ASSERT_LT(lo, hi) << "an empty segment";
+            for (int64_t j = lo; j < hi; ++j)
+              tiles[u].push_back(j);
+            parts[u].push_back({l, k});
           }
-        for (int64_t i = 0; i < items; ++i) {
-          std::vector<int64_t> want;
-          if (i < start)
-            want = {-1};
-          else
-            for (int64_t j = 0; j < splits; ++j)
-              want.push_back(j);
-          std::sort(seen[i].begin(), seen[i].end());
-          ASSERT_EQ(seen[i], want)
-              << "item " << i << " of " << items << ", " << splits
-              << " splits on " << slots << " slots";
+        }
+        for (int64_t i = 0; i < start; ++i)
+          ASSERT_EQ(whole[i], 1) << "item " << i;
+        auto blockOf = [&](int64_t tile) {
+          return ((tile + 1) * blocks + w - 1) / w - 1;
+        };
+        for (int64_t u = 0; u < tail; ++u) {
+          std::sort(tiles[u].begin(), tiles[u].end());
+          std::vector<int64_t> want(c);
+          for (int64_t j = 0; j < c; ++j)
+            want[j] = j;
+          ASSERT_EQ(tiles[u], want) << "tail item " << u;
+          // The merge's blocks (those of a share that is not empty) and
+          // each one's segment of the item.
+          std::vector<std::pair<int64_t, int64_t>> found;
+          for (int64_t l = blockOf(u * c); l <= blockOf(u * c + c - 1); ++l)
+            if ((l + 1) * w / blocks > l * w / blocks)
+              found.push_back({l, u - (l * w / blocks) / c});
+          ASSERT_EQ(found, parts[u]) << "tail item " << u;
         }
       }
 }
 
 TEST(TailSplitsTest, ChoosesForTheLastWave) {
-  // No last wave to split, or too few key tiles.
-  EXPECT_EQ(chooseTailSplits(264, 94, 132), 1);
-  EXPECT_EQ(chooseTailSplits(2048, 3, 132), 1);
-  EXPECT_EQ(chooseTailSplits(0, 94, 132), 1);
-  EXPECT_EQ(chooseTailSplits(2048, 94, 0), 1);
+  // No last wave, or too few key tiles for a share to pay.
+  EXPECT_EQ(chooseTailSplits(264, 94, 132), kWholeItems);
+  EXPECT_EQ(chooseTailSplits(2048, 3, 132), kWholeItems);
+  EXPECT_EQ(chooseTailSplits(24, 6, 132), kWholeItems);
+  EXPECT_EQ(chooseTailSplits(0, 94, 132), kWholeItems);
+  EXPECT_EQ(chooseTailSplits(2048, 94, 0), kWholeItems);
   // The standard no-mask shapes on an H200 (132 blocks): D = 128 at 4K
   // (24 key tiles of 176) and 16K (94), D = 256 at 8K (103 tiles of 80;
   // the tail is 100 items).
-  EXPECT_EQ(chooseTailSplits(2048, 24, 132), 3);
-  EXPECT_EQ(chooseTailSplits(2048, 94, 132), 5);
-  EXPECT_EQ(chooseTailSplits(1024, 103, 132), 5);
-  // Every split holds two key tiles at least, and there are at most 16.
-  for (int64_t items : {1, 17, 68, 2048 + 131})
-    for (int64_t tiles = 1; tiles <= 300; tiles += 13) {
-      int64_t s = chooseTailSplits(items, tiles, 132);
-      EXPECT_GE(s, 1);
-      EXPECT_LE(s, kMaxTailSplits);
-      if (s > 1)
-        EXPECT_LE(2 * s, tiles);
-    }
-  // The kernel numbers the split items in 32 bits.
-  EXPECT_EQ(chooseTailSplits(INT32_MAX - 100, 94, 132), 1);
+  EXPECT_EQ(chooseTailSplits(2048, 24, 132), kBalancedTail);
+  EXPECT_EQ(chooseTailSplits(2048, 94, 132), kBalancedTail);
+  EXPECT_EQ(chooseTailSplits(1024, 103, 132), kBalancedTail);
+  // The kernel deals the tail's tiles times the blocks in 32 bits.
+  EXPECT_EQ(chooseTailSplits(2048 + 131, int64_t(1) << 20, 132), kWholeItems);
 }

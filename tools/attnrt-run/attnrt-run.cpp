@@ -52,9 +52,11 @@ static const char *const kUsage =
     "PASS,\n"
     "1 FAIL, 2 bad input or a failure to load or run. --splits sets the key "
     "splits\n"
-    "of a split_kv (decode) artifact, or of the last wave of a persistent "
-    "kernel\n"
-    "(tail_splits); by default the runtime chooses them.\n"
+    "of a split_kv (decode) artifact, or how a persistent kernel with "
+    "tail_splits\n"
+    "runs its last wave (1: whole items, 2: its key tiles dealt to every "
+    "block);\n"
+    "by default the runtime chooses.\n"
     "--plan runs it from an attnrt_plan work list of the spec's lengths over\n"
     "CTAS thread blocks (0: the blocks resident at once on the device).\n";
 
@@ -451,8 +453,9 @@ int main(int argc, char **argv) {
   else if (manifest.splitKv)
     std::printf("  key splits: %lld\n", static_cast<long long>(timing.numSplits));
   else if (manifest.tailSplits)
-    std::printf("  key splits of the last wave: %lld\n",
-                static_cast<long long>(timing.numSplits));
+    std::printf("  last wave: %s\n", timing.numSplits >= 2
+                                         ? "key tiles dealt to every block"
+                                         : "whole items");
   std::printf("%s", formatTiming(timing).c_str());
   std::printf("%s\n", check.pass ? "PASS" : "FAIL");
   return check.pass ? 0 : 1;

@@ -205,26 +205,30 @@ inline constexpr int64_t scratchFloats(int64_t splits, int64_t batch,
   return splits * batch * heads * seqQ * (valueHeadDim + 1);
 }
 
-/// A persistent kernel with tail splits (manifest `tail_splits`) runs the
-/// items of its last, part-filled wave (items mod blocks of them, every
-/// item when there are fewer than its blocks) as num_splits items of a
-/// share of their keys each (num_splits 0 or 1: whole), on a grid of
-/// min(items + (num_splits - 1) * tail items, resident blocks); the last
-/// split of an item to finish merges the others and writes its rows. With
-/// num_splits > 1 its scratch holds a u32 counter per (tail item, warp of
-/// the block: threads / 32), which the runtime zeroes before each launch,
-/// padded to a multiple of 4, then one record of tailRecordFloats per
-/// (tail item, split): the consumer threads' partial states (row maxima,
-/// sums and unnormalised accumulators, f32).
+/// A persistent kernel with tail splits (manifest `tail_splits`) given
+/// num_splits 2 deals the key tiles of the items of its last, part-filled
+/// wave (T = items mod blocks of them, every item when there are fewer than
+/// its blocks) to all its blocks in equal contiguous shares: block l takes
+/// tiles [l W / blocks, (l + 1) W / blocks) of the tail's W = T * key tiles,
+/// after its whole items l, l + blocks, ...; the last share of an item to
+/// finish merges the others and writes its rows. It runs on every resident
+/// block. num_splits 0 or 1: every item whole. With a tail, its scratch
+/// holds a u32 counter per (tail item, warp of the block: threads / 32),
+/// which the runtime zeroes before each launch, padded to a multiple of 4,
+/// then two records of tailRecordFloats per block (its shares of one or two
+/// items): the consumer threads' partial states (row maxima, sums and
+/// unnormalised accumulators, f32).
 inline constexpr int64_t tailRecordFloats(int64_t blockQ,
                                           int64_t valueHeadDim) {
   return blockQ * (valueHeadDim + 8);
 }
-inline constexpr int64_t tailScratchFloats(int64_t tailItems, int64_t splits,
+inline constexpr int64_t tailScratchFloats(int64_t tailItems, int64_t blocks,
                                            int64_t threads, int64_t blockQ,
                                            int64_t valueHeadDim) {
-  return (tailItems * (threads / 32) + 3) / 4 * 4 +
-         tailItems * splits * tailRecordFloats(blockQ, valueHeadDim);
+  return tailItems == 0 ? 0
+                        : (tailItems * (threads / 32) + 3) / 4 * 4 +
+                              2 * blocks *
+                                  tailRecordFloats(blockQ, valueHeadDim);
 }
 
 /// With a work list, the scratch holds one record per partial slot of the
