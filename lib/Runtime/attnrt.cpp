@@ -800,8 +800,7 @@ static attnrt_status scratchBytes(const KernelManifest &m,
     // device's resident ones, a record at most 2^42 bytes.
     rt::TailLaunch t = tailLaunchOf(m, a, splits, slots);
     bytes = static_cast<size_t>(abi::tailScratchFloats(
-                t.tailItems, t.blocks, m.threads, m.blockQ,
-                a.value_head_dim)) *
+                t.tailItems, t.blocks, m.threads, m.blockQ, a.value_head_dim)) *
             4;
     return ATTNRT_OK;
   }
@@ -1098,8 +1097,7 @@ static attnrt_status launchKernel(attnrt_artifact *artifact,
     gridY = gridZ = 1;
     if (m.tailSplits && tail.tailItems > 0 &&
         !rt::balancedTailFits(tail.tailItems,
-                              (a.seq_k + m.blockK - 1) / m.blockK,
-                              tail.blocks))
+                              (a.seq_k + m.blockK - 1) / m.blockK, tail.blocks))
       return fail(ATTNRT_ERROR_INVALID_ARGUMENT,
                   "expected the last wave's key tiles (" +
                       std::to_string(tail.tailItems) + " items of " +

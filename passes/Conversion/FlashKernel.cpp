@@ -421,11 +421,10 @@ KernelBuilder::TailGeometry KernelBuilder::tailGeometry() {
         gy = dim(gpu::GridDimOp::create(b, gpu::Dimension::y)),
         gz = dim(gpu::GridDimOp::create(b, gpu::Dimension::z));
   g.blocks = mul(mul(gx, gy), gz);
-  g.block =
-      add(dim(gpu::BlockIdOp::create(b, gpu::Dimension::x)),
-          mul(gx, add(dim(gpu::BlockIdOp::create(b, gpu::Dimension::y)),
-                      mul(gy, dim(gpu::BlockIdOp::create(
-                                  b, gpu::Dimension::z))))));
+  g.block = add(
+      dim(gpu::BlockIdOp::create(b, gpu::Dimension::x)),
+      mul(gx, add(dim(gpu::BlockIdOp::create(b, gpu::Dimension::y)),
+                  mul(gy, dim(gpu::BlockIdOp::create(b, gpu::Dimension::z))))));
   Value count = mul(mul(ceilDiv64(abi::SeqQ, config.getBlockQ()), i32c(heads)),
                     param(abi::Batch));
   g.keyTiles = ceilDiv64(abi::SeqK, config.getBlockK());
@@ -442,12 +441,12 @@ KernelBuilder::TailGeometry KernelBuilder::tailGeometry() {
   g.tailTiles = mul(g.tailItems, g.keyTiles);
   g.first = divu(mul(g.block, g.tailTiles), g.blocks);
   g.last = divu(mul(add(g.block, i32c(1)), g.tailTiles), g.blocks);
-  g.segments = arith::SelectOp::create(
-      b, ugt(g.last, g.first),
-      add(sub(divu(sub(g.last, i32c(1)), g.keyTiles),
-              divu(g.first, g.keyTiles)),
-          i32c(1)),
-      i32c(0));
+  g.segments =
+      arith::SelectOp::create(b, ugt(g.last, g.first),
+                              add(sub(divu(sub(g.last, i32c(1)), g.keyTiles),
+                                      divu(g.first, g.keyTiles)),
+                                  i32c(1)),
+                              i32c(0));
   return g;
 }
 
@@ -465,18 +464,18 @@ KernelBuilder::TailSplit KernelBuilder::tailOf(Value raw) {
     return arith::SubIOp::create(b, x, y).getResult();
   };
   Value x = arith::IndexCastUIOp::create(b, i32, opaque(raw));
-  t.isTail = arith::CmpIOp::create(b, arith::CmpIPredicate::uge, x,
-                                   g.wholeItems);
-  t.segment = arith::SelectOp::create(b, t.isTail, sub(x, g.wholeItems),
-                                      i32c(0));
+  t.isTail =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::uge, x, g.wholeItems);
+  t.segment =
+      arith::SelectOp::create(b, t.isTail, sub(x, g.wholeItems), i32c(0));
   t.item = arith::AddIOp::create(
       b, arith::DivUIOp::create(b, g.first, g.keyTiles), t.segment);
   Value itemStart = mul(t.item, g.keyTiles);
   t.lo = index(sub(arith::MaxUIOp::create(b, g.first, itemStart), itemStart));
-  t.hi = index(sub(arith::MinUIOp::create(
-                       b, g.last, arith::AddIOp::create(b, itemStart,
-                                                        g.keyTiles)),
-                   itemStart));
+  t.hi =
+      index(sub(arith::MinUIOp::create(
+                    b, g.last, arith::AddIOp::create(b, itemStart, g.keyTiles)),
+                itemStart));
   Value whole = arith::SelectOp::create(
       b, t.isTail, arith::AddIOp::create(b, g.start, t.item),
       arith::AddIOp::create(b, g.block, mul(x, g.blocks)));
@@ -592,17 +591,13 @@ LogicalResult KernelBuilder::buildWork() {
             ia.add(full, arith::SelectOp::create(b, inLast, idx(1), idx(0)));
       }
     }
-    auto loop = scf::ForOp::create(b,
-                                   paired || windowOrder || tailSplits
-                                       ? idx(0)
-                                       : blockId,
-                                   windowOrder  ? rounds
-                                   : tailSplits ? end
-                                                : count,
-                                   paired || windowOrder || tailSplits
-                                       ? idx(1)
-                                       : blocks,
-                                   ValueRange{idx(0), idx(0)});
+    auto loop = scf::ForOp::create(
+        b, paired || windowOrder || tailSplits ? idx(0) : blockId,
+        windowOrder  ? rounds
+        : tailSplits ? end
+                     : count,
+        paired || windowOrder || tailSplits ? idx(1) : blocks,
+        ValueRange{idx(0), idx(0)});
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value item = loop.getInductionVar();
@@ -2991,18 +2986,17 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
         return arith::DivUIOp::create(b, x, y).getResult();
       };
       auto index = [&](Value v) {
-        return arith::IndexCastUIOp::create(b, b.getIndexType(), v)
-            .getResult();
+        return arith::IndexCastUIOp::create(b, b.getIndexType(), v).getResult();
       };
       Value scratch = arg(abi::Scratch);
       // In floats: the counters, padded to 4, then record r of block l's
       // segment k (r = 2 l + k) at records + r * values * consumers.
-      Value records = mul(
-          divu(add(mul(g.tailItems, i32c(blockWarps)), i32c(3)), i32c(4)),
-          i32c(4));
+      Value records =
+          mul(divu(add(mul(g.tailItems, i32c(blockWarps)), i32c(3)), i32c(4)),
+              i32c(4));
       auto recordOf = [&](Value r) {
-        return a.add(
-            index(add(records, mul(r, i32c(values * consumers)))), tid);
+        return a.add(index(add(records, mul(r, i32c(values * consumers)))),
+                     tid);
       };
       Value mine = recordOf(add(mul(g.block, i32c(2)), ts.segment));
       for (int64_t v = 0; v < values; ++v)
@@ -3016,12 +3010,10 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       ptx("fence.acq_rel.gpu;");
       ptx("bar.warp.sync -1;");
       Value counter =
-          gep(scratch,
-              a.add(index(mul(ts.item, i32c(blockWarps))), warp), i32);
-      Value tiles = arith::IndexCastUIOp::create(
-          b, i32, a.sub(ts.hi, ts.lo));
-      Value first = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane,
-                                          idx(0));
+          gep(scratch, a.add(index(mul(ts.item, i32c(blockWarps))), warp), i32);
+      Value tiles = arith::IndexCastUIOp::create(b, i32, a.sub(ts.hi, ts.lo));
+      Value first =
+          arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, idx(0));
       auto ifFirst = scf::IfOp::create(b, TypeRange{i32}, first,
                                        /*withElseRegion=*/true);
       {
@@ -3059,22 +3051,22 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
         };
         Value itemStart = mul(ts.item, g.keyTiles);
         Value from = blockOf(itemStart);
-        Value to = add(blockOf(sub(add(itemStart, g.keyTiles), i32c(1))),
-                       i32c(1));
-        auto each = scf::ForOp::create(b, index(from), index(to), idx(1),
-                                       state);
+        Value to =
+            add(blockOf(sub(add(itemStart, g.keyTiles), i32c(1))), i32c(1));
+        auto each =
+            scf::ForOp::create(b, index(from), index(to), idx(1), state);
         {
           OpBuilder::InsertionGuard g3(b);
           b.setInsertionPointToStart(each.getBody());
-          Value other32 = arith::IndexCastUIOp::create(
-              b, i32, each.getInductionVar());
+          Value other32 =
+              arith::IndexCastUIOp::create(b, i32, each.getInductionVar());
           ValueRange cur = each.getRegionIterArgs();
           // Another block's share, if not empty (with fewer tail tiles
           // than blocks, some blocks between the item's first and last
           // have none).
           Value itsFirstTile = divu(mul(other32, g.tailTiles), g.blocks);
-          Value itsEnd = divu(mul(add(other32, i32c(1)), g.tailTiles),
-                              g.blocks);
+          Value itsEnd =
+              divu(mul(add(other32, i32c(1)), g.tailTiles), g.blocks);
           Value other = arith::AndIOp::create(
               b,
               arith::CmpIOp::create(b, arith::CmpIPredicate::ne, other32,
@@ -3088,11 +3080,11 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
           b.setInsertionPointToStart(&ifOther.getThenRegion().front());
           // The item's place among that block's segments.
           Value itsFirst = divu(itsFirstTile, g.keyTiles);
-          Value theirs = recordOf(
-              add(mul(other32, i32c(2)), sub(ts.item, itsFirst)));
+          Value theirs =
+              recordOf(add(mul(other32, i32c(2)), sub(ts.item, itsFirst)));
           // The offsets in the instructions: one address a record.
-          Value at = LLVM::PtrToIntOp::create(b, i64,
-                                              gep(scratch, theirs, f32));
+          Value at =
+              LLVM::PtrToIntOp::create(b, i64, gep(scratch, theirs, f32));
           auto load = [&](int64_t v) {
             return inlinePtx(b, f32, ValueRange{at},
                              "ld.relaxed.gpu.f32 $0, [$1+" +

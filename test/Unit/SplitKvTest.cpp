@@ -127,7 +127,8 @@ TEST(TailSplitsTest, EveryTileOfTheTailRunsOnce) {
         std::vector<std::vector<int64_t>> tiles(tail);
         std::vector<std::vector<std::pair<int64_t, int64_t>>> parts(tail);
         for (int64_t l = 0; l < blocks; ++l) {
-          int64_t wholeItems = start > l ? (start - l + blocks - 1) / blocks : 0;
+          int64_t wholeItems =
+              start > l ? (start - l + blocks - 1) / blocks : 0;
           int64_t first = l * w / blocks, last = (l + 1) * w / blocks;
           int64_t segments = last > first ? (last - 1) / c - first / c + 1 : 0;
           for (int64_t x = 0; x < wholeItems + segments; ++x) {

@@ -225,10 +225,10 @@ inline constexpr int64_t tailRecordFloats(int64_t blockQ,
 inline constexpr int64_t tailScratchFloats(int64_t tailItems, int64_t blocks,
                                            int64_t threads, int64_t blockQ,
                                            int64_t valueHeadDim) {
-  return tailItems == 0 ? 0
-                        : (tailItems * (threads / 32) + 3) / 4 * 4 +
-                              2 * blocks *
-                                  tailRecordFloats(blockQ, valueHeadDim);
+  return tailItems == 0
+             ? 0
+             : (tailItems * (threads / 32) + 3) / 4 * 4 +
+                   2 * blocks * tailRecordFloats(blockQ, valueHeadDim);
 }
 
 /// With a work list, the scratch holds one record per partial slot of the
