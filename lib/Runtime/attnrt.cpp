@@ -734,27 +734,7 @@ static attnrt_status resolveSplits(attnrt_artifact &artifact,
   splits = 1;
   if (a.plan)
     return ATTNRT_OK;
-  if (m.tailSplits && a.num_splits < 1) {
-    // The persistent kernel's last wave (KernelAbi.h tail splits): split
-    // as rt::chooseTailSplits says for the device's resident blocks (none
-    // when it cannot say: one block an item, no wave).
-    attnrt_artifact::Loaded kernels{};
-    if (!known) {
-      const Driver *d = nullptr;
-      if (attnrt_status s = currentKernels(artifact, d, kernels, caller))
-        return s;
-      known = &kernels;
-    }
-    splits = rt::chooseTailSplits(
-        queryTiles(m, a) * (a.num_q_heads / m.gqaPack) * a.batch,
-        (a.seq_k + m.blockK - 1) / m.blockK, known->slots);
-    return ATTNRT_OK;
-  }
-  if (m.tailSplits) {
-    splits = std::max<int64_t>(1, a.num_splits);
-    return ATTNRT_OK;
-  }
-  if (!m.splitKv || a.num_splits >= 1) {
+  if (!(m.splitKv || m.tailSplits) || a.num_splits >= 1) {
     splits = std::max<int64_t>(1, a.num_splits);
     return ATTNRT_OK;
   }
@@ -764,6 +744,15 @@ static attnrt_status resolveSplits(attnrt_artifact &artifact,
     if (attnrt_status s = currentKernels(artifact, d, kernels, caller))
       return s;
     known = &kernels;
+  }
+  if (m.tailSplits) {
+    // The persistent kernel's last wave (KernelAbi.h tail splits), as
+    // rt::chooseTailSplits says for the device's resident blocks (whole
+    // items when it cannot say: one block an item, no wave).
+    splits = rt::chooseTailSplits(
+        queryTiles(m, a) * (a.num_q_heads / m.gqaPack) * a.batch,
+        (a.seq_k + m.blockK - 1) / m.blockK, known->slots);
+    return ATTNRT_OK;
   }
   if (known->slots <= 0)
     return fail(ATTNRT_ERROR_CUDA,

@@ -116,6 +116,22 @@ static Value exp2FlushSubnormals(ImplicitLocOpBuilder &b, Value x) {
 }
 
 namespace {
+/// Unsigned arithmetic on i32 values (the persistent grid's numbering).
+struct U32Arith {
+  ImplicitLocOpBuilder &b;
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, x, y); }
+  Value div(Value x, Value y) { return arith::DivUIOp::create(b, x, y); }
+  Value ugt(Value x, Value y) {
+    return arith::CmpIOp::create(b, arith::CmpIPredicate::ugt, x, y);
+  }
+  /// `v` as an index.
+  Value index(Value v) {
+    return arith::IndexCastUIOp::create(b, b.getIndexType(), v);
+  }
+};
+
 /// Builds the kernel body. A lane holds 2 * m_tiles query rows ("slots"):
 /// rows g and g + 8 of each of its warp's 16-row m-tiles.
 class KernelBuilder {
@@ -400,86 +416,66 @@ KernelBuilder::TailGeometry KernelBuilder::tailGeometry() {
   auto dim = [&](Value v) {
     return arith::IndexCastUIOp::create(b, i32, opaque(v)).getResult();
   };
-  auto mul = [&](Value x, Value y) {
-    return arith::MulIOp::create(b, x, y).getResult();
-  };
-  auto add = [&](Value x, Value y) {
-    return arith::AddIOp::create(b, x, y).getResult();
-  };
-  auto sub = [&](Value x, Value y) {
-    return arith::SubIOp::create(b, x, y).getResult();
-  };
-  auto divu = [&](Value x, Value y) {
-    return arith::DivUIOp::create(b, x, y).getResult();
-  };
-  auto ugt = [&](Value x, Value y) {
-    return arith::CmpIOp::create(b, arith::CmpIPredicate::ugt, x, y)
-        .getResult();
-  };
+  U32Arith u{b};
   TailGeometry g;
   Value gx = dim(gpu::GridDimOp::create(b, gpu::Dimension::x)),
         gy = dim(gpu::GridDimOp::create(b, gpu::Dimension::y)),
         gz = dim(gpu::GridDimOp::create(b, gpu::Dimension::z));
-  g.blocks = mul(mul(gx, gy), gz);
-  g.block = add(
-      dim(gpu::BlockIdOp::create(b, gpu::Dimension::x)),
-      mul(gx, add(dim(gpu::BlockIdOp::create(b, gpu::Dimension::y)),
-                  mul(gy, dim(gpu::BlockIdOp::create(b, gpu::Dimension::z))))));
-  Value count = mul(mul(ceilDiv64(abi::SeqQ, config.getBlockQ()), i32c(heads)),
-                    param(abi::Batch));
+  g.blocks = u.mul(u.mul(gx, gy), gz);
+  g.block =
+      u.add(dim(gpu::BlockIdOp::create(b, gpu::Dimension::x)),
+            u.mul(gx, u.add(dim(gpu::BlockIdOp::create(b, gpu::Dimension::y)),
+                            u.mul(gy, dim(gpu::BlockIdOp::create(
+                                          b, gpu::Dimension::z))))));
+  Value count =
+      u.mul(u.mul(ceilDiv64(abi::SeqQ, config.getBlockQ()), i32c(heads)),
+            param(abi::Batch));
   g.keyTiles = ceilDiv64(abi::SeqK, config.getBlockK());
   Value balanced = arith::CmpIOp::create(b, arith::CmpIPredicate::sge,
                                          param(abi::NumSplits), i32c(2));
   g.tailItems = arith::SelectOp::create(
       b, balanced, arith::RemUIOp::create(b, count, g.blocks), i32c(0));
-  g.start = sub(count, g.tailItems);
+  g.start = u.sub(count, g.tailItems);
   // Items l, l + B, ... below the tail's first.
   g.wholeItems = arith::SelectOp::create(
-      b, ugt(g.start, g.block),
-      divu(add(sub(g.start, g.block), sub(g.blocks, i32c(1))), g.blocks),
+      b, u.ugt(g.start, g.block),
+      u.div(u.add(u.sub(g.start, g.block), u.sub(g.blocks, i32c(1))), g.blocks),
       i32c(0));
-  g.tailTiles = mul(g.tailItems, g.keyTiles);
-  g.first = divu(mul(g.block, g.tailTiles), g.blocks);
-  g.last = divu(mul(add(g.block, i32c(1)), g.tailTiles), g.blocks);
-  g.segments =
-      arith::SelectOp::create(b, ugt(g.last, g.first),
-                              add(sub(divu(sub(g.last, i32c(1)), g.keyTiles),
-                                      divu(g.first, g.keyTiles)),
-                                  i32c(1)),
-                              i32c(0));
+  g.tailTiles = u.mul(g.tailItems, g.keyTiles);
+  g.first = u.div(u.mul(g.block, g.tailTiles), g.blocks);
+  g.last = u.div(u.mul(u.add(g.block, i32c(1)), g.tailTiles), g.blocks);
+  g.segments = arith::SelectOp::create(
+      b, u.ugt(g.last, g.first),
+      u.add(u.sub(u.div(u.sub(g.last, i32c(1)), g.keyTiles),
+                  u.div(g.first, g.keyTiles)),
+            i32c(1)),
+      i32c(0));
   return g;
 }
 
 KernelBuilder::TailSplit KernelBuilder::tailOf(Value raw) {
+  U32Arith u{b};
   TailSplit t;
   TailGeometry &g = t.g;
   g = tailGeometry();
-  auto index = [&](Value v) {
-    return arith::IndexCastUIOp::create(b, b.getIndexType(), v).getResult();
-  };
-  auto mul = [&](Value x, Value y) {
-    return arith::MulIOp::create(b, x, y).getResult();
-  };
-  auto sub = [&](Value x, Value y) {
-    return arith::SubIOp::create(b, x, y).getResult();
-  };
   Value x = arith::IndexCastUIOp::create(b, i32, opaque(raw));
   t.isTail =
       arith::CmpIOp::create(b, arith::CmpIPredicate::uge, x, g.wholeItems);
   t.segment =
-      arith::SelectOp::create(b, t.isTail, sub(x, g.wholeItems), i32c(0));
+      arith::SelectOp::create(b, t.isTail, u.sub(x, g.wholeItems), i32c(0));
   t.item = arith::AddIOp::create(
       b, arith::DivUIOp::create(b, g.first, g.keyTiles), t.segment);
-  Value itemStart = mul(t.item, g.keyTiles);
-  t.lo = index(sub(arith::MaxUIOp::create(b, g.first, itemStart), itemStart));
-  t.hi =
-      index(sub(arith::MinUIOp::create(
-                    b, g.last, arith::AddIOp::create(b, itemStart, g.keyTiles)),
-                itemStart));
+  Value itemStart = u.mul(t.item, g.keyTiles);
+  t.lo =
+      u.index(u.sub(arith::MaxUIOp::create(b, g.first, itemStart), itemStart));
+  t.hi = u.index(
+      u.sub(arith::MinUIOp::create(
+                b, g.last, arith::AddIOp::create(b, itemStart, g.keyTiles)),
+            itemStart));
   Value whole = arith::SelectOp::create(
       b, t.isTail, arith::AddIOp::create(b, g.start, t.item),
-      arith::AddIOp::create(b, g.block, mul(x, g.blocks)));
-  t.whole = index(whole);
+      arith::AddIOp::create(b, g.block, u.mul(x, g.blocks)));
+  t.whole = u.index(whole);
   // As buildWork numbers whole items: query tiles fastest, last first.
   Value tiles = arith::TruncIOp::create(
       b, i32,
@@ -488,10 +484,10 @@ KernelBuilder::TailSplit KernelBuilder::tailOf(Value raw) {
           arith::ConstantIntOp::create(b, config.getBlockQ(), 64)));
   Value unit = arith::DivUIOp::create(b, whole, tiles);
   t.indices = {
-      index(arith::SubIOp::create(b, arith::SubIOp::create(b, tiles, i32c(1)),
-                                  arith::RemUIOp::create(b, whole, tiles))),
-      index(arith::RemUIOp::create(b, unit, i32c(heads))),
-      index(arith::DivUIOp::create(b, unit, i32c(heads)))};
+      u.index(arith::SubIOp::create(b, arith::SubIOp::create(b, tiles, i32c(1)),
+                                    arith::RemUIOp::create(b, whole, tiles))),
+      u.index(arith::RemUIOp::create(b, unit, i32c(heads))),
+      u.index(arith::DivUIOp::create(b, unit, i32c(heads)))};
   return t;
 }
 
@@ -2973,32 +2969,18 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       stores.append(state);
       scf::YieldOp::create(b, stores);
       b.setInsertionPointToStart(&ifTail.getThenRegion().front());
-      auto mul = [&](Value x, Value y) {
-        return arith::MulIOp::create(b, x, y).getResult();
-      };
-      auto add = [&](Value x, Value y) {
-        return arith::AddIOp::create(b, x, y).getResult();
-      };
-      auto sub = [&](Value x, Value y) {
-        return arith::SubIOp::create(b, x, y).getResult();
-      };
-      auto divu = [&](Value x, Value y) {
-        return arith::DivUIOp::create(b, x, y).getResult();
-      };
-      auto index = [&](Value v) {
-        return arith::IndexCastUIOp::create(b, b.getIndexType(), v).getResult();
-      };
+      U32Arith u{b};
       Value scratch = arg(abi::Scratch);
       // In floats: the counters, padded to 4, then record r of block l's
       // segment k (r = 2 l + k) at records + r * values * consumers.
-      Value records =
-          mul(divu(add(mul(g.tailItems, i32c(blockWarps)), i32c(3)), i32c(4)),
-              i32c(4));
+      Value records = u.mul(
+          u.div(u.add(u.mul(g.tailItems, i32c(blockWarps)), i32c(3)), i32c(4)),
+          i32c(4));
       auto recordOf = [&](Value r) {
-        return a.add(index(add(records, mul(r, i32c(values * consumers)))),
-                     tid);
+        return a.add(
+            u.index(u.add(records, u.mul(r, i32c(values * consumers)))), tid);
       };
-      Value mine = recordOf(add(mul(g.block, i32c(2)), ts.segment));
+      Value mine = recordOf(u.add(u.mul(g.block, i32c(2)), ts.segment));
       for (int64_t v = 0; v < values; ++v)
         LLVM::StoreOp::create(
             b, state[v], gep(scratch, a.add(mine, idx(v * consumers)), f32), 4);
@@ -3009,8 +2991,8 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       };
       ptx("fence.acq_rel.gpu;");
       ptx("bar.warp.sync -1;");
-      Value counter =
-          gep(scratch, a.add(index(mul(ts.item, i32c(blockWarps))), warp), i32);
+      Value counter = gep(
+          scratch, a.add(u.index(u.mul(ts.item, i32c(blockWarps))), warp), i32);
       Value tiles = arith::IndexCastUIOp::create(b, i32, a.sub(ts.hi, ts.lo));
       Value first =
           arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, idx(0));
@@ -3032,7 +3014,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
                                              gpu::ShuffleMode::IDX)
                           .getShuffleResult();
       Value last = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
-                                         add(counted, tiles), g.keyTiles);
+                                         u.add(counted, tiles), g.keyTiles);
       auto ifLast = scf::IfOp::create(b, stateTypes, last,
                                       /*withElseRegion=*/true);
       {
@@ -3045,16 +3027,17 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
         // last key tiles t, block ceil((t + 1) B / W) - 1 (the block l of
         // l W / B <= t < (l + 1) W / B).
         auto blockOf = [&](Value t) {
-          Value n = mul(add(t, i32c(1)), g.blocks);
-          return sub(divu(add(n, sub(g.tailTiles, i32c(1))), g.tailTiles),
-                     i32c(1));
+          Value n = u.mul(u.add(t, i32c(1)), g.blocks);
+          return u.sub(
+              u.div(u.add(n, u.sub(g.tailTiles, i32c(1))), g.tailTiles),
+              i32c(1));
         };
-        Value itemStart = mul(ts.item, g.keyTiles);
+        Value itemStart = u.mul(ts.item, g.keyTiles);
         Value from = blockOf(itemStart);
-        Value to =
-            add(blockOf(sub(add(itemStart, g.keyTiles), i32c(1))), i32c(1));
+        Value to = u.add(blockOf(u.sub(u.add(itemStart, g.keyTiles), i32c(1))),
+                         i32c(1));
         auto each =
-            scf::ForOp::create(b, index(from), index(to), idx(1), state);
+            scf::ForOp::create(b, u.index(from), u.index(to), idx(1), state);
         {
           OpBuilder::InsertionGuard g3(b);
           b.setInsertionPointToStart(each.getBody());
@@ -3064,9 +3047,9 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
           // Another block's share, if not empty (with fewer tail tiles
           // than blocks, some blocks between the item's first and last
           // have none).
-          Value itsFirstTile = divu(mul(other32, g.tailTiles), g.blocks);
+          Value itsFirstTile = u.div(u.mul(other32, g.tailTiles), g.blocks);
           Value itsEnd =
-              divu(mul(add(other32, i32c(1)), g.tailTiles), g.blocks);
+              u.div(u.mul(u.add(other32, i32c(1)), g.tailTiles), g.blocks);
           Value other = arith::AndIOp::create(
               b,
               arith::CmpIOp::create(b, arith::CmpIPredicate::ne, other32,
@@ -3079,9 +3062,9 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
           scf::YieldOp::create(b, cur);
           b.setInsertionPointToStart(&ifOther.getThenRegion().front());
           // The item's place among that block's segments.
-          Value itsFirst = divu(itsFirstTile, g.keyTiles);
-          Value theirs =
-              recordOf(add(mul(other32, i32c(2)), sub(ts.item, itsFirst)));
+          Value itsFirst = u.div(itsFirstTile, g.keyTiles);
+          Value theirs = recordOf(
+              u.add(u.mul(other32, i32c(2)), u.sub(ts.item, itsFirst)));
           // The offsets in the instructions: one address a record.
           Value at =
               LLVM::PtrToIntOp::create(b, i64, gep(scratch, theirs, f32));
