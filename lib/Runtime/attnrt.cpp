@@ -231,6 +231,9 @@ struct Checker {
   const KernelManifest &m;
   const attnrt_attention_args &a;
   std::string &error;
+  /// Whether the kernel the launch runs (the main one, or the
+  /// short-sequence one where the lengths take it) has tail splits.
+  bool tailSplits = false;
 
   bool equal(const char *field, int64_t got, int64_t want) {
     if (got == want)
@@ -497,11 +500,11 @@ struct Checker {
       return false;
     }
     if (!inRange("num_splits", a.num_splits, 0,
-                 m.splitKv      ? 4096
-                 : m.tailSplits ? rt::kBalancedTail
-                                : 1,
+                 m.splitKv    ? 4096
+                 : tailSplits ? rt::kBalancedTail
+                              : 1,
                  m.splitKv ? ""
-                 : m.tailSplits
+                 : tailSplits
                      ? " (2: the persistent kernel's last wave dealt to "
                        "every block by keys)"
                      : " (the artifact has no split_kv kernel)"))
@@ -547,6 +550,12 @@ static attnrt_status validate(const attnrt_artifact *artifact,
     return fail(ATTNRT_ERROR_INVALID_ARGUMENT, "expected non-null args");
   std::string error;
   Checker checker{artifact->manifest, *args, error};
+  const KernelManifest &m = artifact->manifest;
+  checker.tailSplits =
+      artifact->shortKernel && args->seq_q <= m.shortKernelMaxSeq &&
+              args->seq_k <= m.shortKernelMaxSeq
+          ? artifact->shortKernel->manifest.tailSplits
+          : m.tailSplits;
   if (!checker.run())
     return fail(ATTNRT_ERROR_INVALID_ARGUMENT, error);
   return ATTNRT_OK;

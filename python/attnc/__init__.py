@@ -20,6 +20,15 @@ _DTYPES = {"bf16": 0, "f16": 1, "f32": 2}
 _TORCH_DTYPE_NAMES = {"bf16": "torch.bfloat16", "f16": "torch.float16", "f32": "torch.float32"}
 
 
+
+def needs_scratch(manifest):
+    """Whether a launch of the artifact of `manifest` may need scratch
+    (attnrt_scratch_size): a split_kv kernel, a persistent kernel with tail
+    splits, or a short-sequence kernel beside the main one (which may have
+    tail splits of its own: its manifest is not the main one's)."""
+    return "1" in (manifest.get("split_kv"), manifest.get("tail_splits")) or \
+        manifest.get("short_kernel_max_seq") not in (None, "0")
+
 class AttncError(RuntimeError):
     """A runtime call failed; the message is the runtime's."""
 
@@ -191,7 +200,7 @@ class Kernel:
             "reads_block_mask", "reads_alibi_slopes", "mask_block_q", "mask_block_k",
             "split_kv", "gqa_pack", "reads_kv_lens", "page_size", "reads_kv_scales",
             "reads_cu_seqlens_q", "reads_cu_seqlens_k", "block_q", "block_k",
-            "tail_splits")}
+            "tail_splits", "short_kernel_max_seq")}
         # Split-KV scratch per (device, bytes), reused across calls.
         self._scratch = {}
 
@@ -367,7 +376,7 @@ class Kernel:
             if plan is not None:
                 a.plan = plan.buffer.data_ptr()
                 a.plan_items = a.plan_partials = plan.max_items
-            if "1" in (self.manifest.get("split_kv"), self.manifest.get("tail_splits")):
+            if needs_scratch(self.manifest):
                 size = self.scratch_size(a)
                 if size:
                     key = (q.device, size)

@@ -23,7 +23,7 @@ import os
 import shutil
 import subprocess
 
-from . import AttncError, Kernel
+from . import AttncError, Kernel, needs_scratch
 
 __version__ = "0.2"
 # Bumped with the kernel ABI (include/attnc/Artifact/KernelAbi.h).
@@ -176,10 +176,11 @@ def _prepare(q, k, v, mask, scale, softcap, alibi, return_lse, layout):
     a.k_strides[:] = list(kh.stride())
     a.v_strides[:] = list(vh.stride())
     a.o_strides[:] = list(out_strides)
-    # A split-KV (decode) kernel: the split count of this call shape, fixed
-    # once so that launches do not ask the device again, and its scratch.
+    # A split-KV (decode) kernel or one with tail splits: the split count of
+    # this call shape, fixed once so that launches do not ask the device
+    # again, and its scratch.
     scratch = None
-    if "1" in (kernel.manifest.get("split_kv"), kernel.manifest.get("tail_splits")):
+    if needs_scratch(kernel.manifest):
         # The runtime validates the whole launch: stand-in pointers (q's,
         # aligned and non-null) until each call sets the real ones.
         a.q, a.k, a.v, a.o = qh.data_ptr(), kh.data_ptr(), vh.data_ptr(), qh.data_ptr()

@@ -831,6 +831,24 @@ TEST_F(ValidateTest, BoundsTheTailSplits) {
   attnrt_artifact_destroy(tail);
 }
 
+TEST_F(ValidateTest, TakesTheTailSplitsOfTheKernelTheLaunchRuns) {
+  // A short-sequence kernel with tail splits beside a main one without:
+  // num_splits 2 where the lengths take the short kernel, not past it.
+  Artifact nested = otherKernel();
+  nested.set("tail_splits", "1");
+  attnrt_artifact *both = load(withShortKernel(nested));
+  ASSERT_NE(both, nullptr) << attnrt_last_error();
+  attnrt_attention_args a = args; // seq_q = seq_k = 100: the short kernel
+  a.num_splits = 2;
+  EXPECT_EQ(check(a, both), "");
+  a.seq_k = 4096;
+  runtime::denseStrides(2, a.seq_k, 64, a.k_strides);
+  runtime::denseStrides(2, a.seq_k, 64, a.v_strides);
+  EXPECT_EQ(check(a, both), "expected num_splits in [0, 1] (the artifact has "
+                            "no split_kv kernel), got 2");
+  attnrt_artifact_destroy(both);
+}
+
 TEST_F(ValidateTest, RejectsNullHandles) {
   EXPECT_EQ(attnrt_validate(nullptr, &args), ATTNRT_ERROR_INVALID_ARGUMENT);
   EXPECT_STREQ(attnrt_last_error(), "expected a non-null artifact");
