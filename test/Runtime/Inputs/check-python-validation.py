@@ -254,3 +254,13 @@ run_plan("plan that is not a WorkList", plan=object())
 run_plan("plan with num_splits", num_splits=4)
 run_plan("plan on another GPU", plan=work_list(device=Device("cuda", 1)))
 run_plan("plan of another batch", plan=work_list(batch=3))
+
+# Which manifests make a call ask attnrt_scratch_size for scratch.
+for name, manifest in [("plain", {"split_kv": "0", "tail_splits": "0"}),
+                       ("older artifact", {"split_kv": "0"}),
+                       ("split_kv", {"split_kv": "1"}),
+                       ("tail splits", {"split_kv": "0", "tail_splits": "1"}),
+                       ("short kernel", {"split_kv": "0", "tail_splits": "0",
+                                         "short_kernel_max_seq": "1024"}),
+                       ("no short kernel", {"split_kv": "0", "short_kernel_max_seq": "0"})]:
+    print(f"needs scratch, {name}: {attnc.needs_scratch(manifest)}")
