@@ -225,6 +225,19 @@ static int64_t queryTiles(const KernelManifest &m,
   return (rows * m.gqaPack + m.blockQ - 1) / m.blockQ;
 }
 
+/// The work items of a launch: query tiles x KV groups x batch entries
+/// (the blocks of KernelAbi.h kGrid without splits).
+static int64_t workItems(const KernelManifest &m,
+                         const attnrt_attention_args &a) {
+  return queryTiles(m, a) * (a.num_q_heads / m.gqaPack) * a.batch;
+}
+
+/// The key tiles of block_k keys of a launch's sequences.
+static int64_t keyTiles(const KernelManifest &m,
+                        const attnrt_attention_args &a) {
+  return (a.seq_k + m.blockK - 1) / m.blockK;
+}
+
 namespace {
 /// The checks of one launch, each failing with a message naming the field.
 struct Checker {
@@ -542,6 +555,17 @@ struct Checker {
 };
 } // namespace
 
+/// The kernel a launch `a` of `artifact` runs: its short-sequence
+/// kernel where it has one and both lengths are within its bound.
+static attnrt_artifact *launchedKernel(const attnrt_artifact *artifact,
+                                       const attnrt_attention_args &a) {
+  const KernelManifest &m = artifact->manifest;
+  if (artifact->shortKernel && a.seq_q <= m.shortKernelMaxSeq &&
+      a.seq_k <= m.shortKernelMaxSeq)
+    return artifact->shortKernel;
+  return const_cast<attnrt_artifact *>(artifact);
+}
+
 static attnrt_status validate(const attnrt_artifact *artifact,
                               const attnrt_attention_args *args) {
   if (!artifact)
@@ -550,12 +574,7 @@ static attnrt_status validate(const attnrt_artifact *artifact,
     return fail(ATTNRT_ERROR_INVALID_ARGUMENT, "expected non-null args");
   std::string error;
   Checker checker{artifact->manifest, *args, error};
-  const KernelManifest &m = artifact->manifest;
-  checker.tailSplits =
-      artifact->shortKernel && args->seq_q <= m.shortKernelMaxSeq &&
-              args->seq_k <= m.shortKernelMaxSeq
-          ? artifact->shortKernel->manifest.tailSplits
-          : m.tailSplits;
+  checker.tailSplits = launchedKernel(artifact, *args)->manifest.tailSplits;
   if (!checker.run())
     return fail(ATTNRT_ERROR_INVALID_ARGUMENT, error);
   return ATTNRT_OK;
@@ -758,20 +777,18 @@ static attnrt_status resolveSplits(attnrt_artifact &artifact,
     // The persistent kernel's last wave (KernelAbi.h tail splits), as
     // rt::chooseTailSplits says for the device's resident blocks (whole
     // items when it cannot say: one block an item, no wave).
-    splits = rt::chooseTailSplits(
-        queryTiles(m, a) * (a.num_q_heads / m.gqaPack) * a.batch,
-        (a.seq_k + m.blockK - 1) / m.blockK, known->slots);
+    splits =
+        rt::chooseTailSplits(workItems(m, a), keyTiles(m, a), known->slots);
     return ATTNRT_OK;
   }
   if (known->slots <= 0)
     return fail(ATTNRT_ERROR_CUDA,
                 "cannot read the current device's SM count to choose "
                 "num_splits: pass num_splits > 0");
-  int64_t blocks =
-      queryTiles(m, a) * (a.num_q_heads / m.gqaPack) * a.batch;
-  int64_t keyTiles = (a.seq_k + m.blockK - 1) / m.blockK;
+  int64_t blocks = workItems(m, a);
+  const int64_t tiles = keyTiles(m, a);
   int64_t slots = rt::splitSlots(known->slots, known->sms, m.splitBlocksPerSm);
-  splits = rt::chooseNumSplits(blocks, keyTiles, slots, known->sms);
+  splits = rt::chooseNumSplits(blocks, tiles, slots, known->sms);
   return ATTNRT_OK;
 }
 
@@ -780,8 +797,7 @@ static attnrt_status resolveSplits(attnrt_artifact &artifact,
 static rt::TailLaunch tailLaunchOf(const KernelManifest &m,
                                    const attnrt_attention_args &a,
                                    int64_t splits, int64_t slots) {
-  return rt::tailLaunch(
-      queryTiles(m, a) * (a.num_q_heads / m.gqaPack) * a.batch, splits, slots);
+  return rt::tailLaunch(workItems(m, a), splits, slots);
 }
 
 /// Scratch bytes of a launch with `splits` splits (0 for one split); a
@@ -822,17 +838,6 @@ static attnrt_status scratchBytes(const KernelManifest &m,
                       " splits overflows 2^63 bytes");
   bytes = static_cast<size_t>(n);
   return ATTNRT_OK;
-}
-
-/// The kernel a validated launch `a` of `artifact` runs: its short-sequence
-/// kernel where it has one and both lengths are within its bound.
-static attnrt_artifact *launchedKernel(const attnrt_artifact *artifact,
-                                       const attnrt_attention_args &a) {
-  const KernelManifest &m = artifact->manifest;
-  if (artifact->shortKernel && a.seq_q <= m.shortKernelMaxSeq &&
-      a.seq_k <= m.shortKernelMaxSeq)
-    return artifact->shortKernel;
-  return const_cast<attnrt_artifact *>(artifact);
 }
 
 extern "C" attnrt_status attnrt_num_splits(const attnrt_artifact *artifact,
@@ -1094,13 +1099,12 @@ static attnrt_status launchKernel(attnrt_artifact *artifact,
                 : std::min<int64_t>(gridX * gridY * gridZ, kernels.slots);
     gridY = gridZ = 1;
     if (m.tailSplits && tail.tailItems > 0 &&
-        !rt::balancedTailFits(tail.tailItems,
-                              (a.seq_k + m.blockK - 1) / m.blockK, tail.blocks))
+        !rt::balancedTailFits(tail.tailItems, keyTiles(m, a), tail.blocks))
       return fail(ATTNRT_ERROR_INVALID_ARGUMENT,
                   "expected the last wave's key tiles (" +
                       std::to_string(tail.tailItems) + " items of " +
-                      std::to_string((a.seq_k + m.blockK - 1) / m.blockK) +
-                      ") times the " + std::to_string(tail.blocks) +
+                      std::to_string(keyTiles(m, a)) + ") times the " +
+                      std::to_string(tail.blocks) +
                       " blocks below 2^31 for num_splits 2 (pass 1)");
   }
   if (gridX > INT32_MAX || combineBlocks > INT32_MAX)
