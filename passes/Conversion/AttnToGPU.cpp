@@ -103,14 +103,20 @@ static std::string decodeRemark(const KernelProblem &p, GpuKernelAttr config) {
       add("fp8 e4m3 codes converted in shared memory, their scales folded "
           "into the scores and the output");
     s += "; KV cache: " + parts +
-         (config.getTmaLoads()
+         (config.getWgmma()
+              ? std::string(", by the wgmma kernel's TMA boxes, scores past "
+                            "a sequence's length masked and V rows there "
+                            "zeroed in its last key tile")
+          : config.getTmaLoads()
               ? std::string(", by the mma.sync kernel's TMA boxes") +
                     (p.pageSize ? " (a box a page, or a key tile of a "
                                   "larger page)"
                                 : "") +
                     ", V rows past a sequence's length zeroed"
               : std::string(", by the mma.sync kernel's row copies")) +
-         " (the wgmma kernel does not read caches yet)";
+         (!config.getWgmma() && !config.getSplitKv() && (p.pageSize || p.kvFp8)
+              ? " (the wgmma kernel reads only contiguous 16-bit caches)"
+              : "");
   }
   if (p.ragged)
     s += std::string("; ragged batch: each sequence's query rows") +

@@ -2141,17 +2141,19 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   };
   // Packed keys of a ragged batch: a TMA tile that runs past the
   // sequence's keys holds the next sequence's rows (or whatever follows the
-  // last). Their scores are masked, but P V would still multiply the zero
-  // weights by those V rows (NaN * 0 is NaN): before the P V of such a tile
-  // (only a sequence's last can be), the consumer threads zero its V rows
-  // past the keys, make the writes visible to wgmma's async proxy and meet
-  // at a named barrier. The 128-byte swizzle permutes the 16-byte chunks
-  // within a row, so a row of a box is its 128 contiguous bytes. The
-  // condition is uniform over the consumers.
-  // tma_loads over an fp8 cache zeroes the V codes (rows of boxes of 128
-  // codes from `codes`) before their conversion instead.
+  // last); in a cache with per-sequence lengths (kv_lens), whatever the
+  // rows past the sequence's length hold. Their scores are masked, but P V
+  // would still multiply the zero weights by those V rows (NaN * 0 is NaN):
+  // before the P V of such a tile (only a sequence's last can be), the consumer
+  // threads zero its V rows past the keys, make the writes visible to wgmma's
+  // async proxy and meet at a named barrier. The 128-byte swizzle permutes the
+  // 16-byte chunks within a row, so a row of a box is its 128 contiguous bytes.
+  // The condition is uniform over the consumers. tma_loads over an fp8 cache
+  // zeroes the V codes (rows of boxes of 128 codes from `codes`) before their
+  // conversion instead.
   auto zeroVTail = [&](Value kt, Value stageBase, Value codes = Value()) {
-    if (!(raggedK && wgmma) && !(tmaLoads && problem.kvLens))
+    if (!((raggedK || problem.kvLens) && wgmma) &&
+        !(tmaLoads && problem.kvLens))
       return;
     Value k0 = arith::MulIOp::create(b, kt, idx(bk));
     Value keep = a.max(a.min(a.sub(seqK, k0), idx(bk)), idx(0));
@@ -2736,8 +2738,8 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       scf::YieldOp::create(b, yields);
       loop = whileOp;
     }
-    // The last tile's P V (the only tile that can run past a ragged
-    // sequence's keys).
+    // The last tile's P V (the only tile that can run past a sequence's
+    // keys: a ragged batch's, or its kv_lens).
     ValueRange fin = loop->getResults().take_front(stateSize);
     Value last = compacted ? loop->getResult(stateSize + 1) : a.sub(hi, one);
     Value lastUse = compacted ? a.sub(loop->getResult(stateSize), one)

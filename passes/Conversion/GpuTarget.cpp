@@ -184,16 +184,16 @@ public:
                          "key_warps = ")
              << config.getKeyWarps() << " on target " << chip()
              << " (one 16-row tile shared by all warps)";
-    // TMA reads whole boxes of a contiguous cache: rows past a sequence's
-    // length are not zero, and pages are not followed.
-    if (config.getWgmma() && (p.kvLens || p.kvFp8))
+    // The wgmma kernel reads K and V by TMA boxes of a contiguous 16-bit
+    // cache (rows past a sequence's length masked, and zeroed in V before
+    // its last tile's P V); it follows no page table and converts no fp8
+    // codes.
+    if (config.getWgmma() && (p.pageSize || p.kvFp8))
       return p.emitError("expected wgmma = false with a KV cache (")
-             << (p.kvFp8      ? "kv_scales"
-                 : p.pageSize ? "page_table"
-                              : "kv_lens")
-             << ") on target " << chip()
-             << ": the wgmma kernel reads contiguous K and V by TMA; the "
-                "mma.sync kernel reads per-sequence lengths and pages";
+             << (p.kvFp8 ? "kv_scales" : "page_table") << ") on target "
+             << chip()
+             << ": the wgmma kernel reads contiguous 16-bit K and V by TMA; "
+                "the mma.sync kernel reads pages and fp8 codes";
     // A ragged batch: the mma.sync prefill kernel finds each sequence's rows
     // from the offsets; TMA boxes would cross into the next sequence.
     if (p.ragged && (config.getSplitKv() || config.getGqaPack() != 1 ||
@@ -209,6 +209,13 @@ public:
       return p.emitError("expected persistent = false with a ragged batch "
                          "(cu_seqlens_q) on target ")
              << chip() << ": the persistent grid runs dense batches";
+    // Per-sequence KV lengths: the persistent grid's pairs and tail
+    // segments are numbered from the launch's key tiles, not a sequence's.
+    if (config.getPersistent() && p.kvLens)
+      return p.emitError("expected persistent = false with per-sequence KV "
+                         "lengths (kv_lens) on target ")
+             << chip()
+             << ": the persistent grid numbers the launch's key tiles";
     // TMA loads in the mma.sync kernel: boxes of keys and values (16-bit,
     // or rows of 128 fp8 codes), of a contiguous cache or of pages of a
     // multiple of 8 rows (the kernel zeroes V rows past kv_lens).
@@ -418,13 +425,18 @@ public:
   GpuKernelAttr chooseConfig(const KernelProblem &p) const override {
     if (std::optional<GpuKernelAttr> decode = decodeConfig(p))
       return *decode;
-    // KV caches (kv_lens, pages, fp8): the mma.sync prefill kernel, whose
-    // row copies zero-fill past a sequence's length and follow the page
-    // table (the remark names the family).
-    // A ragged batch with packed keys takes the wgmma kernel (TMA boxes at
-    // each sequence's rows); ragged queries over a cache are a cache case.
-    if (p.kvLens || p.kvFp8)
+    // Paged and fp8 caches: the mma.sync prefill kernel, whose row copies
+    // zero-fill past a sequence's length, follow the page table and
+    // convert the codes (the remark names the family). A contiguous 16-bit
+    // cache with per-sequence lengths (kv_lens) takes the wgmma kernel on
+    // the block grid, as a ragged batch does (its keys' TMA boxes past a
+    // sequence's length masked, V's rows there zeroed), and so do ragged
+    // queries over such a cache.
+    if (p.pageSize || p.kvFp8)
       return Sm80Target::chooseConfig(p);
+    // Each sequence's own key tiles (a ragged batch, kv_lens): the block
+    // grid, whose blocks bound their keys by their sequence.
+    const bool perSequence = p.ragged || p.kvLens;
     // From the H200 sweeps of bench/RESULTS.md (2026-11-30): D <= 64: three
     // consumer warpgroups (192 rows) on 128-key tiles; D <= 128: two on
     // 176-key tiles without a mask (FlashAttention-3's tile), 128-key tiles
@@ -454,11 +466,11 @@ public:
     bool persistent = false;
     // No mask, or causal / prefix-LM boundary tiles comparing i32 columns
     // (not for ragged batches): the wider key tiles below fit them.
-    bool wideTiles = p.noMask || (p.intervalMask && !p.ragged);
+    bool wideTiles = p.noMask || (p.intervalMask && !perSequence);
     if (width <= 128) {
       warps = 12;
       blockK = 128;
-    } else if (width <= 256 && p.windowKeys >= 1024 && !p.ragged) {
+    } else if (width <= 256 && p.windowKeys >= 1024 && !perSequence) {
       // A wide window: every query tile sees about as many key tiles, as
       // without a mask (2026-12-01, window 1024 at S=8K: 389.5 TFLOP/s
       // vs 364.4 for one warpgroup on 64-key tiles, 353.3 for two not
@@ -494,7 +506,7 @@ public:
       // soft-cap's 192-key tiles, whose consumers then spill.
       persistent = (p.noMask || (p.intervalMask && !p.cappedReference) ||
                     p.documentRanges) &&
-                   !p.ragged;
+                   !perSequence;
       // A small soft-cap under a causal or prefix-LM mask: without a row
       // maximum (KernelProblem::cappedReference) 192-key tiles fit the
       // registers (2026-12-03, twentieth session run 2, S=8K: 501.2 vs
@@ -513,7 +525,7 @@ public:
     // (2026-12-01, session 5, S=8K causal: 590.9 and 584.1 vs 568.4 and
     // 567.0 on 64-key tiles). Documents, ALiBi, score_fn regions and
     // ragged batches under a mask spill on them.
-    if (width == 512 && p.noMask && !p.ragged) {
+    if (width == 512 && p.noMask && !perSequence) {
       blockK = 64;
       persistent = true;
     } else if (width == 512 && wideTiles) {

@@ -20,20 +20,30 @@ func.func @wgmma_stages(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v
 
 // -----
 
-// The wgmma kernel reads contiguous K and V by TMA: no per-sequence lengths.
-func.func @wgmma_kv_lens(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>, %l: tensor<?xi32>) -> tensor<?x4x?x64xbf16> {
-  // expected-error @+1 {{expected wgmma = false with a KV cache (kv_lens) on target sm_90a: the wgmma kernel reads contiguous K and V by TMA; the mma.sync kernel reads per-sequence lengths and pages}}
-  %o = attn.attention %q, %k, %v kv_lens(%l : tensor<?xi32>) mask(#attn.causal) {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>} : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x4x?x64xbf16>
+// The wgmma kernel takes per-sequence KV lengths on the block grid only:
+// the persistent grid numbers the launch's key tiles.
+func.func @persistent_kv_lens(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>, %l: tensor<?xi32>) -> tensor<?x4x?x64xbf16> {
+  // expected-error @+1 {{expected persistent = false with per-sequence KV lengths (kv_lens) on target sm_90a: the persistent grid numbers the launch's key tiles}}
+  %o = attn.attention %q, %k, %v kv_lens(%l : tensor<?xi32>) mask(#attn.causal) {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true>} : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x4x?x64xbf16>
   return %o : tensor<?x4x?x64xbf16>
 }
 
 // -----
 
-// Nor pages.
+// It reads contiguous 16-bit K and V by TMA: no pages,
 func.func @wgmma_paged(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x16x2x64xbf16>, %v: tensor<?x16x2x64xbf16>, %l: tensor<?xi32>, %t: tensor<?x?xi32>) -> tensor<?x4x?x64xbf16> {
-  // expected-error @+1 {{expected wgmma = false with a KV cache (page_table) on target sm_90a}}
+  // expected-error @+1 {{expected wgmma = false with a KV cache (page_table) on target sm_90a: the wgmma kernel reads contiguous 16-bit K and V by TMA; the mma.sync kernel reads pages and fp8 codes}}
   %o = attn.attention %q, %k, %v kv_lens(%l : tensor<?xi32>) page_table(%t : tensor<?x?xi32>) mask(#attn.causal) {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>} : tensor<?x4x?x64xbf16>, tensor<?x16x2x64xbf16>, tensor<?x16x2x64xbf16> -> tensor<?x4x?x64xbf16>
   return %o : tensor<?x4x?x64xbf16>
+}
+
+// -----
+
+// nor fp8 codes.
+func.func @wgmma_fp8(%q: tensor<?x4x?x128xbf16>, %k: tensor<?x2x?x128xf8E4M3FN>, %v: tensor<?x2x?x128xf8E4M3FN>, %s: tensor<2x2xf32>) -> tensor<?x4x?x128xbf16> {
+  // expected-error @+1 {{expected wgmma = false with a KV cache (kv_scales) on target sm_90a: the wgmma kernel reads contiguous 16-bit K and V by TMA; the mma.sync kernel reads pages and fp8 codes}}
+  %o = attn.attention %q, %k, %v kv_scales(%s : tensor<2x2xf32>) mask(#attn.causal) {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>} : tensor<?x4x?x128xbf16>, tensor<?x2x?x128xf8E4M3FN>, tensor<?x2x?x128xf8E4M3FN> -> tensor<?x4x?x128xbf16>
+  return %o : tensor<?x4x?x128xbf16>
 }
 
 // -----

@@ -3,18 +3,21 @@
 // RUN: attnc-opt %s --attn-choose-gpu-kernel=chip=sm_90a --attn-tile --attn-skip-masked-tiles --convert-attn-to-gpu --split-input-file 2>/dev/null | FileCheck %s --check-prefix=NOCP
 
 // KV caches on the GPU: per-sequence lengths (kv_lens) and a paged cache
-// (page_table). On sm_90a they take the mma.sync kernel (the wgmma kernel
-// reads contiguous K/V by TMA), and the remark says so.
-// REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16, cp.async double buffering (the sm_80-class kernel)), {{.*}}; KV cache: per-sequence lengths (kv_lens), by the mma.sync kernel's row copies (the wgmma kernel does not read caches yet)
+// (page_table). On sm_90a a contiguous 16-bit cache with kv_lens takes the
+// wgmma kernel; pages and fp8 codes take the mma.sync kernel (the wgmma
+// kernel reads contiguous 16-bit K/V by TMA), and the remark says which.
+// REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16, cp.async double buffering (the sm_80-class kernel)), {{.*}}; KV cache: per-sequence lengths (kv_lens), by the mma.sync kernel's row copies{{$}}
+// REMARK: remark: convert-attn-to-gpu: sm_90a kernel (wgmma m64nNk16 {{.*}}; KV cache: per-sequence lengths (kv_lens), by the wgmma kernel's TMA boxes, scores past a sequence's length masked and V rows there zeroed in its last key tile{{$}}
 // REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16 decode kernel on a cp.async ring), {{.*}}; KV cache: per-sequence lengths (kv_lens), pages of 16 rows read through the page table, by the mma.sync kernel's row copies
 // REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16 decode kernel on a TMA ring (one mbarrier a stage)), block_q = 16, block_k = 128, {{.*}}; KV cache: per-sequence lengths (kv_lens), pages of 16 rows read through the page table, by the mma.sync kernel's TMA boxes (a box a page, or a key tile of a larger page), V rows past a sequence's length zeroed
 // REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16, {{.*}}; KV cache: fp8 e4m3 codes converted in shared memory, their scales folded into the scores and the output, by the mma.sync kernel's row copies
 // REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16 decode kernel on a cp.async ring), {{.*}}; KV cache: fp8 e4m3 codes
 // REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16 decode kernel on a TMA ring (one mbarrier a stage)), {{.*}}; KV cache: per-sequence lengths (kv_lens), fp8 e4m3 codes converted in shared memory, their scales folded into the scores and the output, by the mma.sync kernel's TMA boxes, V rows past a sequence's length zeroed
 
-// kv_lens: the block reads its sequence's length once, kv_lens[batch]
-// clamped to [0, seq_k]; that length bounds the key tiles, the masks and
-// the row copies (rows at or past it are zero-filled, never read).
+// kv_lens on the mma.sync kernel (sm_80's, pinned here): the block reads
+// its sequence's length once, kv_lens[batch] clamped to [0, seq_k]; that
+// length bounds the key tiles, the masks and the row copies (rows at or
+// past it are zero-filled, never read).
 // CHECK-LABEL: func.func @kv_lens(
 // CHECK: gpu.func @attnc_attention(
 // CHECK-SAME: %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %[[SEQ_K:[a-z0-9_]+]]: i64,
@@ -34,8 +37,45 @@
 // CHECK: %[[SIZE:.*]] = arith.select %[[VALID]], %{{.*}}, %{{.*}} : i32
 // CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache =  cg, %[[SIZE]]
 func.func @kv_lens(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>, %l: tensor<?xi32>) -> tensor<?x4x?x64xbf16> {
-  %o = attn.attention %q, %k, %v kv_lens(%l : tensor<?xi32>) mask(#attn.causal) : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x4x?x64xbf16>
+  %o = attn.attention %q, %k, %v kv_lens(%l : tensor<?xi32>) mask(#attn.causal) {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 64, warps = 4, m_tiles = 2, stages = 2, q_in_smem = false>} : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x4x?x64xbf16>
   return %o : tensor<?x4x?x64xbf16>
+}
+
+// -----
+
+// kv_lens on sm_90a (chosen by default): the wgmma kernel on the block grid.
+// The block reads its sequence's length, kv_lens[batch] clamped to [0,
+// seq_k], which bounds the key tiles (the tiled IR's bound, ceil(len /
+// 128)) and the masks. K and V arrive in TMA boxes of the cache, whose rows
+// at or past the length hold anything (NaN, a stale token): their scores
+// are masked, and before the P V of the tile holding the length (keep =
+// clamp(len - k0, 0, 128) < 128) the consumer threads zero its V rows
+// [keep, 128), fence them for the async proxy and meet at named barrier 8,
+// as for a ragged batch's packed keys.
+// CHECK-LABEL: func.func @kv_lens_wgmma(
+// CHECK: gpu.func @attnc_attention(
+// CHECK-SAME: %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %[[SEQ_K:[a-z0-9_]+]]: i64,
+// CHECK-SAME: %{{[a-z0-9_]+}}: !llvm.ptr, %[[KV_LENS:[a-z0-9_]+]]: !llvm.ptr,
+// CHECK: %[[SK:.*]] = arith.index_cast %[[SEQ_K]] : i64 to index
+// CHECK: %[[BATCH:.*]] = arith.divui %{{.*}}, %grid_dim_y : index
+// CHECK-NEXT: %[[B64:.*]] = arith.index_cast %[[BATCH]] : index to i64
+// CHECK-NEXT: %[[LEN_AT:.*]] = llvm.getelementptr %[[KV_LENS]][%[[B64]]] : (!llvm.ptr, i64) -> !llvm.ptr, i32
+// CHECK-NEXT: %[[LEN32:.*]] = llvm.load %[[LEN_AT]]
+// CHECK-NEXT: %[[LEN:.*]] = arith.index_cast %[[LEN32]] : i32 to index
+// CHECK-NEXT: arith.constant 0 : index
+// CHECK-NEXT: %[[LEN0:.*]] = arith.maxsi %[[LEN]], %{{.*}} : index
+// CHECK-NEXT: %[[KEYS:.*]] = arith.minsi %[[LEN0]], %[[SK]] : index
+// CHECK: %[[PARTIAL:.*]] = arith.cmpi ult, %[[KEEP:.*]], %c128{{.*}} : index
+// CHECK-NEXT: scf.if %[[PARTIAL]] {
+// CHECK: %[[ZERO:.*]] = llvm.mlir.zero : vector<4xi32>
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c256{{(_[0-9]+)?}} {
+// CHECK: llvm.store %[[ZERO]], %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: nvvm.barrier id = %c8_i32 number_of_threads = %c256_i32{{(_[0-9]+)?}}
+// CHECK: nvvm.wgmma.fence.aligned
+func.func @kv_lens_wgmma(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x2x?x128xbf16>, %v: tensor<?x2x?x128xbf16>, %l: tensor<?xi32>) -> tensor<?x8x?x128xbf16> {
+  %o = attn.attention %q, %k, %v kv_lens(%l : tensor<?xi32>) mask(#attn.causal) : tensor<?x8x?x128xbf16>, tensor<?x2x?x128xbf16>, tensor<?x2x?x128xbf16> -> tensor<?x8x?x128xbf16>
+  return %o : tensor<?x8x?x128xbf16>
 }
 
 // -----
