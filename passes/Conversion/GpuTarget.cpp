@@ -99,6 +99,24 @@ LogicalResult GpuTarget::checkConfig(const KernelProblem &p,
   return success();
 }
 
+/// A key tile of `blockK` rows of a paged cache of `pageSize` rows loads
+/// by TMA boxes of whole 128-byte swizzle atoms (8 rows) that never cross a
+/// page: a box a page (pages dividing the tile) or a tile of a page (tiles
+/// dividing the page).
+static bool pagesFitTile(int64_t pageSize, int64_t blockK) {
+  return pageSize % 8 == 0 &&
+         (pageSize <= blockK ? blockK % pageSize == 0 : pageSize % blockK == 0);
+}
+
+/// The widest key tile of at most `blockK` keys (a multiple of 16, at
+/// least 32) whose TMA boxes fit the pages, or 0 when none does.
+static int64_t pagedBlockK(int64_t pageSize, int64_t blockK) {
+  for (int64_t k = blockK / 16 * 16; k >= 32; k -= 16)
+    if (pagesFitTile(pageSize, k))
+      return k;
+  return 0;
+}
+
 namespace {
 /// sm_80 (Ampere) and later: the mma.sync kernel.
 class Sm80Target : public GpuTarget {
@@ -184,16 +202,24 @@ public:
                          "key_warps = ")
              << config.getKeyWarps() << " on target " << chip()
              << " (one 16-row tile shared by all warps)";
-    // The wgmma kernel reads K and V by TMA boxes of a contiguous 16-bit
-    // cache (rows past a sequence's length masked, and zeroed in V before
-    // its last tile's P V); it follows no page table and converts no fp8
-    // codes.
-    if (config.getWgmma() && (p.pageSize || p.kvFp8))
-      return p.emitError("expected wgmma = false with a KV cache (")
-             << (p.kvFp8 ? "kv_scales" : "page_table") << ") on target "
+    // The wgmma kernel reads K and V by TMA boxes of a 16-bit cache (rows
+    // past a sequence's length masked, and zeroed in V before its last
+    // tile's P V), contiguous or in pages whose boxes fit its key tiles; it
+    // converts no fp8 codes.
+    if (config.getWgmma() && p.kvFp8)
+      return p.emitError("expected wgmma = false with a KV cache (kv_scales) "
+                         "on target ")
              << chip()
-             << ": the wgmma kernel reads contiguous 16-bit K and V by TMA; "
-                "the mma.sync kernel reads pages and fp8 codes";
+             << ": the wgmma kernel reads 16-bit K and V by TMA; the "
+                "mma.sync kernel converts fp8 codes";
+    if (config.getWgmma() && p.pageSize &&
+        !pagesFitTile(p.pageSize, config.getBlockK()))
+      return p.emitError("expected wgmma = false with pages of ")
+             << p.pageSize << " rows and " << config.getBlockK()
+             << "-key tiles on target " << chip()
+             << ": the wgmma kernel's TMA boxes are whole pages of a multiple "
+                "of 8 rows dividing the key tile, or key tiles dividing the "
+                "page";
     // A ragged batch: the mma.sync prefill kernel finds each sequence's rows
     // from the offsets; TMA boxes would cross into the next sequence.
     if (p.ragged && (config.getSplitKv() || config.getGqaPack() != 1 ||
@@ -425,14 +451,15 @@ public:
   GpuKernelAttr chooseConfig(const KernelProblem &p) const override {
     if (std::optional<GpuKernelAttr> decode = decodeConfig(p))
       return *decode;
-    // Paged and fp8 caches: the mma.sync prefill kernel, whose row copies
-    // zero-fill past a sequence's length, follow the page table and
-    // convert the codes (the remark names the family). A contiguous 16-bit
-    // cache with per-sequence lengths (kv_lens) takes the wgmma kernel on
-    // the block grid, as a ragged batch does (its keys' TMA boxes past a
-    // sequence's length masked, V's rows there zeroed), and so do ragged
-    // queries over such a cache.
-    if (p.pageSize || p.kvFp8)
+    // fp8 caches, and pages no key tile's TMA boxes fit (fewer than 8
+    // rows, or not a multiple of 8): the mma.sync prefill kernel, whose row
+    // copies zero-fill past a sequence's length, follow the page table and
+    // convert the codes (the remark names the family). A 16-bit cache with
+    // per-sequence lengths (kv_lens), contiguous or paged, takes the wgmma
+    // kernel on the block grid, as a ragged batch does (its keys' TMA boxes
+    // past a sequence's length masked, V's rows there zeroed), and so do
+    // ragged queries over such a cache.
+    if (p.kvFp8 || (p.pageSize && !pagedBlockK(p.pageSize, 128)))
       return Sm80Target::chooseConfig(p);
     // Each sequence's own key tiles (a ragged batch, kv_lens): the block
     // grid, whose blocks bound their keys by their sequence.
@@ -531,6 +558,11 @@ public:
     } else if (width == 512 && wideTiles) {
       blockK = 80;
     }
+    // Pages: the widest key tile up to the chosen one whose boxes fit them
+    // (pages of 32 rows take 160-key tiles instead of 176, and 64-key ones
+    // instead of 80).
+    if (p.pageSize)
+      blockK = pagedBlockK(p.pageSize, blockK);
     return make(p, blockK, warps, /*mTiles=*/1, /*qInSmem=*/true,
                 /*gqaPack=*/1, /*splitKv=*/false, /*keyWarps=*/1,
                 /*wgmma=*/true, persistent);
@@ -554,9 +586,15 @@ public:
                   true, false, config.getExp2Fma());
     if (config.getBlockK() <= 32)
       return std::nullopt;
-    // Half the key tile, a multiple of 16 (wgmma's K of P V).
-    return make(p, config.getBlockK() / 32 * 16, config.getWarps(), 1, true, 1,
-                false, 1, true, false, config.getExp2Fma());
+    // Half the key tile, a multiple of 16 (wgmma's K of P V); over pages the
+    // widest below it whose boxes fit them.
+    int64_t half = config.getBlockK() / 32 * 16;
+    if (p.pageSize)
+      half = pagedBlockK(p.pageSize, half);
+    if (!half)
+      return std::nullopt;
+    return make(p, half, config.getWarps(), 1, true, 1, false, 1, true, false,
+                config.getExp2Fma());
   }
 
   /// D <= 64 without a mask or under a plain causal mask (and D = 128
