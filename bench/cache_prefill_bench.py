@@ -16,7 +16,7 @@ reads them fails the check (the peers' copy holds zeros there). Systems, on the 
   mma.sync kernel that sm_90a chose for a cache before the wgmma kernel read
   one (bench/cache_mma.mlir);
 - attnc_paged16: bench_cache_d128_causal_paged16, the same keys in pages of
-  16 rows in shuffled order (the mma.sync kernel);
+  16 rows in shuffled order (the wgmma kernel, a TMA box a page);
 - flash_attn: flash_attn_with_kvcache (cache_seqlens, causal), when the
   flash_attn package is installed;
 - flex: FlexAttention with the mask from the lengths;
