@@ -561,8 +561,13 @@ public:
     // Pages: the widest key tile up to the chosen one whose boxes fit them
     // (pages of 32 rows take 160-key tiles instead of 176, and 64-key ones
     // instead of 80).
-    if (p.pageSize)
+    // None may fit below a narrower tile (pages of 40 rows fit 80 keys but
+    // no tile of at most 64): the mma.sync kernel then.
+    if (p.pageSize) {
       blockK = pagedBlockK(p.pageSize, blockK);
+      if (!blockK)
+        return Sm80Target::chooseConfig(p);
+    }
     return make(p, blockK, warps, /*mTiles=*/1, /*qInSmem=*/true,
                 /*gqaPack=*/1, /*splitKv=*/false, /*keyWarps=*/1,
                 /*wgmma=*/true, persistent);
