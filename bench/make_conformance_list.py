@@ -174,7 +174,9 @@ lines.append(f"decode_document_causal_d128_gqa4 | "
 # KV caches: per-sequence lengths (kv_lens=1: the first sequence full, the
 # second of one key, the fourth empty) and paged caches (paged=P: shuffled
 # pages, a spare page of NaN, the third sequence sharing the first one's
-# first page), prefill and decode, on the mma.sync kernels.
+# first page), prefill and decode: on sm_90a a prefill over a contiguous
+# 16-bit cache (kv_lens) takes the wgmma kernel, pages, fp8 codes and
+# decode the mma.sync kernels.
 def cache_runs(base, sizes, extra=""):
     runs = []
     for text in sizes:
@@ -322,6 +324,36 @@ for name, flag, mask, d, sizes_text in [
     sq = 1 if "decode" in flag else 128
     lines.append(f"{name} | {spec(b=1, sq=sq, sk=128, **base)}{flag} | "
                  f"{'; '.join(cache_runs(base, sizes_text, flag))}")
+
+# The wgmma kernel over kv_lens caches (sm_90a) at more head dims and score
+# modifications: other key tiles (80 at D = 256 without a mask, 64 at
+# D = 192) and the configurations the compiler falls back to.
+for name, d, extra in [
+        ("cache_none_d256_kvlens", 256, dict(mask="none")),
+        ("cache_causal_d96_kvlens", 96, dict(mask="causal")),
+        ("cache_causal_d192_kvlens", 192, dict(mask="causal")),
+        ("cache_softcap_causal_d128_kvlens", 128, dict(mask="causal", softcap=30)),
+        ("cache_alibi_causal_d128_kvlens", 128, dict(mask="causal", alibi=1))]:
+    base = dict(hq=8, hkv=2, d=d, dtype="bf16", **extra)
+    sizes_text = ["b=5 sq=100 sk=1000", "b=4 sq=129 sk=127", "b=2 sq=700 sk=2001",
+                  "b=3 sq=300 sk=100"]
+    lines.append(f"{name} | {spec(b=1, sq=128, sk=128, **base)} kv_lens=1 | "
+                 f"{'; '.join(cache_runs(base, sizes_text, ' kv_lens=1'))}")
+# ... and over pages (sm_90a: a TMA box a page, or a key tile of a larger
+# page): 160-key tiles over pages of 32 rows, 96-key tiles over pages of 24,
+# pages of 8 (16 boxes a tile), a tile of a page of 256, 80-key tiles of 5
+# boxes at D = 256.
+for name, d, page, extra in [
+        ("cache_none_d128_paged32", 128, 32, dict(mask="none")),
+        ("cache_causal_d128_paged24", 128, 24, dict(mask="causal")),
+        ("cache_causal_d128_paged8", 128, 8, dict(mask="causal")),
+        ("cache_causal_d128_paged256", 128, 256, dict(mask="causal")),
+        ("cache_none_d256_paged16", 256, 16, dict(mask="none"))]:
+    base = dict(hq=8, hkv=2, d=d, dtype="bf16", **extra)
+    sizes_text = [f"b=5 sq=100 sk={round_up(1000, page)}", f"b=4 sq=129 sk={round_up(127, page)}",
+                  f"b=2 sq=700 sk={round_up(2001, page)}", f"b=3 sq=300 sk={round_up(100, page)}"]
+    lines.append(f"{name} | {spec(b=1, sq=128, sk=round_up(128, page), **base)} paged={page} | "
+                 f"{'; '.join(cache_runs(base, sizes_text, f' paged={page}'))}")
 
 # Ragged batches (ragged=: queries packed by cu_seqlens_q; keys packed by
 # cu_seqlens_k, or in a cache of the sequences), on the mma.sync prefill

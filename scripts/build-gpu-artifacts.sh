@@ -54,6 +54,14 @@ if [ "$TARGET" = sm_90a ]; then
     -o "$OUT/artifacts/bench_dense_gqa4_d128_causal_sm80.attnc" 2>/dev/null
   n=$((n + 1))
 fi
+# The cache prefill of bench_cache_d128_causal pinned to the mma.sync
+# kernel (bench/cache_mma.mlir), for bench/cache_prefill_bench.py.
+if [ "$TARGET" = sm_90a ] &&
+   { [ -z "${ONLY:-}" ] || grep -qE -- "$ONLY" <<< bench_cache_d128_causal_mma; }; then
+  "$BUILD_DIR/bin/attnc" compile bench/cache_mma.mlir --target=sm_90a \
+    -o "$OUT/artifacts/bench_cache_d128_causal_mma.attnc" 2>/dev/null
+  n=$((n + 1))
+fi
 # Custom regions (checked by bench/custom_check.py against Python twins).
 for f in bench/custom/*.mlir; do
   "$BUILD_DIR/bin/attnc" compile "$f" --target="$TARGET" \

@@ -102,15 +102,21 @@ static std::string decodeRemark(const KernelProblem &p, GpuKernelAttr config) {
     if (p.kvFp8)
       add("fp8 e4m3 codes converted in shared memory, their scales folded "
           "into the scores and the output");
+    const std::string pageBoxes =
+        p.pageSize ? " (a box a page, or a key tile of a larger page)" : "";
     s += "; KV cache: " + parts +
-         (config.getTmaLoads()
-              ? std::string(", by the mma.sync kernel's TMA boxes") +
-                    (p.pageSize ? " (a box a page, or a key tile of a "
-                                  "larger page)"
-                                : "") +
+         (config.getWgmma()
+              ? ", by the wgmma kernel's TMA boxes" + pageBoxes +
+                    ", scores past a sequence's length masked and V rows "
+                    "there zeroed in its last key tile"
+          : config.getTmaLoads()
+              ? ", by the mma.sync kernel's TMA boxes" + pageBoxes +
                     ", V rows past a sequence's length zeroed"
               : std::string(", by the mma.sync kernel's row copies")) +
-         " (the wgmma kernel does not read caches yet)";
+         (!config.getWgmma() && !config.getSplitKv() && (p.pageSize || p.kvFp8)
+              ? " (the wgmma kernel reads only 16-bit caches, in pages of a "
+                "multiple of 8 rows)"
+              : "");
   }
   if (p.ragged)
     s += std::string("; ragged batch: each sequence's query rows") +

@@ -1298,6 +1298,18 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     return a.add(arith::MulIOp::create(b, stage, idx(stageBytes)),
                  idx(values ? vOffset : 0));
   };
+  // A paged cache: key `key` of this sequence is row key mod P of page
+  // page_table[batch, key / P], the id clamped into [0, num_pages) (a wrong
+  // page, never outside the buffer), at element offset page * stride_b +
+  // (key mod P) * stride_s from the head's pointer (i64: pages may span
+  // more than 2^31 elements).
+  Value pageRow, lastPage;
+  if (pageSize) {
+    pageRow =
+        gep(arg(abi::PageTable),
+            arith::MulIOp::create(b, batch, indexOf(arg(abi::MaxPages))), i32);
+    lastPage = a.sub(indexOf(arg(abi::NumPages)), idx(1));
+  }
   // The K or V boxes of rows from `row` (i32) of entry `entry` (index:
   // the batch entry, or a page) into shared memory from byte `base`.
   auto loadBoxesAt = [&](bool values, Value base, Value row, Value entry,
@@ -1309,6 +1321,33 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   };
   auto loadBoxes = [&](bool values, Value kt, Value stage, Value bar) {
     Value k0 = arith::MulIOp::create(b, kt, idx(bk));
+    if (pageSize && wgmma) {
+      // The wgmma kernel over a paged cache: the tile is bk / R boxes of R
+      // = min(P, bk) rows (a page, or a tile of a larger page: GpuTarget
+      // makes one divide the other), box j at rows j R of the stage from
+      // row (k0 + j R) mod P of page page_table[batch, (k0 + j R) / P],
+      // the key clamped to the sequence's last (a real page, whose rows
+      // there are masked and, in V, zeroed) and the id into [0,
+      // num_pages). Each box's row of the page table is read as it is
+      // issued.
+      const int64_t rows = std::min(pageSize, bk);
+      Value lastKey = a.max(a.sub(seqK, idx(1)), idx(0));
+      for (int64_t j = 0; j < bk / rows; ++j) {
+        Value key = a.add(k0, idx(j * rows));
+        Value id = indexOf(LLVM::LoadOp::create(
+            b, i32,
+            gep(pageRow,
+                arith::DivUIOp::create(b, a.min(key, lastKey), idx(pageSize)),
+                i32),
+            /*align=*/4));
+        loadBoxesAt(
+            values,
+            a.add(tileBase(stage, values), idx(j * rows * kSwizzleRowBytes)),
+            toI32(arith::RemUIOp::create(b, key, idx(pageSize))),
+            a.min(a.max(id, idx(0)), lastPage), bar);
+      }
+      return;
+    }
     // Packed keys of a ragged batch: rows from the sequence's start in
     // batch entry 0 (rows past its end are masked, their V rows zeroed).
     loadBoxesAt(values, tileBase(stage, values), toI32(a.add(kStart, k0)),
@@ -1330,18 +1369,6 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   };
   // Two-stage pipeline: tile kt + 1 streams in with cp.async while tile kt
   // is computed. One cp.async group per tile (possibly empty).
-  // A paged cache: key `key` of this sequence is row key mod P of page
-  // page_table[batch, key / P], the id clamped into [0, num_pages) (a wrong
-  // page, never outside the buffer), at element offset page * stride_b +
-  // (key mod P) * stride_s from the head's pointer (i64: pages may span
-  // more than 2^31 elements).
-  Value pageRow, lastPage;
-  if (pageSize) {
-    pageRow =
-        gep(arg(abi::PageTable),
-            arith::MulIOp::create(b, batch, indexOf(arg(abi::MaxPages))), i32);
-    lastPage = a.sub(indexOf(arg(abi::NumPages)), idx(1));
-  }
   // tma_loads over a paged cache: a key tile is `chunks` boxes of
   // `chunkRows` rows (a page, or a tile of a larger page), spread over the
   // warps: the thread of chunk j = warp + warps * lane (myChunk) < chunks loads
@@ -2141,17 +2168,19 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   };
   // Packed keys of a ragged batch: a TMA tile that runs past the
   // sequence's keys holds the next sequence's rows (or whatever follows the
-  // last). Their scores are masked, but P V would still multiply the zero
-  // weights by those V rows (NaN * 0 is NaN): before the P V of such a tile
-  // (only a sequence's last can be), the consumer threads zero its V rows
-  // past the keys, make the writes visible to wgmma's async proxy and meet
-  // at a named barrier. The 128-byte swizzle permutes the 16-byte chunks
-  // within a row, so a row of a box is its 128 contiguous bytes. The
-  // condition is uniform over the consumers.
-  // tma_loads over an fp8 cache zeroes the V codes (rows of boxes of 128
-  // codes from `codes`) before their conversion instead.
+  // last); in a cache with per-sequence lengths (kv_lens), whatever the
+  // rows past the sequence's length hold. Their scores are masked, but P V
+  // would still multiply the zero weights by those V rows (NaN * 0 is NaN):
+  // before the P V of such a tile (only a sequence's last can be), the consumer
+  // threads zero its V rows past the keys, make the writes visible to wgmma's
+  // async proxy and meet at a named barrier. The 128-byte swizzle permutes the
+  // 16-byte chunks within a row, so a row of a box is its 128 contiguous bytes.
+  // The condition is uniform over the consumers. tma_loads over an fp8 cache
+  // zeroes the V codes (rows of boxes of 128 codes from `codes`) before their
+  // conversion instead.
   auto zeroVTail = [&](Value kt, Value stageBase, Value codes = Value()) {
-    if (!(raggedK && wgmma) && !(tmaLoads && problem.kvLens))
+    if (!((raggedK || problem.kvLens) && wgmma) &&
+        !(tmaLoads && problem.kvLens))
       return;
     Value k0 = arith::MulIOp::create(b, kt, idx(bk));
     Value keep = a.max(a.min(a.sub(seqK, k0), idx(bk)), idx(0));
@@ -2736,8 +2765,8 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       scf::YieldOp::create(b, yields);
       loop = whileOp;
     }
-    // The last tile's P V (the only tile that can run past a ragged
-    // sequence's keys).
+    // The last tile's P V (the only tile that can run past a sequence's
+    // keys: a ragged batch's, or its kv_lens).
     ValueRange fin = loop->getResults().take_front(stateSize);
     Value last = compacted ? loop->getResult(stateSize + 1) : a.sub(hi, one);
     Value lastUse = compacted ? a.sub(loop->getResult(stateSize), one)

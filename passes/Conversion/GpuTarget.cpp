@@ -99,6 +99,24 @@ LogicalResult GpuTarget::checkConfig(const KernelProblem &p,
   return success();
 }
 
+/// A key tile of `blockK` rows of a paged cache of `pageSize` rows loads
+/// by TMA boxes of whole 128-byte swizzle atoms (8 rows) that never cross a
+/// page: a box a page (pages dividing the tile) or a tile of a page (tiles
+/// dividing the page).
+static bool pagesFitTile(int64_t pageSize, int64_t blockK) {
+  return pageSize % 8 == 0 &&
+         (pageSize <= blockK ? blockK % pageSize == 0 : pageSize % blockK == 0);
+}
+
+/// The widest key tile of at most `blockK` keys (a multiple of 16, at
+/// least 32) whose TMA boxes fit the pages, or 0 when none does.
+static int64_t pagedBlockK(int64_t pageSize, int64_t blockK) {
+  for (int64_t k = blockK / 16 * 16; k >= 32; k -= 16)
+    if (pagesFitTile(pageSize, k))
+      return k;
+  return 0;
+}
+
 namespace {
 /// sm_80 (Ampere) and later: the mma.sync kernel.
 class Sm80Target : public GpuTarget {
@@ -184,16 +202,24 @@ public:
                          "key_warps = ")
              << config.getKeyWarps() << " on target " << chip()
              << " (one 16-row tile shared by all warps)";
-    // TMA reads whole boxes of a contiguous cache: rows past a sequence's
-    // length are not zero, and pages are not followed.
-    if (config.getWgmma() && (p.kvLens || p.kvFp8))
-      return p.emitError("expected wgmma = false with a KV cache (")
-             << (p.kvFp8      ? "kv_scales"
-                 : p.pageSize ? "page_table"
-                              : "kv_lens")
-             << ") on target " << chip()
-             << ": the wgmma kernel reads contiguous K and V by TMA; the "
-                "mma.sync kernel reads per-sequence lengths and pages";
+    // The wgmma kernel reads K and V by TMA boxes of a 16-bit cache (rows
+    // past a sequence's length masked, and zeroed in V before its last
+    // tile's P V), contiguous or in pages whose boxes fit its key tiles; it
+    // converts no fp8 codes.
+    if (config.getWgmma() && p.kvFp8)
+      return p.emitError("expected wgmma = false with a KV cache (kv_scales) "
+                         "on target ")
+             << chip()
+             << ": the wgmma kernel reads 16-bit K and V by TMA; the "
+                "mma.sync kernel converts fp8 codes";
+    if (config.getWgmma() && p.pageSize &&
+        !pagesFitTile(p.pageSize, config.getBlockK()))
+      return p.emitError("expected wgmma = false with pages of ")
+             << p.pageSize << " rows and " << config.getBlockK()
+             << "-key tiles on target " << chip()
+             << ": the wgmma kernel's TMA boxes are whole pages of a multiple "
+                "of 8 rows dividing the key tile, or key tiles dividing the "
+                "page";
     // A ragged batch: the mma.sync prefill kernel finds each sequence's rows
     // from the offsets; TMA boxes would cross into the next sequence.
     if (p.ragged && (config.getSplitKv() || config.getGqaPack() != 1 ||
@@ -209,6 +235,13 @@ public:
       return p.emitError("expected persistent = false with a ragged batch "
                          "(cu_seqlens_q) on target ")
              << chip() << ": the persistent grid runs dense batches";
+    // Per-sequence KV lengths: the persistent grid's pairs and tail
+    // segments are numbered from the launch's key tiles, not a sequence's.
+    if (config.getPersistent() && p.kvLens)
+      return p.emitError("expected persistent = false with per-sequence KV "
+                         "lengths (kv_lens) on target ")
+             << chip()
+             << ": the persistent grid numbers the launch's key tiles";
     // TMA loads in the mma.sync kernel: boxes of keys and values (16-bit,
     // or rows of 128 fp8 codes), of a contiguous cache or of pages of a
     // multiple of 8 rows (the kernel zeroes V rows past kv_lens).
@@ -418,13 +451,19 @@ public:
   GpuKernelAttr chooseConfig(const KernelProblem &p) const override {
     if (std::optional<GpuKernelAttr> decode = decodeConfig(p))
       return *decode;
-    // KV caches (kv_lens, pages, fp8): the mma.sync prefill kernel, whose
-    // row copies zero-fill past a sequence's length and follow the page
-    // table (the remark names the family).
-    // A ragged batch with packed keys takes the wgmma kernel (TMA boxes at
-    // each sequence's rows); ragged queries over a cache are a cache case.
-    if (p.kvLens || p.kvFp8)
+    // fp8 caches, and pages no key tile's TMA boxes fit (fewer than 8
+    // rows, or not a multiple of 8): the mma.sync prefill kernel, whose row
+    // copies zero-fill past a sequence's length, follow the page table and
+    // convert the codes (the remark names the family). A 16-bit cache with
+    // per-sequence lengths (kv_lens), contiguous or paged, takes the wgmma
+    // kernel on the block grid, as a ragged batch does (its keys' TMA boxes
+    // past a sequence's length masked, V's rows there zeroed), and so do
+    // ragged queries over such a cache.
+    if (p.kvFp8 || (p.pageSize && !pagedBlockK(p.pageSize, 128)))
       return Sm80Target::chooseConfig(p);
+    // Each sequence's own key tiles (a ragged batch, kv_lens): the block
+    // grid, whose blocks bound their keys by their sequence.
+    const bool perSequence = p.ragged || p.kvLens;
     // From the H200 sweeps of bench/RESULTS.md (2026-11-30): D <= 64: three
     // consumer warpgroups (192 rows) on 128-key tiles; D <= 128: two on
     // 176-key tiles without a mask (FlashAttention-3's tile), 128-key tiles
@@ -454,11 +493,11 @@ public:
     bool persistent = false;
     // No mask, or causal / prefix-LM boundary tiles comparing i32 columns
     // (not for ragged batches): the wider key tiles below fit them.
-    bool wideTiles = p.noMask || (p.intervalMask && !p.ragged);
+    bool wideTiles = p.noMask || (p.intervalMask && !perSequence);
     if (width <= 128) {
       warps = 12;
       blockK = 128;
-    } else if (width <= 256 && p.windowKeys >= 1024 && !p.ragged) {
+    } else if (width <= 256 && p.windowKeys >= 1024 && !perSequence) {
       // A wide window: every query tile sees about as many key tiles, as
       // without a mask (2026-12-01, window 1024 at S=8K: 389.5 TFLOP/s
       // vs 364.4 for one warpgroup on 64-key tiles, 353.3 for two not
@@ -494,7 +533,7 @@ public:
       // soft-cap's 192-key tiles, whose consumers then spill.
       persistent = (p.noMask || (p.intervalMask && !p.cappedReference) ||
                     p.documentRanges) &&
-                   !p.ragged;
+                   !perSequence;
       // A small soft-cap under a causal or prefix-LM mask: without a row
       // maximum (KernelProblem::cappedReference) 192-key tiles fit the
       // registers (2026-12-03, twentieth session run 2, S=8K: 501.2 vs
@@ -513,11 +552,21 @@ public:
     // (2026-12-01, session 5, S=8K causal: 590.9 and 584.1 vs 568.4 and
     // 567.0 on 64-key tiles). Documents, ALiBi, score_fn regions and
     // ragged batches under a mask spill on them.
-    if (width == 512 && p.noMask && !p.ragged) {
+    if (width == 512 && p.noMask && !perSequence) {
       blockK = 64;
       persistent = true;
     } else if (width == 512 && wideTiles) {
       blockK = 80;
+    }
+    // Pages: the widest key tile up to the chosen one whose boxes fit them
+    // (pages of 32 rows take 160-key tiles instead of 176, and 64-key ones
+    // instead of 80).
+    // None may fit below a narrower tile (pages of 40 rows fit 80 keys but
+    // no tile of at most 64): the mma.sync kernel then.
+    if (p.pageSize) {
+      blockK = pagedBlockK(p.pageSize, blockK);
+      if (!blockK)
+        return Sm80Target::chooseConfig(p);
     }
     return make(p, blockK, warps, /*mTiles=*/1, /*qInSmem=*/true,
                 /*gqaPack=*/1, /*splitKv=*/false, /*keyWarps=*/1,
@@ -542,9 +591,15 @@ public:
                   true, false, config.getExp2Fma());
     if (config.getBlockK() <= 32)
       return std::nullopt;
-    // Half the key tile, a multiple of 16 (wgmma's K of P V).
-    return make(p, config.getBlockK() / 32 * 16, config.getWarps(), 1, true, 1,
-                false, 1, true, false, config.getExp2Fma());
+    // Half the key tile, a multiple of 16 (wgmma's K of P V); over pages the
+    // widest below it whose boxes fit them.
+    int64_t half = config.getBlockK() / 32 * 16;
+    if (p.pageSize)
+      half = pagedBlockK(p.pageSize, half);
+    if (!half)
+      return std::nullopt;
+    return make(p, half, config.getWarps(), 1, true, 1, false, 1, true, false,
+                config.getExp2Fma());
   }
 
   /// D <= 64 without a mask or under a plain causal mask (and D = 128

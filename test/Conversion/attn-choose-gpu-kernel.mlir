@@ -222,3 +222,67 @@ func.func @decode_d256(%q: tensor<?x8x?x256xbf16>, %k: tensor<?x2x?x256xbf16>, %
   %o = attn.attention %q, %k, %v mask(#attn.causal) {attn.decode} : tensor<?x8x?x256xbf16>, tensor<?x2x?x256xbf16>, tensor<?x2x?x256xbf16> -> tensor<?x8x?x256xbf16>
   return %o : tensor<?x8x?x256xbf16>
 }
+
+// -----
+
+// A prefill over a contiguous 16-bit cache with per-sequence lengths
+// (kv_lens) on sm_90a: the wgmma kernel on the block grid (persistent =
+// false: the persistent grid numbers the launch's key tiles), as for a
+// ragged batch: no mask on 176-key tiles, causal on 128, the 1024-key
+// window on one consumer warpgroup and 64-key tiles (off the persistent
+// grid, two warpgroups on 128-key tiles were slower: GpuTarget.cpp). Over
+// pages, the widest key tile whose TMA boxes fit them (pages of 32 rows
+// without a mask: 160 keys, not 176); pages of 4 rows (too few for a box)
+// keep the mma.sync kernel, as fp8 codes do, and so do pages of 40 rows
+// under a narrow window (its 64-key tiles: no tile of at most 64 keys fits
+// them).
+// CHECK-LABEL: func.func @d128_kv_lens(
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 176, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true{{(, wide_stores = true)?}}>
+// CHECK-LABEL: func.func @d128_kv_lens_causal(
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true{{(, wide_stores = true)?}}>
+// CHECK-LABEL: func.func @d128_kv_lens_window(
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
+// CHECK-LABEL: func.func @d128_kv_lens_paged(
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true{{(, wide_stores = true)?}}>
+// CHECK-LABEL: func.func @d128_kv_lens_paged32(
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 160, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true{{(, wide_stores = true)?}}>
+// CHECK-LABEL: func.func @d128_kv_lens_paged40_window(
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 32, warps = 4, m_tiles = 2, stages = 2, q_in_smem = true>
+// CHECK-LABEL: func.func @d128_kv_lens_paged4(
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 32, warps = 4, m_tiles = 2, stages = 2, q_in_smem = true>
+// SM80-LABEL: func.func @d128_kv_lens(
+// SM80: #attn.gpu_kernel<chip = "sm_80", block_q = 128, block_k = 32, warps = 4, m_tiles = 2, stages = 2, q_in_smem = true>
+func.func @d128_kv_lens(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x2x?x128xbf16>, %l: tensor<?xi32>) -> tensor<?x8x?x128xbf16> {
+  %o = attn.attention %q, %k, %k kv_lens(%l : tensor<?xi32>) : tensor<?x8x?x128xbf16>, tensor<?x2x?x128xbf16>, tensor<?x2x?x128xbf16> -> tensor<?x8x?x128xbf16>
+  return %o : tensor<?x8x?x128xbf16>
+}
+
+func.func @d128_kv_lens_causal(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x2x?x128xbf16>, %l: tensor<?xi32>) -> tensor<?x8x?x128xbf16> {
+  %o = attn.attention %q, %k, %k kv_lens(%l : tensor<?xi32>) mask(#attn.causal) : tensor<?x8x?x128xbf16>, tensor<?x2x?x128xbf16>, tensor<?x2x?x128xbf16> -> tensor<?x8x?x128xbf16>
+  return %o : tensor<?x8x?x128xbf16>
+}
+
+func.func @d128_kv_lens_window(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x2x?x128xbf16>, %l: tensor<?xi32>) -> tensor<?x8x?x128xbf16> {
+  %o = attn.attention %q, %k, %k kv_lens(%l : tensor<?xi32>) mask(#attn.sliding_window<left = 1023, right = 0>) : tensor<?x8x?x128xbf16>, tensor<?x2x?x128xbf16>, tensor<?x2x?x128xbf16> -> tensor<?x8x?x128xbf16>
+  return %o : tensor<?x8x?x128xbf16>
+}
+
+func.func @d128_kv_lens_paged(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x16x2x128xbf16>, %l: tensor<?xi32>, %t: tensor<?x?xi32>) -> tensor<?x8x?x128xbf16> {
+  %o = attn.attention %q, %k, %k kv_lens(%l : tensor<?xi32>) page_table(%t : tensor<?x?xi32>) mask(#attn.causal) : tensor<?x8x?x128xbf16>, tensor<?x16x2x128xbf16>, tensor<?x16x2x128xbf16> -> tensor<?x8x?x128xbf16>
+  return %o : tensor<?x8x?x128xbf16>
+}
+
+func.func @d128_kv_lens_paged32(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x32x2x128xbf16>, %l: tensor<?xi32>, %t: tensor<?x?xi32>) -> tensor<?x8x?x128xbf16> {
+  %o = attn.attention %q, %k, %k kv_lens(%l : tensor<?xi32>) page_table(%t : tensor<?x?xi32>) : tensor<?x8x?x128xbf16>, tensor<?x32x2x128xbf16>, tensor<?x32x2x128xbf16> -> tensor<?x8x?x128xbf16>
+  return %o : tensor<?x8x?x128xbf16>
+}
+
+func.func @d128_kv_lens_paged40_window(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x40x2x128xbf16>, %l: tensor<?xi32>, %t: tensor<?x?xi32>) -> tensor<?x8x?x128xbf16> {
+  %o = attn.attention %q, %k, %k kv_lens(%l : tensor<?xi32>) page_table(%t : tensor<?x?xi32>) mask(#attn.sliding_window<left = 100, right = 0>) : tensor<?x8x?x128xbf16>, tensor<?x40x2x128xbf16>, tensor<?x40x2x128xbf16> -> tensor<?x8x?x128xbf16>
+  return %o : tensor<?x8x?x128xbf16>
+}
+
+func.func @d128_kv_lens_paged4(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x4x2x128xbf16>, %l: tensor<?xi32>, %t: tensor<?x?xi32>) -> tensor<?x8x?x128xbf16> {
+  %o = attn.attention %q, %k, %k kv_lens(%l : tensor<?xi32>) page_table(%t : tensor<?x?xi32>) mask(#attn.causal) : tensor<?x8x?x128xbf16>, tensor<?x4x2x128xbf16>, tensor<?x4x2x128xbf16> -> tensor<?x8x?x128xbf16>
+  return %o : tensor<?x8x?x128xbf16>
+}

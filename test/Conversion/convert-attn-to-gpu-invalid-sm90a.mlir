@@ -20,20 +20,41 @@ func.func @wgmma_stages(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v
 
 // -----
 
-// The wgmma kernel reads contiguous K and V by TMA: no per-sequence lengths.
-func.func @wgmma_kv_lens(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>, %l: tensor<?xi32>) -> tensor<?x4x?x64xbf16> {
-  // expected-error @+1 {{expected wgmma = false with a KV cache (kv_lens) on target sm_90a: the wgmma kernel reads contiguous K and V by TMA; the mma.sync kernel reads per-sequence lengths and pages}}
-  %o = attn.attention %q, %k, %v kv_lens(%l : tensor<?xi32>) mask(#attn.causal) {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>} : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x4x?x64xbf16>
+// The wgmma kernel takes per-sequence KV lengths on the block grid only:
+// the persistent grid numbers the launch's key tiles.
+func.func @persistent_kv_lens(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>, %l: tensor<?xi32>) -> tensor<?x4x?x64xbf16> {
+  // expected-error @+1 {{expected persistent = false with per-sequence KV lengths (kv_lens) on target sm_90a: the persistent grid numbers the launch's key tiles}}
+  %o = attn.attention %q, %k, %v kv_lens(%l : tensor<?xi32>) mask(#attn.causal) {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true>} : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x4x?x64xbf16>
   return %o : tensor<?x4x?x64xbf16>
 }
 
 // -----
 
-// Nor pages.
-func.func @wgmma_paged(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x16x2x64xbf16>, %v: tensor<?x16x2x64xbf16>, %l: tensor<?xi32>, %t: tensor<?x?xi32>) -> tensor<?x4x?x64xbf16> {
-  // expected-error @+1 {{expected wgmma = false with a KV cache (page_table) on target sm_90a}}
-  %o = attn.attention %q, %k, %v kv_lens(%l : tensor<?xi32>) page_table(%t : tensor<?x?xi32>) mask(#attn.causal) {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>} : tensor<?x4x?x64xbf16>, tensor<?x16x2x64xbf16>, tensor<?x16x2x64xbf16> -> tensor<?x4x?x64xbf16>
+// Over a paged cache its TMA boxes are whole pages of a multiple of 8 rows
+// dividing the key tile, or key tiles dividing the page: not pages of 12
+// rows,
+func.func @wgmma_pages12(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x12x2x64xbf16>, %v: tensor<?x12x2x64xbf16>, %l: tensor<?xi32>, %t: tensor<?x?xi32>) -> tensor<?x4x?x64xbf16> {
+  // expected-error @+1 {{expected wgmma = false with pages of 12 rows and 48-key tiles on target sm_90a: the wgmma kernel's TMA boxes are whole pages of a multiple of 8 rows dividing the key tile, or key tiles dividing the page}}
+  %o = attn.attention %q, %k, %v kv_lens(%l : tensor<?xi32>) page_table(%t : tensor<?x?xi32>) mask(#attn.causal) {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 48, warps = 4, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>} : tensor<?x4x?x64xbf16>, tensor<?x12x2x64xbf16>, tensor<?x12x2x64xbf16> -> tensor<?x4x?x64xbf16>
   return %o : tensor<?x4x?x64xbf16>
+}
+
+// -----
+
+// nor pages of 32 rows under 80-key tiles,
+func.func @wgmma_pages32_tile80(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x32x2x64xbf16>, %v: tensor<?x32x2x64xbf16>, %l: tensor<?xi32>, %t: tensor<?x?xi32>) -> tensor<?x4x?x64xbf16> {
+  // expected-error @+1 {{expected wgmma = false with pages of 32 rows and 80-key tiles on target sm_90a}}
+  %o = attn.attention %q, %k, %v kv_lens(%l : tensor<?xi32>) page_table(%t : tensor<?x?xi32>) mask(#attn.causal) {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 80, warps = 4, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>} : tensor<?x4x?x64xbf16>, tensor<?x32x2x64xbf16>, tensor<?x32x2x64xbf16> -> tensor<?x4x?x64xbf16>
+  return %o : tensor<?x4x?x64xbf16>
+}
+
+// -----
+
+// and it converts no fp8 codes.
+func.func @wgmma_fp8(%q: tensor<?x4x?x128xbf16>, %k: tensor<?x2x?x128xf8E4M3FN>, %v: tensor<?x2x?x128xf8E4M3FN>, %s: tensor<2x2xf32>) -> tensor<?x4x?x128xbf16> {
+  // expected-error @+1 {{expected wgmma = false with a KV cache (kv_scales) on target sm_90a: the wgmma kernel reads 16-bit K and V by TMA; the mma.sync kernel converts fp8 codes}}
+  %o = attn.attention %q, %k, %v kv_scales(%s : tensor<2x2xf32>) mask(#attn.causal) {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>} : tensor<?x4x?x128xbf16>, tensor<?x2x?x128xf8E4M3FN>, tensor<?x2x?x128xf8E4M3FN> -> tensor<?x4x?x128xbf16>
+  return %o : tensor<?x4x?x128xbf16>
 }
 
 // -----

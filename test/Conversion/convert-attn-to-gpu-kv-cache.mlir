@@ -3,18 +3,23 @@
 // RUN: attnc-opt %s --attn-choose-gpu-kernel=chip=sm_90a --attn-tile --attn-skip-masked-tiles --convert-attn-to-gpu --split-input-file 2>/dev/null | FileCheck %s --check-prefix=NOCP
 
 // KV caches on the GPU: per-sequence lengths (kv_lens) and a paged cache
-// (page_table). On sm_90a they take the mma.sync kernel (the wgmma kernel
-// reads contiguous K/V by TMA), and the remark says so.
-// REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16, cp.async double buffering (the sm_80-class kernel)), {{.*}}; KV cache: per-sequence lengths (kv_lens), by the mma.sync kernel's row copies (the wgmma kernel does not read caches yet)
+// (page_table). On sm_90a a prefill over a 16-bit cache with kv_lens,
+// contiguous or in pages of a multiple of 8 rows, takes the wgmma kernel;
+// fp8 codes and decode steps the mma.sync kernels, and the remark says
+// which.
+// REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16, cp.async double buffering (the sm_80-class kernel)), {{.*}}; KV cache: per-sequence lengths (kv_lens), by the mma.sync kernel's row copies{{$}}
+// REMARK: remark: convert-attn-to-gpu: sm_90a kernel (wgmma m64nNk16 {{.*}}; KV cache: per-sequence lengths (kv_lens), by the wgmma kernel's TMA boxes, scores past a sequence's length masked and V rows there zeroed in its last key tile{{$}}
 // REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16 decode kernel on a cp.async ring), {{.*}}; KV cache: per-sequence lengths (kv_lens), pages of 16 rows read through the page table, by the mma.sync kernel's row copies
 // REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16 decode kernel on a TMA ring (one mbarrier a stage)), block_q = 16, block_k = 128, {{.*}}; KV cache: per-sequence lengths (kv_lens), pages of 16 rows read through the page table, by the mma.sync kernel's TMA boxes (a box a page, or a key tile of a larger page), V rows past a sequence's length zeroed
 // REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16, {{.*}}; KV cache: fp8 e4m3 codes converted in shared memory, their scales folded into the scores and the output, by the mma.sync kernel's row copies
 // REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16 decode kernel on a cp.async ring), {{.*}}; KV cache: fp8 e4m3 codes
 // REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16 decode kernel on a TMA ring (one mbarrier a stage)), {{.*}}; KV cache: per-sequence lengths (kv_lens), fp8 e4m3 codes converted in shared memory, their scales folded into the scores and the output, by the mma.sync kernel's TMA boxes, V rows past a sequence's length zeroed
+// REMARK: remark: convert-attn-to-gpu: sm_90a kernel (wgmma m64nNk16 {{.*}}; KV cache: per-sequence lengths (kv_lens), pages of 16 rows read through the page table, by the wgmma kernel's TMA boxes (a box a page, or a key tile of a larger page), scores past a sequence's length masked and V rows there zeroed in its last key tile{{$}}
 
-// kv_lens: the block reads its sequence's length once, kv_lens[batch]
-// clamped to [0, seq_k]; that length bounds the key tiles, the masks and
-// the row copies (rows at or past it are zero-filled, never read).
+// kv_lens on the mma.sync kernel (sm_80's, pinned here): the block reads
+// its sequence's length once, kv_lens[batch] clamped to [0, seq_k]; that
+// length bounds the key tiles, the masks and the row copies (rows at or
+// past it are zero-filled, never read).
 // CHECK-LABEL: func.func @kv_lens(
 // CHECK: gpu.func @attnc_attention(
 // CHECK-SAME: %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %[[SEQ_K:[a-z0-9_]+]]: i64,
@@ -34,8 +39,45 @@
 // CHECK: %[[SIZE:.*]] = arith.select %[[VALID]], %{{.*}}, %{{.*}} : i32
 // CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache =  cg, %[[SIZE]]
 func.func @kv_lens(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>, %l: tensor<?xi32>) -> tensor<?x4x?x64xbf16> {
-  %o = attn.attention %q, %k, %v kv_lens(%l : tensor<?xi32>) mask(#attn.causal) : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x4x?x64xbf16>
+  %o = attn.attention %q, %k, %v kv_lens(%l : tensor<?xi32>) mask(#attn.causal) {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 64, warps = 4, m_tiles = 2, stages = 2, q_in_smem = false>} : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x4x?x64xbf16>
   return %o : tensor<?x4x?x64xbf16>
+}
+
+// -----
+
+// kv_lens on sm_90a (chosen by default): the wgmma kernel on the block grid.
+// The block reads its sequence's length, kv_lens[batch] clamped to [0,
+// seq_k], which bounds the key tiles (the tiled IR's bound, ceil(len /
+// 128)) and the masks. K and V arrive in TMA boxes of the cache, whose rows
+// at or past the length hold anything (NaN, a stale token): their scores
+// are masked, and before the P V of the tile holding the length (keep =
+// clamp(len - k0, 0, 128) < 128) the consumer threads zero its V rows
+// [keep, 128), fence them for the async proxy and meet at named barrier 8,
+// as for a ragged batch's packed keys.
+// CHECK-LABEL: func.func @kv_lens_wgmma(
+// CHECK: gpu.func @attnc_attention(
+// CHECK-SAME: %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: i64, %{{[a-z0-9_]+}}: i64, %[[SEQ_K:[a-z0-9_]+]]: i64,
+// CHECK-SAME: %{{[a-z0-9_]+}}: !llvm.ptr, %[[KV_LENS:[a-z0-9_]+]]: !llvm.ptr,
+// CHECK: %[[SK:.*]] = arith.index_cast %[[SEQ_K]] : i64 to index
+// CHECK: %[[BATCH:.*]] = arith.divui %{{.*}}, %grid_dim_y : index
+// CHECK-NEXT: %[[B64:.*]] = arith.index_cast %[[BATCH]] : index to i64
+// CHECK-NEXT: %[[LEN_AT:.*]] = llvm.getelementptr %[[KV_LENS]][%[[B64]]] : (!llvm.ptr, i64) -> !llvm.ptr, i32
+// CHECK-NEXT: %[[LEN32:.*]] = llvm.load %[[LEN_AT]]
+// CHECK-NEXT: %[[LEN:.*]] = arith.index_cast %[[LEN32]] : i32 to index
+// CHECK-NEXT: arith.constant 0 : index
+// CHECK-NEXT: %[[LEN0:.*]] = arith.maxsi %[[LEN]], %{{.*}} : index
+// CHECK-NEXT: %[[KEYS:.*]] = arith.minsi %[[LEN0]], %[[SK]] : index
+// CHECK: %[[PARTIAL:.*]] = arith.cmpi ult, %[[KEEP:.*]], %c128{{.*}} : index
+// CHECK-NEXT: scf.if %[[PARTIAL]] {
+// CHECK: %[[ZERO:.*]] = llvm.mlir.zero : vector<4xi32>
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c256{{(_[0-9]+)?}} {
+// CHECK: llvm.store %[[ZERO]], %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: nvvm.barrier id = %c8_i32 number_of_threads = %c256_i32{{(_[0-9]+)?}}
+// CHECK: nvvm.wgmma.fence.aligned
+func.func @kv_lens_wgmma(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x2x?x128xbf16>, %v: tensor<?x2x?x128xbf16>, %l: tensor<?xi32>) -> tensor<?x8x?x128xbf16> {
+  %o = attn.attention %q, %k, %v kv_lens(%l : tensor<?xi32>) mask(#attn.causal) : tensor<?x8x?x128xbf16>, tensor<?x2x?x128xbf16>, tensor<?x2x?x128xbf16> -> tensor<?x8x?x128xbf16>
+  return %o : tensor<?x8x?x128xbf16>
 }
 
 // -----
@@ -368,4 +410,39 @@ func.func @paged_fp8_tma(%q: tensor<?x8x1x128xbf16>, %k8: tensor<?x16x2x128xf8E4
 func.func @paged_fp8_tma_64(%q: tensor<?x8x1x128xbf16>, %k8: tensor<?x16x2x128xf8E4M3FN>, %s: tensor<2x2xf32>, %l: tensor<?xi32>, %t: tensor<?x?xi32>) -> tensor<?x8x1x128xbf16> {
   %o = attn.attention %q, %k8, %k8 kv_lens(%l : tensor<?xi32>) page_table(%t : tensor<?x?xi32>) kv_scales(%s : tensor<2x2xf32>) {attn.decode, attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, gqa_pack = 4, key_warps = 4, split_kv = true, tma_loads = true>} : tensor<?x8x1x128xbf16>, tensor<?x16x2x128xf8E4M3FN>, tensor<?x16x2x128xf8E4M3FN> -> tensor<?x8x1x128xbf16>
   return %o : tensor<?x8x1x128xbf16>
+}
+
+// -----
+
+// A paged 16-bit cache on sm_90a (pages of 16 rows, 128-key tiles): the
+// wgmma kernel. Its producer issues a key tile as 8 boxes of a page each:
+// box j reads page_table[batch, key / 16] for key k0 + 16 j (clamped to the
+// sequence's last key), clamps the id into [0, num_pages) and loads its two
+// 64-column boxes at row key mod 16 of that page into rows 16 j of the
+// stage (byte 2048 j); V the same. Rows past the length are masked and
+// zeroed in V as over a contiguous cache (the consumers, above the
+// producer in the IR).
+// CHECK-LABEL: func.func @paged_wgmma(
+// CHECK: gpu.func @attnc_attention(
+// CHECK-SAME: %[[KMAP:[a-z0-9_]+]]: !llvm.ptr, %[[VMAP:[a-z0-9_]+]]: !llvm.ptr) kernel
+// CHECK: nvvm.barrier id = %c8_i32
+// CHECK: %[[ID:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> i32
+// CHECK-NEXT: %[[IDX:.*]] = arith.index_cast %[[ID]] : i32 to index
+// CHECK-NEXT: arith.constant 0 : index
+// CHECK-NEXT: %[[ID0:.*]] = arith.maxsi %[[IDX]], %{{.*}} : index
+// CHECK-NEXT: %[[PAGE:.*]] = arith.minsi %[[ID0]], %{{.*}} : index
+// CHECK-NEXT: arith.constant 16 : index
+// CHECK-NEXT: %[[ROW:.*]] = arith.remui %{{.*}}, %c16{{.*}} : index
+// CHECK-NEXT: %[[ROW32:.*]] = arith.index_cast %[[ROW]] : index to i32
+// CHECK: %[[PAGE32:.*]] = arith.index_cast %[[PAGE]] : index to i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[KMAP]], %{{.*}}, box[%c0_i32{{(_[0-9]+)?}}, %[[ROW32]], %{{.*}}, %[[PAGE32]]]
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[KMAP]], %{{.*}}, box[%c64_i32{{(_[0-9]+)?}}, %[[ROW32]], %{{.*}}, %{{.*}}]
+// The eighth box: key k0 + 112, at byte 14336 of the stage.
+// CHECK: %c112 = arith.constant 112 : index
+// CHECK: arith.addi %{{.*}}, %c14336 : index
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[KMAP]],
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[VMAP]],
+func.func @paged_wgmma(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x16x2x128xbf16>, %v: tensor<?x16x2x128xbf16>, %l: tensor<?xi32>, %t: tensor<?x?xi32>) -> tensor<?x8x?x128xbf16> {
+  %o = attn.attention %q, %k, %v kv_lens(%l : tensor<?xi32>) page_table(%t : tensor<?x?xi32>) mask(#attn.causal) : tensor<?x8x?x128xbf16>, tensor<?x16x2x128xbf16>, tensor<?x16x2x128xbf16> -> tensor<?x8x?x128xbf16>
+  return %o : tensor<?x8x?x128xbf16>
 }

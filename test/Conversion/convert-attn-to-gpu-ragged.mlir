@@ -3,10 +3,10 @@
 // RUN: attnc-opt %s --attn-choose-gpu-kernel=chip=sm_90a --attn-tile --attn-skip-masked-tiles --convert-attn-to-gpu --split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
 
 // A ragged batch on the GPU. On sm_90a packed keys take the wgmma kernel
-// (TMA boxes at each sequence's rows) and ragged queries over a cache the
-// mma.sync kernel (as every cache does); the remark says which.
+// (TMA boxes at each sequence's rows), and so do ragged queries over a
+// 16-bit cache (pages of 16 rows here); the remark says which.
 // REMARK: remark: convert-attn-to-gpu: sm_90a kernel (wgmma m64nNk16 {{.*}}; ragged batch: each sequence's query rows and keys found from its offsets (cu_seqlens_q, cu_seqlens_k), TMA boxes at the sequence's rows, V rows past its keys zeroed in its last key tile (the decode kernel does not take ragged batches)
-// REMARK: remark: convert-attn-to-gpu: sm_90a kernel (mma.sync m16n8k16, {{.*}}; ragged batch: each sequence's query rows found from its offsets (cu_seqlens_q) by the prefill kernel's row copies
+// REMARK: remark: convert-attn-to-gpu: sm_90a kernel (wgmma m64nNk16 {{.*}}; KV cache: per-sequence lengths (kv_lens), pages of 16 rows read through the page table, by the wgmma kernel's TMA boxes (a box a page, or a key tile of a larger page), {{.*}}; ragged batch: each sequence's query rows found from its offsets (cu_seqlens_q), TMA boxes at the sequence's rows
 
 // The wgmma kernel (sm_90a): Q's TMA box starts at row cu_seqlens_q[z] +
 // q0 of batch entry 0, a key tile's at cu_seqlens_k[z] + k0. Before the

@@ -87,12 +87,27 @@
 // V through them (and only keys below each sequence's length, the rest being
 // NaN), matches the reference: a paged cache (pages of 16 rows,
 // shuffled, one shared) and per-sequence lengths over a contiguous cache.
+// Both prefills take the wgmma kernel: the paged one's K and V maps are
+// {D, page_size, Hkv, num_pages} with boxes of a page.
 // RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_MASK=causal ATTNC_FAKE_CUDA_LOG=1 attnc-run --spec "b=5 hq=8 hkv=2 sq=3 sk=320 mask=causal paged=16" --device=cuda --seed=5 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=PAGED
+// PAGED: remark: convert-attn-to-gpu: sm_90a kernel (wgmma
+// PAGED: fake-libcuda: tensor map type 9 dims (64, 3, 8, 5)
+// PAGED-NEXT: fake-libcuda: tensor map type 9 dims (64, 16, 2, 101) byte strides (256, 128, 4096) box (64, 16, 1, 1)
+// PAGED-NEXT: fake-libcuda: tensor map type 9 dims (64, 16, 2, 101) byte strides (256, 128, 4096) box (64, 16, 1, 1)
 // PAGED: fake-libcuda: kv_lens given, page_table given, max_pages 20, num_pages 101, k strides (2048, 64, 128), kv_scales null
 // PAGED: paged=16 on cuda (Fake GPU, sm_90a), seed 5
 // PAGED: PASS
 // PAGED-NEXT: exit 0
-// RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_MASK=causal attnc-run --spec "b=5 hq=8 hkv=2 sq=40 sk=130 mask=causal kv_lens=1" --device=cuda --seed=6 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=LENS
+// Per-sequence lengths over a contiguous 16-bit cache take the wgmma
+// kernel: tensor maps over the whole cache [b, hkv, sk] (rows past a
+// sequence's length are the kernel's to mask), the block grid, kv_lens.
+// RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_MASK=causal ATTNC_FAKE_CUDA_LOG=1 attnc-run --spec "b=5 hq=8 hkv=2 sq=40 sk=130 mask=causal kv_lens=1" --device=cuda --seed=6 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=LENS
+// LENS: remark: convert-attn-to-gpu: sm_90a kernel (wgmma
+// LENS: fake-libcuda: tensor map type 9 dims (64, 40, 8, 5)
+// LENS-NEXT: fake-libcuda: tensor map type 9 dims (64, 130, 2, 5) byte strides (128, 16640, 33280) box (64, 128, 1, 1)
+// LENS-NEXT: fake-libcuda: tensor map type 9 dims (64, 130, 2, 5) byte strides (128, 16640, 33280) box (64, 128, 1, 1)
+// LENS-NEXT: fake-libcuda: launch grid (1, 8, 5) block (512, 1, 1)
+// LENS-NEXT: fake-libcuda: kv_lens given, page_table null
 // LENS: kv_lens=1 on cuda (Fake GPU, sm_90a), seed 6
 // LENS: PASS
 // LENS-NEXT: exit 0

@@ -1,0 +1,189 @@
+"""Prefill over a KV cache with per-sequence lengths (chunked prefill,
+a prompt appended to cached context) beside the peers.
+
+Runs on the GPU machine: python3 bench/cache_prefill_bench.py BUILD_GPU_DIR
+[B:SQ:SK ...] (default cases 8:1024:8192 and 4:2048:16384). A case is B
+sequences, each a chunk of SQ new query rows over a cache [B, Hkv, SK, D]
+whose first kv_lens[b] rows are its keys (the chunk's own keys last), the
+lengths spread evenly from SQ to SK; bottom-right causal (query row i of
+sequence b sees keys j <= i + kv_lens[b] - SQ); Hq=32, Hkv=8, D=128, bf16.
+Rows of attnc's cache past a sequence's length hold NaN, so a kernel that
+reads them fails the check (the peers' copy holds zeros there). Systems, on the same tensors in this one process:
+
+- attnc: artifact bench_cache_d128_causal (kv_lens, compiled by
+  scripts/build-gpu-artifacts.sh from bench/bench.list: the sm_90a default);
+- attnc_mma: bench_cache_d128_causal_mma, the same attention pinned to the
+  mma.sync kernel that sm_90a chose for a cache before the wgmma kernel read
+  one (bench/cache_mma.mlir);
+- attnc_paged16: bench_cache_d128_causal_paged16, the same keys in pages of
+  16 rows in shuffled order (the wgmma kernel, a TMA box a page);
+- flash_attn: flash_attn_with_kvcache (cache_seqlens, causal), when the
+  flash_attn package is installed;
+- flex: FlexAttention with the mask from the lengths;
+- sdpa_mask: PyTorch SDPA with the boolean mask (whichever backend takes it).
+
+Every system's output is checked first against a float64 reference on two
+heads of every sequence; attnc must be within 1.25x the error of a naive
+bf16 implementation there, or its timing is not reported. TFLOP/s = 4 * Hq
+* D * visible pairs / median time.
+"""
+import math
+import os
+import sys
+
+import torch
+import torch.nn.functional as F
+from triton.testing import do_bench
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import attnc  # noqa: E402
+
+DEV = "cuda"
+HQ, HKV, D = 32, 8, 128
+G = HQ // HKV
+
+
+def lengths(B, SQ, SK):
+    return [SQ + round(i * (SK - SQ) / max(B - 1, 1)) for i in range(B)]
+
+
+def visible(SQ, L):
+    """Pairs a sequence of kv length L sees under the bottom-right causal
+    mask: row i sees min(L, L - SQ + i + 1) keys."""
+    return sum(max(0, min(L, L - SQ + i + 1)) for i in range(SQ))
+
+
+def dense_mask(SQ, SK, lens):
+    q = torch.arange(SQ, device=DEV)[None, :, None]
+    k = torch.arange(SK, device=DEV)[None, None, :]
+    L = torch.tensor(lens, device=DEV)[:, None, None]
+    return (k < L) & (k <= q + L - SQ)  # [B, SQ, SK]
+
+
+def reference(q, k, v, lens, heads):
+    """float64 outputs and a naive bf16 implementation's over `heads` of
+    every sequence (q [B, Hq, SQ, D], k/v [B, Hkv, SK, D]), concatenated."""
+    SQ = q.shape[2]
+    out64, naive = [], []
+    for b, L in enumerate(lens):
+        m = dense_mask(SQ, L, [L])[0]
+        for h in heads:
+            qh, kh, vh = q[b, h], k[b, h // G, :L], v[b, h // G, :L]
+            s = (qh.double() @ kh.double().T) / math.sqrt(D)
+            s = s.masked_fill(~m, float("-inf"))
+            out64.append(torch.softmax(s, dim=-1) @ vh.double())
+            sb = ((qh @ kh.T).float() / math.sqrt(D)).bfloat16().float()
+            sb = sb.masked_fill(~m, float("-inf"))
+            naive.append((torch.softmax(sb, dim=-1).bfloat16() @ vh).float())
+    return torch.cat(out64), torch.cat(naive)
+
+
+def rel(a, ref):
+    return ((a.double() - ref).norm() / ref.norm()).item()
+
+
+def run_case(build, B, SQ, SK, results):
+    lens = lengths(B, SQ, SK)
+    flops = 4 * HQ * D * sum(visible(SQ, L) for L in lens)
+    torch.manual_seed(0)
+    q = torch.randn(B, HQ, SQ, D, device=DEV, dtype=torch.bfloat16)
+    k = torch.randn(B, HKV, SK, D, device=DEV, dtype=torch.bfloat16)
+    v = torch.randn(B, HKV, SK, D, device=DEV, dtype=torch.bfloat16)
+    # attnc reads a cache whose rows past a sequence's length are NaN; the
+    # peers, which may compute on whole blocks of keys (0 x NaN = NaN), get
+    # zeros there (a serving cache holds stale finite values).
+    k0, v0 = k.clone(), v.clone()
+    for b, L in enumerate(lens):
+        k[b, :, L:] = float("nan")
+        v[b, :, L:] = float("nan")
+        k0[b, :, L:] = 0
+        v0[b, :, L:] = 0
+    kv_lens = torch.tensor(lens, dtype=torch.int32, device=DEV)
+    case = (f"cache prefill B={B} SQ={SQ} SK={SK} kv_lens {lens[0]}..{lens[-1]}, "
+            f"bottom-right causal, Hq={HQ} Hkv={HKV} D={D}")
+    print(case, flush=True)
+    results.append(case)
+    heads = [0, HQ - 1]
+    ref, naive = reference(q, k0, v0, lens, heads)
+    naive_err = rel(naive, ref)
+    out = torch.empty(B, HQ, SQ, D, device=DEV, dtype=torch.bfloat16)
+
+    def gather(o):
+        return torch.cat([o[b, h] for b in range(B) for h in heads])
+
+    art = lambda name: os.path.join(build, "artifacts", name + ".attnc")  # noqa: E731
+    systems = []
+    for name, artifact in [("attnc", "bench_cache_d128_causal"),
+                           ("attnc_mma", "bench_cache_d128_causal_mma")]:
+        if os.path.exists(art(artifact)):
+            kern = attnc.Kernel(art(artifact))
+            systems.append((name, lambda kern=kern: kern(q, k, v, out=out, kv_lens=kv_lens)[0]))
+    if os.path.exists(art("bench_cache_d128_causal_paged16")):
+        P = 16
+        pages_per = SK // P
+        perm = torch.randperm(B * pages_per, device=DEV)
+        table = perm.view(B, pages_per).to(torch.int32)
+        kp = torch.empty(B * pages_per, P, HKV, D, device=DEV, dtype=torch.bfloat16)
+        vp = torch.empty_like(kp)
+        kp[perm] = k.transpose(1, 2).reshape(B * pages_per, P, HKV, D)
+        vp[perm] = v.transpose(1, 2).reshape(B * pages_per, P, HKV, D)
+        kern = attnc.Kernel(art("bench_cache_d128_causal_paged16"))
+        systems.append(("attnc_paged16", lambda: kern(q, kp, vp, out=out, kv_lens=kv_lens,
+                                                      page_table=table)[0]))
+    try:
+        from flash_attn import flash_attn_with_kvcache
+        qf = q.transpose(1, 2)
+        kf, vf = k0.transpose(1, 2), v0.transpose(1, 2)
+        systems.append(("flash_attn", lambda: flash_attn_with_kvcache(
+            qf, kf, vf, cache_seqlens=kv_lens, causal=True).transpose(1, 2)))
+    except ImportError:
+        line = "flash_attn             not installed"
+        print(line, flush=True)
+        results.append(line)
+    from torch.nn.attention.flex_attention import create_block_mask, flex_attention
+    Lt = kv_lens.long()
+    bm = create_block_mask(lambda b, h, qi, ki: (ki < Lt[b]) & (ki <= qi + Lt[b] - SQ),
+                           B, None, SQ, SK, device=DEV)
+    cflex = torch.compile(flex_attention, dynamic=False)
+    systems.append(("flex", lambda: cflex(q, k0, v0, block_mask=bm, enable_gqa=True)))
+    m = dense_mask(SQ, SK, lens)[:, None]
+    systems.append(("sdpa_mask", lambda: F.scaled_dot_product_attention(
+        q, k0, v0, attn_mask=m, enable_gqa=True)))
+
+    for name, f in systems:
+        try:
+            out.fill_(float("nan"))
+            torch.cuda.synchronize()
+            o = f()
+            torch.cuda.synchronize()
+            err = rel(gather(o), ref)
+            ok = err <= 1.25 * naive_err + 1e-6 and math.isfinite(err)
+            if not ok:
+                line = f"{name:22s} CHECK FAILED err={err:.2e} naive_bf16={naive_err:.2e}"
+                print(line, flush=True)
+                results.append(line)
+                continue
+            ms = do_bench(f, warmup=20, rep=200, return_mode="median")
+            line = (f"{name:22s} {ms:8.3f} ms {flops / ms / 1e9:7.1f} TFLOP/s "
+                    f"err={err:.2e} (naive bf16 {naive_err:.2e})")
+        except Exception as e:  # a peer that cannot run this case
+            line = f"{name:22s} FAILED {type(e).__name__}: {str(e)[:160]}"
+        print(line, flush=True)
+        results.append(line)
+
+
+def main(build, cases):
+    props = torch.cuda.get_device_properties(0)
+    results = [f"# {props.name} torch {torch.__version__}"]
+    print(results[0], flush=True)
+    for c in cases or ["8:1024:8192", "4:2048:16384"]:
+        B, SQ, SK = (int(x) for x in c.split(":"))
+        run_case(build, B, SQ, SK, results)
+    out_dir = os.environ.get("OUT")
+    if out_dir:
+        with open(os.path.join(out_dir, "cache_prefill_bench.txt"), "w") as f:
+            f.write("\n".join(results) + "\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2:])
