@@ -1310,6 +1310,8 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
             arith::MulIOp::create(b, batch, indexOf(arg(abi::MaxPages))), i32);
     lastPage = a.sub(indexOf(arg(abi::NumPages)), idx(1));
   }
+  // A page id (index) read from the table, clamped into [0, num_pages).
+  auto clampPage = [&](Value id) { return a.min(a.max(id, idx(0)), lastPage); };
   // The K or V boxes of rows from `row` (i32) of entry `entry` (index:
   // the batch entry, or a page) into shared memory from byte `base`.
   auto loadBoxesAt = [&](bool values, Value base, Value row, Value entry,
@@ -1343,8 +1345,8 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
         loadBoxesAt(
             values,
             a.add(tileBase(stage, values), idx(j * rows * kSwizzleRowBytes)),
-            toI32(arith::RemUIOp::create(b, key, idx(pageSize))),
-            a.min(a.max(id, idx(0)), lastPage), bar);
+            toI32(arith::RemUIOp::create(b, key, idx(pageSize))), clampPage(id),
+            bar);
       }
       return;
     }
@@ -1399,7 +1401,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   // Run by the threads of chunks j < chunks (the ring's issuers); `entry`:
   // this thread's page-table entry of the tile (pageAhead).
   auto issuePagedTma = [&](Value kt, Value stage, Value bar, Value entry) {
-    Value page = a.min(a.max(indexOf(entry), idx(0)), lastPage);
+    Value page = clampPage(indexOf(entry));
     auto ifLeader = scf::IfOp::create(
         b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, myChunk, idx(0)),
         /*withElseRegion=*/false);
@@ -1437,8 +1439,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
             b, i32,
             gep(pageRow, arith::DivUIOp::create(b, key, idx(pageSize)), i32),
             /*align=*/4));
-        at = {a.min(a.max(id, idx(0)), lastPage),
-              arith::RemUIOp::create(b, key, idx(pageSize))};
+        at = {clampPage(id), arith::RemUIOp::create(b, key, idx(pageSize))};
         if (slots && slot >= 0)
           (*slots)[slot] = at;
       }
