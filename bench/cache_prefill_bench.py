@@ -15,8 +15,11 @@ reads them fails the check (the peers' copy holds zeros there). Systems, on the 
 - attnc_mma: bench_cache_d128_causal_mma, the same attention pinned to the
   mma.sync kernel that sm_90a chose for a cache before the wgmma kernel read
   one (bench/cache_mma.mlir);
-- attnc_paged16: bench_cache_d128_causal_paged16, the same keys in pages of
-  16 rows in shuffled order (the wgmma kernel, a TMA box a page);
+- attnc_paged16, attnc_paged64: bench_cache_d128_causal_paged16 and
+  _paged64, the same keys in pages of 16 or 64 rows in shuffled order (the
+  wgmma kernel, a TMA box a page); with PREV_BUILD=DIR also the same
+  artifacts of another build (attnc_paged16_prev, ...), for an A/B of a
+  kernel change;
 - flash_attn: flash_attn_with_kvcache (cache_seqlens, causal), when the
   flash_attn package is installed;
 - flex: FlexAttention with the mask from the lengths;
@@ -118,8 +121,16 @@ def run_case(build, B, SQ, SK, results):
         if os.path.exists(art(artifact)):
             kern = attnc.Kernel(art(artifact))
             systems.append((name, lambda kern=kern: kern(q, k, v, out=out, kv_lens=kv_lens)[0]))
-    if os.path.exists(art("bench_cache_d128_causal_paged16")):
-        P = 16
+    prev = os.environ.get("PREV_BUILD")
+    prev_art = lambda name: os.path.join(prev, "artifacts", name + ".attnc")  # noqa: E731
+    for P in (16, 64):
+        name = f"bench_cache_d128_causal_paged{P}"
+        kerns = [(f"attnc_paged{P}", art(name))]
+        if prev:
+            kerns.append((f"attnc_paged{P}_prev", prev_art(name)))
+        kerns = [(label, path) for label, path in kerns if os.path.exists(path)]
+        if not kerns:
+            continue
         pages_per = SK // P
         perm = torch.randperm(B * pages_per, device=DEV)
         table = perm.view(B, pages_per).to(torch.int32)
@@ -127,9 +138,10 @@ def run_case(build, B, SQ, SK, results):
         vp = torch.empty_like(kp)
         kp[perm] = k.transpose(1, 2).reshape(B * pages_per, P, HKV, D)
         vp[perm] = v.transpose(1, 2).reshape(B * pages_per, P, HKV, D)
-        kern = attnc.Kernel(art("bench_cache_d128_causal_paged16"))
-        systems.append(("attnc_paged16", lambda: kern(q, kp, vp, out=out, kv_lens=kv_lens,
-                                                      page_table=table)[0]))
+        for label, path in kerns:
+            kern = attnc.Kernel(path)
+            systems.append((label, lambda kern=kern, kp=kp, vp=vp, table=table: kern(
+                q, kp, vp, out=out, kv_lens=kv_lens, page_table=table)[0]))
     try:
         from flash_attn import flash_attn_with_kvcache
         qf = q.transpose(1, 2)

@@ -1321,32 +1321,40 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
                 arg(values ? abi::VMap : abi::KMap),
                 {i32c(boxCols * box), row, toI32(kvHead), toI32(entry)}, bar);
   };
-  auto loadBoxes = [&](bool values, Value kt, Value stage, Value bar) {
+  // The wgmma kernel over a paged cache: a key tile is bk / R boxes of R
+  // = min(P, bk) rows (a page, or a tile of a larger page: GpuTarget makes
+  // one divide the other), box j at rows j R of the stage from row (k0 +
+  // j R) mod P of page page_table[batch, (k0 + j R) / P], the key clamped
+  // to the sequence's last (a real page, whose rows there are masked and,
+  // in V, zeroed) and the id into [0, num_pages). The producer reads a
+  // tile's entries (raw: nothing uses them where they are read) a tile
+  // ahead of its loads (TmaKeyLoop::Hooks::ahead), once for its K and V.
+  const int64_t boxRows = pageSize ? std::min(pageSize, bk) : bk;
+  auto tilePageEntries = [&](Value kt) {
+    Value k0 = arith::MulIOp::create(b, kt, idx(bk));
+    Value lastKey = a.max(a.sub(seqK, idx(1)), idx(0));
+    SmallVector<Value> entries;
+    for (int64_t j = 0; j < bk / boxRows; ++j) {
+      Value key = a.min(a.add(k0, idx(j * boxRows)), lastKey);
+      entries.push_back(LLVM::LoadOp::create(
+          b, i32,
+          gep(pageRow, arith::DivUIOp::create(b, key, idx(pageSize)), i32),
+          /*align=*/4));
+    }
+    return entries;
+  };
+  // `entries`: tilePageEntries of kt (a paged cache's wgmma kernel only).
+  auto loadBoxes = [&](bool values, Value kt, Value stage, Value bar,
+                       ValueRange entries) {
     Value k0 = arith::MulIOp::create(b, kt, idx(bk));
     if (pageSize && wgmma) {
-      // The wgmma kernel over a paged cache: the tile is bk / R boxes of R
-      // = min(P, bk) rows (a page, or a tile of a larger page: GpuTarget
-      // makes one divide the other), box j at rows j R of the stage from
-      // row (k0 + j R) mod P of page page_table[batch, (k0 + j R) / P],
-      // the key clamped to the sequence's last (a real page, whose rows
-      // there are masked and, in V, zeroed) and the id into [0,
-      // num_pages). Each box's row of the page table is read as it is
-      // issued.
-      const int64_t rows = std::min(pageSize, bk);
-      Value lastKey = a.max(a.sub(seqK, idx(1)), idx(0));
-      for (int64_t j = 0; j < bk / rows; ++j) {
-        Value key = a.add(k0, idx(j * rows));
-        Value id = indexOf(LLVM::LoadOp::create(
-            b, i32,
-            gep(pageRow,
-                arith::DivUIOp::create(b, a.min(key, lastKey), idx(pageSize)),
-                i32),
-            /*align=*/4));
+      for (int64_t j = 0; j < bk / boxRows; ++j) {
+        Value key = a.add(k0, idx(j * boxRows));
         loadBoxesAt(
             values,
-            a.add(tileBase(stage, values), idx(j * rows * kSwizzleRowBytes)),
-            toI32(arith::RemUIOp::create(b, key, idx(pageSize))), clampPage(id),
-            bar);
+            a.add(tileBase(stage, values), idx(j * boxRows * kSwizzleRowBytes)),
+            toI32(arith::RemUIOp::create(b, key, idx(pageSize))),
+            clampPage(indexOf(entries[j])), bar);
       }
       return;
     }
@@ -1355,19 +1363,19 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     loadBoxesAt(values, tileBase(stage, values), toI32(a.add(kStart, k0)),
                 kBatch, bar);
   };
-  auto issueKeys = [&](Value kt, Value stage, Value bar) {
+  auto issueKeys = [&](Value kt, Value stage, Value bar, ValueRange entries) {
     tma::arriveExpectTx(b, bar, boxBytes(false));
-    loadBoxes(false, kt, stage, bar);
+    loadBoxes(false, kt, stage, bar, entries);
   };
-  auto issueValues = [&](Value kt, Value stage, Value bar) {
+  auto issueValues = [&](Value kt, Value stage, Value bar, ValueRange entries) {
     tma::arriveExpectTx(b, bar, boxBytes(true));
-    loadBoxes(true, kt, stage, bar);
+    loadBoxes(true, kt, stage, bar, entries);
   };
   // tma_loads: a tile's keys and values on its stage's one full barrier.
   auto issueTileTma = [&](Value kt, Value stage, Value bar, Value) {
     tma::arriveExpectTx(b, bar, boxBytes(false) + boxBytes(true));
-    loadBoxes(false, kt, stage, bar);
-    loadBoxes(true, kt, stage, bar);
+    loadBoxes(false, kt, stage, bar, {});
+    loadBoxes(true, kt, stage, bar, {});
   };
   // Two-stage pipeline: tile kt + 1 streams in with cp.async while tile kt
   // is computed. One cp.async group per tile (possibly empty).
@@ -1380,8 +1388,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   // (k0 + j chunkRows) / P]. Past the sequence's keys the index is clamped
   // to its last key (a real page whose rows are masked, their V rows
   // zeroed). Thread 0 (chunk 0) expects the tile's bytes.
-  const int64_t chunkRows = pageSize ? std::min(pageSize, bk) : bk,
-                chunks = bk / chunkRows;
+  const int64_t chunkRows = boxRows, chunks = bk / chunkRows;
   Value myChunk;
   if (pageSize)
     myChunk =
@@ -1677,8 +1684,11 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   const int64_t trimSplit = bk / 32 * 16;
   Value wgKeyLo, wgKeyHi;
   if (wgmma) {
-    tmaLoop.emplace(b, TmaKeyLoop::Hooks{issueKeys, issueValues, notEmpty, nullptr},
-                    stages, stageBytes, config.getWarps() / 4,
+    TmaKeyLoop::Hooks hooks{issueKeys, issueValues, notEmpty, nullptr, nullptr};
+    if (pageSize)
+      hooks.ahead = tilePageEntries;
+    tmaLoop.emplace(b, std::move(hooks), stages, stageBytes,
+                    config.getWarps() / 4,
                     [&](Value i) { return barrierAt(i); });
     tmaLoop->useBase = ringBase;
     // Q's use: phase `round` of its full barrier (0 without a persistent

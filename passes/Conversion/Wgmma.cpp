@@ -288,12 +288,13 @@ Value TmaKeyLoop::barrierOf(int64_t kind, Value use) {
   return barrier(a.add(stageOf(use).first, a.constant(kind * stages)));
 }
 
-void TmaKeyLoop::loadHalf(int64_t half, Value kt, Value use, Value load) {
+void TmaKeyLoop::loadHalf(int64_t half, Value kt, Value use, Value load,
+                          ValueRange ahead) {
   auto [stage, n] = stageOf(use);
   tma::wait(b, barrierOf(2 + half, use), parity(n, 1));
   Value full = barrierOf(half, use);
   auto issue = [&]() {
-    (half == 0 ? hooks.issueKeys : hooks.issueValues)(kt, stage, full);
+    (half == 0 ? hooks.issueKeys : hooks.issueValues)(kt, stage, full, ahead);
   };
   if (!load) {
     issue();
@@ -309,16 +310,26 @@ void TmaKeyLoop::loadHalf(int64_t half, Value kt, Value use, Value load) {
 
 void TmaKeyLoop::produce(Value lo, Value hi) {
   IndexArith a{b};
-  auto loop = scf::ForOp::create(b, lo, hi, a.constant(1));
+  // hooks.ahead's values of tile kt come in as the loop's state, read in
+  // the iteration before (the first before the loop).
+  SmallVector<Value> first;
+  if (hooks.ahead)
+    first = hooks.ahead(lo);
+  auto loop = scf::ForOp::create(b, lo, hi, a.constant(1), first);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value kt = loop.getInductionVar();
+  SmallVector<Value> next;
+  if (hooks.ahead)
+    next = hooks.ahead(a.add(kt, a.constant(1)));
   Value use = useOf(kt, lo);
   Value load = hooks.notEmpty(kt, arith::ConstantIntOp::create(b, 1, 1));
   // Keys, then values, each once the consumers have released the stage's
   // previous use of them.
   for (int64_t half = 0; half < 2; ++half)
-    loadHalf(half, kt, use, load);
+    loadHalf(half, kt, use, load, loop.getRegionIterArgs());
+  if (hooks.ahead)
+    scf::YieldOp::create(b, next);
 }
 
 void TmaKeyLoop::produceCompacted(Value lo, Value hi) {
@@ -331,34 +342,44 @@ void TmaKeyLoop::produceCompacted(Value lo, Value hi) {
   // last are issued together), the last tile's values after the loop. Keys
   // are then never held behind the release of a values stage, which comes
   // only after a P V, and the tile tests that find the next visible tile
-  // run while those values are still in use.
+  // run while those values are still in use. hooks.ahead's values of a
+  // visible tile are read before its keys' wait and kept for its values
+  // (the loop's state after the use and the previous tile; those of tile
+  // lo stand in before the first).
   Value none = a.constant(-1);
-  auto loop = scf::ForOp::create(b, lo, hi, a.constant(1),
-                                 ValueRange{a.constant(0), none});
+  SmallVector<Value> inits{a.constant(0), none};
+  if (hooks.ahead)
+    llvm::append_range(inits, hooks.ahead(lo));
+  auto loop = scf::ForOp::create(b, lo, hi, a.constant(1), inits);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value kt = loop.getInductionVar();
     Value use = loop.getRegionIterArgs()[0];
     Value prev = loop.getRegionIterArgs()[1];
+    ValueRange prevAhead = loop.getRegionIterArgs().drop_front(2);
     Value load = hooks.notEmpty(kt, arith::ConstantIntOp::create(b, 1, 1));
-    Type indexType = b.getIndexType();
-    auto ifLoad = scf::IfOp::create(b, TypeRange{indexType, indexType}, load,
+    auto ifLoad = scf::IfOp::create(b, loop.getResultTypes(), load,
                                     /*withElseRegion=*/true);
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(&ifLoad.getThenRegion().front());
-    loadHalf(0, kt, use, /*load=*/Value());
+    SmallVector<Value> ahead;
+    if (hooks.ahead)
+      ahead = hooks.ahead(kt);
+    loadHalf(0, kt, use, /*load=*/Value(), ahead);
     Value afterFirst =
         arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, use, a.constant(0));
     {
       auto ifValues = scf::IfOp::create(b, afterFirst, /*withElseRegion=*/false);
       OpBuilder::InsertionGuard values(b);
       b.setInsertionPointToStart(&ifValues.getThenRegion().front());
-      loadHalf(1, prev, a.sub(use, a.constant(1)), /*load=*/Value());
+      loadHalf(1, prev, a.sub(use, a.constant(1)), /*load=*/Value(), prevAhead);
     }
-    scf::YieldOp::create(b, ValueRange{a.add(use, a.constant(1)), kt});
+    SmallVector<Value> loaded{a.add(use, a.constant(1)), kt};
+    llvm::append_range(loaded, ahead);
+    scf::YieldOp::create(b, loaded);
     b.setInsertionPointToStart(&ifLoad.getElseRegion().front());
-    scf::YieldOp::create(b, ValueRange{use, prev});
+    scf::YieldOp::create(b, loop.getRegionIterArgs());
     b.setInsertionPointAfter(ifLoad);
     scf::YieldOp::create(b, ifLoad.getResults());
   }
@@ -370,7 +391,7 @@ void TmaKeyLoop::produceCompacted(Value lo, Value hi) {
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&ifAny.getThenRegion().front());
   loadHalf(1, loop.getResult(1), a.sub(loaded, a.constant(1)),
-           /*load=*/Value());
+           /*load=*/Value(), loop.getResults().drop_front(2));
 }
 
 Value TmaKeyLoop::waitHalf(int64_t kind, Value use) {

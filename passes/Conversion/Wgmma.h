@@ -172,8 +172,10 @@ public:
   struct Hooks {
     /// Loads the keys (issueKeys) or the values (issueValues) of tile `kt`
     /// into `stage` by TMA completing on `full` (the producer lane;
-    /// includes the arrive.expect_tx).
-    std::function<void(mlir::Value kt, mlir::Value stage, mlir::Value full)>
+    /// includes the arrive.expect_tx); `ahead`: the values of hooks.ahead
+    /// for kt (none without it).
+    std::function<void(mlir::Value kt, mlir::Value stage, mlir::Value full,
+                       mlir::ValueRange ahead)>
         issueKeys, issueValues;
     /// `cond` and tile `kt` holding a visible pair (CpAsyncKeyLoop).
     std::function<mlir::Value(mlir::Value kt, mlir::Value cond)> notEmpty;
@@ -181,6 +183,12 @@ public:
     std::function<llvm::SmallVector<mlir::Value>(
         mlir::Value kt, mlir::Value stageBase, mlir::ValueRange state)>
         body;
+    /// Values the loads of tile `kt` need, read by the producer before it
+    /// waits for the tile's stages and shared by its keys and values (a
+    /// paged cache's page-table entries), or null for none. produce reads
+    /// them a tile earlier still, so that their latency hides behind the
+    /// previous tile's waits; nothing may use them where they are read.
+    std::function<llvm::SmallVector<mlir::Value>(mlir::Value kt)> ahead;
   };
 
   /// `barrier(i)` is the i-th mbarrier (!llvm.ptr<3>): the full barriers of
@@ -231,9 +239,10 @@ private:
   mlir::Value barrierOf(int64_t kind, mlir::Value use);
   /// The producer: waits until the consumers have released half `half` (0
   /// keys, 1 values) of the stage's previous use, then loads that half of
-  /// tile kt for `use` (or only arrives on its full barrier, `load` false).
-  void loadHalf(int64_t half, mlir::Value kt, mlir::Value use,
-                mlir::Value load);
+  /// tile kt for `use` (or only arrives on its full barrier, `load` false),
+  /// with hooks.ahead's values `ahead` of kt.
+  void loadHalf(int64_t half, mlir::Value kt, mlir::Value use, mlir::Value load,
+                mlir::ValueRange ahead);
   /// Waits on full barrier `kind` (0 keys, 1 values) of `use`; returns
   /// its stage's offset.
   mlir::Value waitHalf(int64_t kind, mlir::Value use);

@@ -416,18 +416,26 @@ func.func @paged_fp8_tma_64(%q: tensor<?x8x1x128xbf16>, %k8: tensor<?x16x2x128xf
 
 // A paged 16-bit cache on sm_90a (pages of 16 rows, 128-key tiles): the
 // wgmma kernel. Its producer issues a key tile as 8 boxes of a page each:
-// box j reads page_table[batch, key / 16] for key k0 + 16 j (clamped to the
+// box j uses page_table[batch, key / 16] for key k0 + 16 j (clamped to the
 // sequence's last key), clamps the id into [0, num_pages) and loads its two
 // 64-column boxes at row key mod 16 of that page into rows 16 j of the
-// stage (byte 2048 j); V the same. Rows past the length are masked and
-// zeroed in V as over a contiguous cache (the consumers, above the
-// producer in the IR).
+// stage (byte 2048 j); V the same. The 8 entries of a tile are read a tile
+// ahead: tile lo's before the producer's loop, tile kt + 1's at the top of
+// iteration kt, before it waits for a stage; they are the loop's state, and
+// K and V use the same ones (no read between the waits and the boxes).
+// Rows past the length are masked and zeroed in V as over a contiguous
+// cache (the consumers, above the producer in the IR).
 // CHECK-LABEL: func.func @paged_wgmma(
 // CHECK: gpu.func @attnc_attention(
 // CHECK-SAME: %[[KMAP:[a-z0-9_]+]]: !llvm.ptr, %[[VMAP:[a-z0-9_]+]]: !llvm.ptr) kernel
 // CHECK: nvvm.barrier id = %c8_i32
-// CHECK: %[[ID:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> i32
-// CHECK-NEXT: %[[IDX:.*]] = arith.index_cast %[[ID]] : i32 to index
+// CHECK: %[[E0:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> i32
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[A0:[a-z0-9_]+]] = %[[E0]], {{.*}}) -> (i32, i32, i32, i32, i32, i32, i32, i32) {
+// CHECK-COUNT-8: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> i32
+// CHECK-NOT: llvm.load
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-NOT: llvm.load
+// CHECK: %[[IDX:.*]] = arith.index_cast %[[A0]] : i32 to index
 // CHECK-NEXT: arith.constant 0 : index
 // CHECK-NEXT: %[[ID0:.*]] = arith.maxsi %[[IDX]], %{{.*}} : index
 // CHECK-NEXT: %[[PAGE:.*]] = arith.minsi %[[ID0]], %{{.*}} : index
@@ -438,10 +446,16 @@ func.func @paged_fp8_tma_64(%q: tensor<?x8x1x128xbf16>, %k8: tensor<?x16x2x128xf
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[KMAP]], %{{.*}}, box[%c0_i32{{(_[0-9]+)?}}, %[[ROW32]], %{{.*}}, %[[PAGE32]]]
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[KMAP]], %{{.*}}, box[%c64_i32{{(_[0-9]+)?}}, %[[ROW32]], %{{.*}}, %{{.*}}]
 // The eighth box: key k0 + 112, at byte 14336 of the stage.
-// CHECK: %c112 = arith.constant 112 : index
-// CHECK: arith.addi %{{.*}}, %c14336 : index
+// CHECK: %[[C112:c112(_[0-9]+)?]] = arith.constant 112 : index
+// CHECK-NEXT: arith.addi %{{.*}}, %[[C112]] : index
+// CHECK: arith.addi %{{.*}}, %c14336{{(_[0-9]+)?}} : index
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[KMAP]],
+// CHECK-NOT: llvm.load
+// CHECK: arith.index_cast %[[A0]] : i32 to index
+// CHECK-NOT: llvm.load
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[VMAP]],
+// CHECK-NOT: llvm.load
+// CHECK: scf.yield %{{.*}} : i32, i32, i32, i32, i32, i32, i32, i32
 func.func @paged_wgmma(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x16x2x128xbf16>, %v: tensor<?x16x2x128xbf16>, %l: tensor<?xi32>, %t: tensor<?x?xi32>) -> tensor<?x8x?x128xbf16> {
   %o = attn.attention %q, %k, %v kv_lens(%l : tensor<?xi32>) page_table(%t : tensor<?x?xi32>) mask(#attn.causal) : tensor<?x8x?x128xbf16>, tensor<?x16x2x128xbf16>, tensor<?x16x2x128xbf16> -> tensor<?x8x?x128xbf16>
   return %o : tensor<?x8x?x128xbf16>
