@@ -17,9 +17,10 @@ reads them fails the check (the peers' copy holds zeros there). Systems, on the 
   one (bench/cache_mma.mlir);
 - attnc_paged16, attnc_paged64: bench_cache_d128_causal_paged16 and
   _paged64, the same keys in pages of 16 or 64 rows in shuffled order (the
-  wgmma kernel, a TMA box a page); with PREV_BUILD=DIR also the same
-  artifacts of another build (attnc_paged16_prev, ...), for an A/B of a
-  kernel change;
+  wgmma kernel, a TMA box a page); with PREV_BUILD=DIR (or
+  LABEL=DIR,LABEL=DIR...) also the same artifacts of other builds
+  (attnc_paged16_prev, attnc_paged16_LABEL, ...), for an A/B of a kernel
+  change;
 - flash_attn: flash_attn_with_kvcache (cache_seqlens, causal), when the
   flash_attn package is installed;
 - flex: FlexAttention with the mask from the lengths;
@@ -121,13 +122,17 @@ def run_case(build, B, SQ, SK, results):
         if os.path.exists(art(artifact)):
             kern = attnc.Kernel(art(artifact))
             systems.append((name, lambda kern=kern: kern(q, k, v, out=out, kv_lens=kv_lens)[0]))
-    prev = os.environ.get("PREV_BUILD")
-    prev_art = lambda name: os.path.join(prev, "artifacts", name + ".attnc")  # noqa: E731
+    # PREV_BUILD=DIR or LABEL=DIR[,LABEL=DIR...]: other builds' paged kernels.
+    prevs = []
+    for item in filter(None, os.environ.get("PREV_BUILD", "").split(",")):
+        label, _, path = item.rpartition("=")
+        prevs.append((label or "prev", path))
     for P in (16, 64):
         name = f"bench_cache_d128_causal_paged{P}"
         kerns = [(f"attnc_paged{P}", art(name))]
-        if prev:
-            kerns.append((f"attnc_paged{P}_prev", prev_art(name)))
+        for label, path in prevs:
+            kerns.append((f"attnc_paged{P}_{label}",
+                          os.path.join(path, "artifacts", name + ".attnc")))
         kerns = [(label, path) for label, path in kerns if os.path.exists(path)]
         if not kerns:
             continue

@@ -161,6 +161,35 @@ private:
   /// scf.if whose then region the consumer warpgroups run and the one
   /// (in its else region) the producer lane runs.
   std::pair<scf::IfOp, scf::IfOp> splitRoles();
+  /// The producer warps whose first lanes issue a key tile's TMA boxes:
+  /// over a paged cache the wgmma kernel's tile is bk / min(P, bk) boxes
+  /// of a page each (times the boxes of D), which one lane would issue one
+  /// after another; the warps are the most of 4, 3 and 2 that divide the
+  /// boxes evenly (box j to warp j mod boxIssuers()). 1 otherwise, and
+  /// beside three consumer warpgroups (see pagesAheadOneTile).
+  int64_t boxIssuers() const {
+    if (!config.getWgmma() || !problem.pageSize || !pagesAheadOneTile())
+      return 1;
+    const int64_t bk = config.getBlockK();
+    const int64_t boxes = bk / std::min(problem.pageSize, bk);
+    for (int64_t n : {4, 3, 2})
+      if (boxes % n == 0)
+        return n;
+    return 1;
+  }
+  /// Whether the producer lanes read their boxes' page-table entries a
+  /// whole tile ahead (TmaKeyLoop::Hooks::ahead), for which they take more
+  /// registers (wgmmaRegisters). Not beside three consumer warpgroups,
+  /// whose registers are tightest (D = 64): there the kernel spilled with
+  /// the entries read ahead and with the boxes shared (ptxas -v), so one
+  /// lane reads each entry as it issues the box.
+  bool pagesAheadOneTile() const { return config.getWarps() <= 8; }
+  /// The boxes of a key tile each of the boxIssuers() lanes issues.
+  int64_t boxSlots() const {
+    const int64_t bk = config.getBlockK();
+    return bk / std::min(problem.pageSize ? problem.pageSize : bk, bk) /
+           boxIssuers();
+  }
   /// The wgmma kernel's mbarriers (SwizzledSmemLayout): the i-th of the
   /// key/value ring's, and Q's full and empty ones.
   Value barrierAt(Value i) {
@@ -355,8 +384,10 @@ std::pair<scf::IfOp, scf::IfOp> KernelBuilder::splitRoles() {
   // (setmaxnreg holds for the rest of the kernel only if the two sides
   // never meet again before it ends). Warps [0, warps) consume in
   // warpgroups of 4; the warpgroup after them produces: its first lane
-  // loads Q and every K/V tile by TMA, and it hands its registers to the
-  // consumers (setmaxnreg; every warp of a warpgroup runs the same one).
+  // loads Q and every K/V tile by TMA (over a paged cache the first lanes
+  // of boxIssuers() warps share the boxes), and it hands its registers to
+  // the consumers (setmaxnreg; every warp of a warpgroup runs the same
+  // one).
   const int64_t groups = config.getWarps() / 4;
   Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
   Value first =
@@ -376,7 +407,8 @@ std::pair<scf::IfOp, scf::IfOp> KernelBuilder::splitRoles() {
   gpu::BarrierOp::create(b);
   WgmmaRegisters regs = wgmmaRegisters(
       config, swizzled.bytes, tiled.testsTilesAtRunTime(),
-      static_cast<bool>(step.getCuSeqlensQ()), problem.documentRanges);
+      static_cast<bool>(step.getCuSeqlensQ()), problem.documentRanges,
+      boxIssuers() > 1 && pagesAheadOneTile() ? boxSlots() : 0);
   Value consumer = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, tid,
                                          idx(32 * config.getWarps()));
   auto ifConsumer = scf::IfOp::create(b, consumer, /*withElseRegion=*/true);
@@ -384,8 +416,21 @@ std::pair<scf::IfOp, scf::IfOp> KernelBuilder::splitRoles() {
   b.setInsertionPointToStart(&ifConsumer.getElseRegion().front());
   NVVM::SetMaxRegisterOp::create(b, regs.producer,
                                  NVVM::SetMaxRegisterAction::decrease);
-  Value producer = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid,
-                                         idx(32 * config.getWarps()));
+  // The producer lane (tid 32 * warps), or the first lanes of the
+  // boxIssuers() warps from it.
+  Value producer;
+  if (boxIssuers() == 1) {
+    producer = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid,
+                                     idx(32 * config.getWarps()));
+  } else {
+    Value firstLane =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
+                              arith::RemUIOp::create(b, tid, idx(32)), idx(0));
+    Value issuerWarp =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ult, tid,
+                              idx(32 * (config.getWarps() + boxIssuers())));
+    producer = arith::AndIOp::create(b, firstLane, issuerWarp);
+  }
   auto ifProducer = scf::IfOp::create(b, producer, /*withElseRegion=*/false);
   b.setInsertionPointToStart(&ifConsumer.getThenRegion().front());
   NVVM::SetMaxRegisterOp::create(b, regs.consumer,
@@ -1312,6 +1357,34 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   }
   // A page id (index) read from the table, clamped into [0, num_pages).
   auto clampPage = [&](Value id) { return a.min(a.max(id, idx(0)), lastPage); };
+  // With boxIssuers() > 1 the producer is the first lane of several warps:
+  // producerWarp() (index) is the lane's warp counted from the producer
+  // warpgroup's first (0 with one issuer), producerWarpIs(w) (i1) its
+  // being w; onProducerWarp emits `fn` under an scf.if on that (as is
+  // with one issuer).
+  const int64_t issuers = boxIssuers();
+  auto producerWarp = [&]() -> Value {
+    if (issuers == 1)
+      return idx(0);
+    return a.sub(arith::DivUIOp::create(
+                     b, gpu::ThreadIdOp::create(b, gpu::Dimension::x), idx(32)),
+                 idx(config.getWarps()));
+  };
+  auto producerWarpIs = [&](int64_t w) -> Value {
+    return arith::CmpIOp::create(b, arith::CmpIPredicate::eq, producerWarp(),
+                                 idx(w));
+  };
+  auto onProducerWarp = [&](int64_t w, llvm::function_ref<void()> fn) {
+    if (issuers == 1) {
+      fn();
+      return;
+    }
+    auto ifWarp =
+        scf::IfOp::create(b, producerWarpIs(w), /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifWarp.getThenRegion().front());
+    fn();
+  };
   // The K or V boxes of rows from `row` (i32) of entry `entry` (index:
   // the batch entry, or a page) into shared memory from byte `base`.
   auto loadBoxesAt = [&](bool values, Value base, Value row, Value entry,
@@ -1326,21 +1399,31 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   // one divide the other), box j at rows j R of the stage from row (k0 +
   // j R) mod P of page page_table[batch, (k0 + j R) / P], the key clamped
   // to the sequence's last (a real page, whose rows there are masked and,
-  // in V, zeroed) and the id into [0, num_pages). The producer reads a
-  // tile's entries (raw: nothing uses them where they are read) a tile
-  // ahead of its loads (TmaKeyLoop::Hooks::ahead), once for its K and V.
+  // in V, zeroed) and the id into [0, num_pages). Producer warp w issues
+  // boxes j = w + i * issuers (its slot i), so each lane holds its own
+  // boxes' entries. It reads them (raw: nothing uses them where they are
+  // read) a tile ahead of its loads (TmaKeyLoop::Hooks::ahead), once for
+  // the tile's K and V.
   const int64_t boxRows = pageSize ? std::min(pageSize, bk) : bk;
+  const int64_t boxSlots = this->boxSlots();
+  // The first key of slot i's box of tile kt (index).
+  auto slotKey = [&](Value kt, int64_t i) {
+    Value box = a.add(producerWarp(), idx(i * issuers));
+    return a.add(arith::MulIOp::create(b, kt, idx(bk)),
+                 arith::MulIOp::create(b, box, idx(boxRows)));
+  };
+  // Slot i's raw page-table entry of tile kt (i32).
+  auto slotEntry = [&](Value kt, int64_t i) -> Value {
+    Value key = a.min(slotKey(kt, i), a.max(a.sub(seqK, idx(1)), idx(0)));
+    return LLVM::LoadOp::create(
+        b, i32,
+        gep(pageRow, arith::DivUIOp::create(b, key, idx(pageSize)), i32),
+        /*align=*/4);
+  };
   auto tilePageEntries = [&](Value kt) {
-    Value k0 = arith::MulIOp::create(b, kt, idx(bk));
-    Value lastKey = a.max(a.sub(seqK, idx(1)), idx(0));
     SmallVector<Value> entries;
-    for (int64_t j = 0; j < bk / boxRows; ++j) {
-      Value key = a.min(a.add(k0, idx(j * boxRows)), lastKey);
-      entries.push_back(LLVM::LoadOp::create(
-          b, i32,
-          gep(pageRow, arith::DivUIOp::create(b, key, idx(pageSize)), i32),
-          /*align=*/4));
-    }
+    for (int64_t i = 0; i < boxSlots; ++i)
+      entries.push_back(slotEntry(kt, i));
     return entries;
   };
   // `entries`: tilePageEntries of kt (a paged cache's wgmma kernel only).
@@ -1348,13 +1431,16 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
                        ValueRange entries) {
     Value k0 = arith::MulIOp::create(b, kt, idx(bk));
     if (pageSize && wgmma) {
-      for (int64_t j = 0; j < bk / boxRows; ++j) {
-        Value key = a.add(k0, idx(j * boxRows));
+      for (int64_t i = 0; i < boxSlots; ++i) {
+        Value key = slotKey(kt, i);
+        // Rows key - k0 of the stage, 128 bytes a row.
+        Value rowBytes =
+            arith::MulIOp::create(b, a.sub(key, k0), idx(kSwizzleRowBytes));
         loadBoxesAt(
-            values,
-            a.add(tileBase(stage, values), idx(j * boxRows * kSwizzleRowBytes)),
+            values, a.add(tileBase(stage, values), rowBytes),
             toI32(arith::RemUIOp::create(b, key, idx(pageSize))),
-            clampPage(indexOf(entries[j])), bar);
+            clampPage(indexOf(entries.empty() ? slotEntry(kt, i) : entries[i])),
+            bar);
       }
       return;
     }
@@ -1363,12 +1449,15 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     loadBoxesAt(values, tileBase(stage, values), toI32(a.add(kStart, k0)),
                 kBatch, bar);
   };
+  // With several issuers the first warp's lane expects the bytes: a box
+  // of another warp may complete before, taking the barrier's transaction
+  // count below zero for a while (the phase still waits for that arrival).
   auto issueKeys = [&](Value kt, Value stage, Value bar, ValueRange entries) {
-    tma::arriveExpectTx(b, bar, boxBytes(false));
+    onProducerWarp(0, [&] { tma::arriveExpectTx(b, bar, boxBytes(false)); });
     loadBoxes(false, kt, stage, bar, entries);
   };
   auto issueValues = [&](Value kt, Value stage, Value bar, ValueRange entries) {
-    tma::arriveExpectTx(b, bar, boxBytes(true));
+    onProducerWarp(0, [&] { tma::arriveExpectTx(b, bar, boxBytes(true)); });
     loadBoxes(true, kt, stage, bar, entries);
   };
   // tma_loads: a tile's keys and values on its stage's one full barrier.
@@ -1685,7 +1774,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   Value wgKeyLo, wgKeyHi;
   if (wgmma) {
     TmaKeyLoop::Hooks hooks{issueKeys, issueValues, notEmpty, nullptr, nullptr};
-    if (pageSize)
+    if (pageSize && pagesAheadOneTile())
       hooks.ahead = tilePageEntries;
     tmaLoop.emplace(b, std::move(hooks), stages, stageBytes,
                     config.getWarps() / 4,
@@ -1709,17 +1798,22 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       role = Role::Producer;
     }
     if (role == Role::Producer) {
-      if (round)
-        tma::wait(b, qBarrier(1), parityOf(a.add(qUse, idx(1))));
-      Value bar = qBarrier(0);
-      tma::arriveExpectTx(b, bar, swizzled.qBytes);
-      for (int64_t box = 0; box * 64 < d; ++box)
-        tma::load(b,
-                  mmaE->smemAt(idx(qOffset + box * swizzled.queryBoxBytes)),
-                  arg(abi::QMap),
-                  {i32c(64 * box), toI32(a.add(qStart, q0)), toI32(head),
-                   toI32(qBatch)},
-                  bar);
+      onProducerWarp(0, [&] {
+        if (round)
+          tma::wait(b, qBarrier(1), parityOf(a.add(qUse, idx(1))));
+        Value bar = qBarrier(0);
+        tma::arriveExpectTx(b, bar, swizzled.qBytes);
+        for (int64_t box = 0; box * 64 < d; ++box)
+          tma::load(b,
+                    mmaE->smemAt(idx(qOffset + box * swizzled.queryBoxBytes)),
+                    arg(abi::QMap),
+                    {i32c(64 * box), toI32(a.add(qStart, q0)), toI32(head),
+                     toI32(qBatch)},
+                    bar);
+      });
+      // An empty tile's full barriers: one arrival, by the first issuer.
+      if (issuers > 1)
+        tmaLoop->leader = producerWarpIs(0);
       if (compactedRing)
         tmaLoop->produceCompacted(range.lo, range.hi);
       else

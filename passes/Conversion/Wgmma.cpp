@@ -62,7 +62,8 @@ SwizzledSmemLayout SwizzledSmemLayout::get(int64_t headDim,
 WgmmaRegisters attnc::wgmmaRegisters(attn::GpuKernelAttr config,
                                      int64_t sharedMemoryBytes,
                                      bool producerTestsTiles, bool ragged,
-                                     bool producerScansDocuments) {
+                                     bool producerScansDocuments,
+                                     int64_t producerBoxSlots) {
   WgmmaRegisters r;
   int64_t groups = config.getWarps() / 4;
   // sm_90: 227 KiB of shared memory per block, 228 KiB per multiprocessor.
@@ -85,6 +86,12 @@ WgmmaRegisters attnc::wgmmaRegisters(attn::GpuKernelAttr config,
   // then keep 224).
   if (config.getPersistent() && producerScansDocuments)
     r.producer = 56;
+  // Producer lanes of several warps sharing a paged tile's boxes, each
+  // holding its `producerBoxSlots` boxes' page-table entries for this tile
+  // and the next: with 24 registers 2 slots spilled 16-28 bytes (pages of
+  // 16, D = 128), with 40 4 slots spilled (pages of 8; ptxas -v).
+  if (producerBoxSlots > 0)
+    r.producer = std::max<int64_t>(r.producer, producerBoxSlots > 2 ? 56 : 40);
   // Within the pool the block starts with (RegisterSplit.h): with two
   // consumer warpgroups 168 x 384 = 64512 registers, so 232 beside a
   // producer of 40 (a producer of 48 beside 232 hung the H200: fifteenth
@@ -305,6 +312,12 @@ void TmaKeyLoop::loadHalf(int64_t half, Value kt, Value use, Value load,
   b.setInsertionPointToStart(&ifLoad.getThenRegion().front());
   issue();
   b.setInsertionPointToStart(&ifLoad.getElseRegion().front());
+  if (!leader) {
+    tma::arrive(b, full);
+    return;
+  }
+  auto ifLeader = scf::IfOp::create(b, leader, /*withElseRegion=*/false);
+  b.setInsertionPointToStart(&ifLeader.getThenRegion().front());
   tma::arrive(b, full);
 }
 

@@ -83,7 +83,8 @@ WgmmaRegisters wgmmaRegisters(attn::GpuKernelAttr config,
                               int64_t sharedMemoryBytes,
                               bool producerTestsTiles = false,
                               bool ragged = false,
-                              bool producerScansDocuments = false);
+                              bool producerScansDocuments = false,
+                              int64_t producerBoxSlots = 0);
 
 /// Emits the warpgroup MMAs of one warpgroup (bf16/f16 in, f32 accumulate).
 /// `smem` is the base of the dynamic shared memory (1024-byte aligned).
@@ -187,7 +188,8 @@ public:
     /// waits for the tile's stages and shared by its keys and values (a
     /// paged cache's page-table entries), or null for none. produce reads
     /// them a tile earlier still, so that their latency hides behind the
-    /// previous tile's waits; nothing may use them where they are read.
+    /// previous tile's waits too (two tiles' values live at once); nothing
+    /// may use them where they are read.
     std::function<llvm::SmallVector<mlir::Value>(mlir::Value kt)> ahead;
   };
 
@@ -229,6 +231,10 @@ public:
   /// The ring uses before tile `lo` (index; null for none): a persistent
   /// kernel's earlier work items passed that many tiles through the ring.
   mlir::Value useBase;
+  /// With several producer lanes (each waits for the stages and issues its
+  /// share of a tile's loads in the hooks): true (i1) on the one that
+  /// arrives on an empty tile's full barriers; null for one producer lane.
+  mlir::Value leader;
 
 private:
   /// Stage and use number (index) of ring use `use`.

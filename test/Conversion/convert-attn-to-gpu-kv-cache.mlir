@@ -419,43 +419,81 @@ func.func @paged_fp8_tma_64(%q: tensor<?x8x1x128xbf16>, %k8: tensor<?x16x2x128xf
 // box j uses page_table[batch, key / 16] for key k0 + 16 j (clamped to the
 // sequence's last key), clamps the id into [0, num_pages) and loads its two
 // 64-column boxes at row key mod 16 of that page into rows 16 j of the
-// stage (byte 2048 j); V the same. The 8 entries of a tile are read a tile
-// ahead: tile lo's before the producer's loop, tile kt + 1's at the top of
-// iteration kt, before it waits for a stage; they are the loop's state, and
-// K and V use the same ones (no read between the waits and the boxes).
+// stage (byte 2048 j); V the same. The first lanes of the 4 producer warps
+// (tids 256, 288, 320, 352) share the boxes: warp w issues boxes w and
+// w + 4 (its slots 0 and 1), warp 0 alone loads Q and expects each tile's
+// bytes. A lane reads its 2 entries a tile ahead: tile lo's before the
+// loop, tile kt + 1's at the top of iteration kt, before it waits for a
+// stage; they are the loop's state, and K and V use the same ones (no read
+// between the waits and the boxes). It gets 40 registers (setmaxnreg).
 // Rows past the length are masked and zeroed in V as over a contiguous
 // cache (the consumers, above the producer in the IR).
 // CHECK-LABEL: func.func @paged_wgmma(
 // CHECK: gpu.func @attnc_attention(
 // CHECK-SAME: %[[KMAP:[a-z0-9_]+]]: !llvm.ptr, %[[VMAP:[a-z0-9_]+]]: !llvm.ptr) kernel
 // CHECK: nvvm.barrier id = %c8_i32
+// CHECK: nvvm.setmaxregister  decrease 40
+// CHECK-NEXT: %c0{{.*}} = arith.constant 0 : index
+// CHECK-NEXT: %c32{{.*}} = arith.constant 32 : index
+// CHECK-NEXT: %[[LANE:.*]] = arith.remui %{{.*}}, %c32{{.*}} : index
+// CHECK-NEXT: %[[FIRST:.*]] = arith.cmpi eq, %[[LANE]], %c0{{.*}} : index
+// CHECK-NEXT: %c384 = arith.constant 384 : index
+// CHECK-NEXT: %[[BELOW:.*]] = arith.cmpi ult, %{{.*}}, %c384 : index
+// CHECK-NEXT: %[[ISSUER:.*]] = arith.andi %[[FIRST]], %[[BELOW]] : i1
+// CHECK-NEXT: scf.if %[[ISSUER]] {
+// CHECK: %[[QW:.*]] = arith.subi %{{.*}}, %c8{{.*}} : index
+// CHECK-NEXT: %[[QW0:.*]] = arith.cmpi eq, %[[QW]], %c0{{.*}} : index
+// CHECK-NEXT: scf.if %[[QW0]] {
+// CHECK: nvvm.mbarrier.arrive.expect_tx
 // CHECK: %[[E0:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> i32
-// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[A0:[a-z0-9_]+]] = %[[E0]], {{.*}}) -> (i32, i32, i32, i32, i32, i32, i32, i32) {
-// CHECK-COUNT-8: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> i32
+// CHECK: %[[E1:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> i32
+// CHECK-NOT: llvm.load
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[A0:[a-z0-9_]+]] = %[[E0]], %[[A1:[a-z0-9_]+]] = %[[E1]]) -> (i32, i32) {
+// CHECK-COUNT-2: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> i32
 // CHECK-NOT: llvm.load
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK-NOT: llvm.load
+// CHECK: %[[KW:.*]] = arith.subi %{{.*}}, %c8{{.*}} : index
+// CHECK-NEXT: %[[KW0:.*]] = arith.cmpi eq, %[[KW]], %c0{{.*}} : index
+// CHECK-NEXT: scf.if %[[KW0]] {
+// CHECK-NEXT: arith.constant 32768 : i32
+// CHECK-NEXT: nvvm.mbarrier.arrive.expect_tx
+// CHECK-NEXT: }
+// Slot 0: box w, key kt * 128 + 16 w, page from the first entry.
+// CHECK: %[[W:.*]] = arith.subi %{{.*}}, %c8{{.*}} : index
+// CHECK-NEXT: %[[B0:.*]] = arith.addi %[[W]], %c0{{.*}} : index
+// CHECK-NEXT: arith.constant 16 : index
+// CHECK-NEXT: %[[OFF0:.*]] = arith.muli %[[B0]], %c16{{.*}} : index
+// CHECK: %[[KEY0:.*]] = arith.addi %{{.*}}, %[[OFF0]] : index
 // CHECK: %[[IDX:.*]] = arith.index_cast %[[A0]] : i32 to index
 // CHECK-NEXT: arith.constant 0 : index
 // CHECK-NEXT: %[[ID0:.*]] = arith.maxsi %[[IDX]], %{{.*}} : index
 // CHECK-NEXT: %[[PAGE:.*]] = arith.minsi %[[ID0]], %{{.*}} : index
 // CHECK-NEXT: arith.constant 16 : index
-// CHECK-NEXT: %[[ROW:.*]] = arith.remui %{{.*}}, %c16{{.*}} : index
+// CHECK-NEXT: %[[ROW:.*]] = arith.remui %[[KEY0]], %c16{{.*}} : index
 // CHECK-NEXT: %[[ROW32:.*]] = arith.index_cast %[[ROW]] : index to i32
 // CHECK: %[[PAGE32:.*]] = arith.index_cast %[[PAGE]] : index to i32
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[KMAP]], %{{.*}}, box[%c0_i32{{(_[0-9]+)?}}, %[[ROW32]], %{{.*}}, %[[PAGE32]]]
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[KMAP]], %{{.*}}, box[%c64_i32{{(_[0-9]+)?}}, %[[ROW32]], %{{.*}}, %{{.*}}]
-// The eighth box: key k0 + 112, at byte 14336 of the stage.
-// CHECK: %[[C112:c112(_[0-9]+)?]] = arith.constant 112 : index
-// CHECK-NEXT: arith.addi %{{.*}}, %[[C112]] : index
-// CHECK: arith.addi %{{.*}}, %c14336{{(_[0-9]+)?}} : index
+// Slot 1: box w + 4, page from the second entry.
+// CHECK: %[[W1:.*]] = arith.subi %{{.*}}, %c8{{.*}} : index
+// CHECK-NEXT: %[[B1:.*]] = arith.addi %[[W1]], %c4{{.*}} : index
+// CHECK-NEXT: arith.constant 16 : index
+// CHECK-NEXT: arith.muli %[[B1]], %c16{{.*}} : index
+// CHECK: arith.index_cast %[[A1]] : i32 to index
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[KMAP]],
+// CHECK-NOT: llvm.load
+// CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK-NOT: llvm.load
 // CHECK: arith.index_cast %[[A0]] : i32 to index
 // CHECK-NOT: llvm.load
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[VMAP]],
 // CHECK-NOT: llvm.load
-// CHECK: scf.yield %{{.*}} : i32, i32, i32, i32, i32, i32, i32, i32
+// CHECK: arith.index_cast %[[A1]] : i32 to index
+// CHECK-NOT: llvm.load
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[VMAP]],
+// CHECK-NOT: llvm.load
+// CHECK: scf.yield %{{.*}}, %{{.*}} : i32, i32
 func.func @paged_wgmma(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x16x2x128xbf16>, %v: tensor<?x16x2x128xbf16>, %l: tensor<?xi32>, %t: tensor<?x?xi32>) -> tensor<?x8x?x128xbf16> {
   %o = attn.attention %q, %k, %v kv_lens(%l : tensor<?xi32>) page_table(%t : tensor<?x?xi32>) mask(#attn.causal) : tensor<?x8x?x128xbf16>, tensor<?x16x2x128xbf16>, tensor<?x16x2x128xbf16> -> tensor<?x8x?x128xbf16>
   return %o : tensor<?x8x?x128xbf16>
