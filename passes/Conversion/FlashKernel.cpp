@@ -1357,6 +1357,17 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   }
   // A page id (index) read from the table, clamped into [0, num_pages).
   auto clampPage = [&](Value id) { return a.min(a.max(id, idx(0)), lastPage); };
+  // The raw entry (i32) page_table[batch, key / P]; pageEntryUpTo first
+  // clamps the key to the sequence's last (a real page for keys past it).
+  auto pageEntry = [&](Value key) -> Value {
+    return LLVM::LoadOp::create(
+        b, i32,
+        gep(pageRow, arith::DivUIOp::create(b, key, idx(pageSize)), i32),
+        /*align=*/4);
+  };
+  auto pageEntryUpTo = [&](Value key) {
+    return pageEntry(a.min(key, a.max(a.sub(seqK, idx(1)), idx(0))));
+  };
   // With boxIssuers() > 1 the producer is the first lane of several warps:
   // producerWarp() (index) is the lane's warp counted from the producer
   // warpgroup's first (0 with one issuer), producerWarpIs(w) (i1) its
@@ -1413,12 +1424,8 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
                  arith::MulIOp::create(b, box, idx(boxRows)));
   };
   // Slot i's raw page-table entry of tile kt (i32).
-  auto slotEntry = [&](Value kt, int64_t i) -> Value {
-    Value key = a.min(slotKey(kt, i), a.max(a.sub(seqK, idx(1)), idx(0)));
-    return LLVM::LoadOp::create(
-        b, i32,
-        gep(pageRow, arith::DivUIOp::create(b, key, idx(pageSize)), i32),
-        /*align=*/4);
+  auto slotEntry = [&](Value kt, int64_t i) {
+    return pageEntryUpTo(slotKey(kt, i));
   };
   auto tilePageEntries = [&](Value kt) {
     SmallVector<Value> entries;
@@ -1486,13 +1493,9 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     Value j = arith::RemUIOp::create(b, myChunk, idx(chunks));
     Value key = a.add(arith::MulIOp::create(b, kt, idx(bk)),
                       arith::MulIOp::create(b, j, idx(chunkRows)));
-    key = a.min(key, a.max(a.sub(seqK, idx(1)), idx(0)));
     // The raw entry: nothing uses it before the next iteration's issue, so
     // no thread waits for the load within this one.
-    return LLVM::LoadOp::create(
-        b, i32,
-        gep(pageRow, arith::DivUIOp::create(b, key, idx(pageSize)), i32),
-        /*align=*/4);
+    return pageEntryUpTo(key);
   };
   // Run by the threads of chunks j < chunks (the ring's issuers); `entry`:
   // this thread's page-table entry of the tile (pageAhead).
@@ -1531,10 +1534,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
         at = slots->lookup(slot);
       if (!at.first) {
         key = a.max(key, idx(0));
-        Value id = indexOf(LLVM::LoadOp::create(
-            b, i32,
-            gep(pageRow, arith::DivUIOp::create(b, key, idx(pageSize)), i32),
-            /*align=*/4));
+        Value id = indexOf(pageEntry(key));
         at = {clampPage(id), arith::RemUIOp::create(b, key, idx(pageSize))};
         if (slots && slot >= 0)
           (*slots)[slot] = at;
