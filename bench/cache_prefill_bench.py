@@ -21,6 +21,12 @@ reads them fails the check (the peers' copy holds zeros there). Systems, on the 
   LABEL=DIR,LABEL=DIR...) also the same artifacts of other builds
   (attnc_paged16_prev, attnc_paged16_LABEL, ...), for an A/B of a kernel
   change;
+- attnc_fp8, attnc_fp8_mma: bench_cache_d128_causal_fp8 (the sm_90a
+  default: the wgmma kernel, its producer warpgroup converting the codes)
+  and _fp8_mma (bench/cache_fp8_mma.mlir: the mma.sync kernel sm_90a chose
+  for an fp8 cache before), over the cache quantized to fp8 e4m3 with a
+  power-of-two scale per KV head (so that the dequantized cache is exact in
+  bf16); checked against the float64 reference of the dequantized cache;
 - flash_attn: flash_attn_with_kvcache (cache_seqlens, causal), when the
   flash_attn package is installed;
 - flex: FlexAttention with the mask from the lengths;
@@ -118,6 +124,26 @@ def run_case(build, B, SQ, SK, results):
     def gather(o):
         return torch.cat([o[b, h] for b in range(B) for h in heads])
 
+    # The fp8 cache: codes of k / scale per KV head (a power of two, so that
+    # code * scale is exact in bf16), NaN codes past each length; its own
+    # reference from the dequantized cache.
+    def quantize(x):
+        amax = x.float().abs().amax(dim=(0, 2, 3)).clamp(min=1e-6)
+        scale = torch.exp2(torch.ceil(torch.log2(amax / 448)))
+        codes = (x.float() / scale[None, :, None, None]).to(torch.float8_e4m3fn)
+        deq = (codes.float() * scale[None, :, None, None]).bfloat16()
+        return codes, scale, deq
+    k8, k_scale, kd = quantize(k0)
+    v8, v_scale, vd = quantize(v0)
+    scales = torch.stack([k_scale, v_scale]).float().contiguous()
+    for b, L in enumerate(lens):
+        k8.view(torch.uint8)[b, :, L:] = 0x7F
+        v8.view(torch.uint8)[b, :, L:] = 0x7F
+        kd[b, :, L:] = 0
+        vd[b, :, L:] = 0
+    ref8, naive8 = reference(q, kd, vd, lens, heads)
+    references = {}
+
     art = lambda name: os.path.join(build, "artifacts", name + ".attnc")  # noqa: E731
     systems = []
     for name, artifact in [("attnc", "bench_cache_d128_causal"),
@@ -150,6 +176,13 @@ def run_case(build, B, SQ, SK, results):
             kern = attnc.Kernel(path)
             systems.append((label, lambda kern=kern, kp=kp, vp=vp, table=table: kern(
                 q, kp, vp, out=out, kv_lens=kv_lens, page_table=table)[0]))
+    for name, artifact in [("attnc_fp8", "bench_cache_d128_causal_fp8"),
+                           ("attnc_fp8_mma", "bench_cache_d128_causal_fp8_mma")]:
+        if os.path.exists(art(artifact)):
+            kern = attnc.Kernel(art(artifact))
+            systems.append((name, lambda kern=kern: kern(
+                q, k8, v8, out=out, kv_lens=kv_lens, kv_scales=scales)[0]))
+            references[name] = (ref8, naive8)
     try:
         from flash_attn import flash_attn_with_kvcache
         qf = q.transpose(1, 2)
@@ -180,27 +213,30 @@ def run_case(build, B, SQ, SK, results):
             torch.cuda.synchronize()
             o = f()
             torch.cuda.synchronize()
-            err = rel(gather(o), ref)
-            ok = err <= 1.25 * naive_err + 1e-6 and math.isfinite(err)
+            r, naive_r = references.get(name, (ref, naive_err))
+            if name in references:
+                naive_r = rel(naive_r, r)
+            err = rel(gather(o), r)
+            ok = err <= 1.25 * naive_r + 1e-6 and math.isfinite(err)
             if not ok:
-                line = f"{name:22s} CHECK FAILED err={err:.2e} naive_bf16={naive_err:.2e}"
+                line = f"{name:22s} CHECK FAILED err={err:.2e} naive_bf16={naive_r:.2e}"
                 print(line, flush=True)
                 results.append(line)
                 continue
-            checked.append((name, f, err))
+            checked.append((name, f, err, naive_r))
         except Exception as e:  # a peer that cannot run this case
             line = f"{name:22s} FAILED {type(e).__name__}: {str(e)[:160]}"
             print(line, flush=True)
             results.append(line)
-    times = {name: [] for name, _, _ in checked}
+    times = {name: [] for name, _, _, _ in checked}
     for _ in range(ROUNDS):
-        for name, f, _ in checked:
+        for name, f, _, _ in checked:
             times[name].append(do_bench(f, warmup=20, rep=200, return_mode="median"))
-    for name, f, err in checked:
+    for name, f, err, naive_r in checked:
         ms = sorted(times[name])[len(times[name]) // 2]
         rates = " ".join(f"{flops / t / 1e9:.1f}" for t in times[name])
         line = (f"{name:22s} {ms:8.3f} ms {flops / ms / 1e9:7.1f} TFLOP/s "
-                f"err={err:.2e} (naive bf16 {naive_err:.2e}) rounds: {rates}")
+                f"err={err:.2e} (naive bf16 {naive_r:.2e}) rounds: {rates}")
         print(line, flush=True)
         results.append(line)
 

@@ -62,6 +62,14 @@ if [ "$TARGET" = sm_90a ] &&
     -o "$OUT/artifacts/bench_cache_d128_causal_mma.attnc" 2>/dev/null
   n=$((n + 1))
 fi
+# The fp8 cache prefill of bench_cache_d128_causal_fp8 pinned to the
+# mma.sync kernel (bench/cache_fp8_mma.mlir), for the same script.
+if [ "$TARGET" = sm_90a ] &&
+   { [ -z "${ONLY:-}" ] || grep -qE -- "$ONLY" <<< bench_cache_d128_causal_fp8_mma; }; then
+  "$BUILD_DIR/bin/attnc" compile bench/cache_fp8_mma.mlir --target=sm_90a \
+    -o "$OUT/artifacts/bench_cache_d128_causal_fp8_mma.attnc" 2>/dev/null
+  n=$((n + 1))
+fi
 # Custom regions (checked by bench/custom_check.py against Python twins).
 for f in bench/custom/*.mlir; do
   "$BUILD_DIR/bin/attnc" compile "$f" --target="$TARGET" \

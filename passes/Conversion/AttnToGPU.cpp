@@ -100,8 +100,10 @@ static std::string decodeRemark(const KernelProblem &p, GpuKernelAttr config) {
       add("pages of " + std::to_string(p.pageSize) +
           " rows read through the page table");
     if (p.kvFp8)
-      add("fp8 e4m3 codes converted in shared memory, their scales folded "
-          "into the scores and the output");
+      add(std::string("fp8 e4m3 codes converted in shared memory") +
+          (config.getWgmma() ? " into f16 tiles by the producer warpgroup"
+                             : "") +
+          ", their scales folded into the scores and the output");
     const std::string pageBoxes =
         p.pageSize ? " (a box a page, or a key tile of a larger page)" : "";
     s += "; KV cache: " + parts +
@@ -114,8 +116,9 @@ static std::string decodeRemark(const KernelProblem &p, GpuKernelAttr config) {
                     ", V rows past a sequence's length zeroed"
               : std::string(", by the mma.sync kernel's row copies")) +
          (!config.getWgmma() && !config.getSplitKv() && (p.pageSize || p.kvFp8)
-              ? " (the wgmma kernel reads only 16-bit caches, in pages of a "
-                "multiple of 8 rows)"
+              ? " (the wgmma kernel reads 16-bit caches, and fp8 caches of "
+                "head dims 128 without a block mask or mask_fn, contiguous or "
+                "in pages of a multiple of 8 rows)"
               : "");
   }
   if (p.ragged)

@@ -168,7 +168,8 @@ private:
   /// boxes evenly (box j to warp j mod boxIssuers()). 1 otherwise, and
   /// beside three consumer warpgroups (see pagesAheadOneTile).
   int64_t boxIssuers() const {
-    if (!config.getWgmma() || !problem.pageSize || !pagesAheadOneTile())
+    if (!config.getWgmma() || !problem.pageSize || !pagesAheadOneTile() ||
+        convertsCodes())
       return 1;
     const int64_t bk = config.getBlockK();
     const int64_t boxes = bk / std::min(problem.pageSize, bk);
@@ -190,6 +191,12 @@ private:
     return bk / std::min(problem.pageSize ? problem.pageSize : bk, bk) /
            boxIssuers();
   }
+  /// The wgmma kernel over an fp8 cache: its producer warpgroup converts
+  /// the codes, which its first lane loads by TMA a tile ahead into stages
+  /// of their own, into the 16-bit stages the consumers read (buildTile).
+  bool convertsCodes() const { return config.getWgmma() && problem.kvFp8; }
+  /// Threads of the producer warpgroup.
+  static constexpr int64_t kProducerThreads = 128;
   /// The wgmma kernel's mbarriers (SwizzledSmemLayout): the i-th of the
   /// key/value ring's, and Q's full and empty ones.
   Value barrierAt(Value i) {
@@ -200,6 +207,13 @@ private:
   Value qBarrier(int64_t which) {
     return mmaE->smemAt(a.constant(swizzled.barrierOffset +
                                    32 * config.getStages() + 8 * which));
+  }
+  /// convertsCodes(): the codes' full (kind 0) or empty (1) barrier of
+  /// `stage` (index).
+  Value codeBarrier(int64_t kind, Value stage) {
+    IndexArith ia{b};
+    return barrierAt(
+        ia.add(stage, ia.constant((4 + kind) * config.getStages() + 2)));
   }
 
   /// A copy of `v` (i64 or index) that LLVM cannot see through, so that
@@ -219,14 +233,14 @@ private:
   void useSharedMemory(Value base) {
     smem = base;
     mmaE.emplace(b, eltType, smem);
-    mmaV.emplace(b,
-                 problem.kvFp8 && eltType.isBF16() && !config.getWgmma()
-                     ? Type(b.getF16Type())
-                     : eltType,
-                 smem);
+    mmaV.emplace(
+        b, problem.kvFp8 && eltType.isBF16() ? Type(b.getF16Type()) : eltType,
+        smem);
     copier.emplace(b, *mmaE, config.getThreads());
+    // Over fp8 codes the wgmma kernel's GEMMs are f16 (Q's rows scaled
+    // into f16 for bf16 queries; buildTile).
     if (config.getWgmma())
-      wgmmaE.emplace(b, eltType, smem);
+      wgmmaE.emplace(b, problem.kvFp8 ? Type(b.getF16Type()) : eltType, smem);
   }
 
   Role role = Role::All;
@@ -280,8 +294,9 @@ private:
   PaddedSmemLayout layout;
   int64_t kPitch = 0, vPitch = 0, stageBytes = 0, vOffset = 0;
   int64_t qPitch = 0, qOffset = 0;
-  /// The mma.sync instructions and the tile copies. mmaV does O += P V: the
-  /// same as mmaE, except that with fp8 values and bf16 queries it is f16
+  /// The mma.sync instructions and the tile copies. mmaV does O += P V (and
+  /// packs the wgmma kernel's P): the same as mmaE, except that with fp8
+  /// values and bf16 queries it is f16
   /// (every e4m3 value is an f16, converted in one instruction, and P is
   /// rounded to f16, finer than bf16 over [0, 1]).
   std::optional<MmaSyncEmitter> mmaE, mmaV;
@@ -346,7 +361,7 @@ LogicalResult KernelBuilder::build() {
     // An fp8 cache's stages hold codes (swizzled.vOffset, stageBytes); the
     // MMAs read the padded 16-bit V tile they are converted into.
     swizzled = SwizzledSmemLayout::get(d, dv, config, problem.kvFp8);
-    if (!problem.kvFp8) {
+    if (!problem.kvFp8 || wgmma) {
       vOffset = swizzled.vOffset;
       stageBytes = swizzled.stageBytes;
     }
@@ -396,9 +411,18 @@ std::pair<scf::IfOp, scf::IfOp> KernelBuilder::splitRoles() {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&ifFirst.getThenRegion().front());
-    TmaKeyLoop(b, {}, config.getStages(), stageBytes, groups,
-               [&](Value i) { return barrierAt(i); })
-        .initBarriers();
+    TmaKeyLoop ring(b, {}, config.getStages(), stageBytes, groups,
+                    [&](Value i) { return barrierAt(i); });
+    // Converted tiles are full once every producer thread has arrived; a
+    // stage of codes once the TMA bytes have landed, and empty once every
+    // producer thread has converted it.
+    if (convertsCodes())
+      ring.fullArrivals = kProducerThreads;
+    ring.initBarriers();
+    for (int64_t s = 0; s < config.getStages() && convertsCodes(); ++s) {
+      tma::initBarrier(b, codeBarrier(0, idx(s)), 1);
+      tma::initBarrier(b, codeBarrier(1, idx(s)), kProducerThreads);
+    }
     tma::initBarrier(b, qBarrier(0), 1);
     if (config.getPersistent())
       tma::initBarrier(b, qBarrier(1), groups);
@@ -408,7 +432,8 @@ std::pair<scf::IfOp, scf::IfOp> KernelBuilder::splitRoles() {
   WgmmaRegisters regs = wgmmaRegisters(
       config, swizzled.bytes, tiled.testsTilesAtRunTime(),
       static_cast<bool>(step.getCuSeqlensQ()), problem.documentRanges,
-      boxIssuers() > 1 && pagesAheadOneTile() ? boxSlots() : 0);
+      boxIssuers() > 1 && pagesAheadOneTile() ? boxSlots() : 0,
+      convertsCodes());
   Value consumer = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, tid,
                                          idx(32 * config.getWarps()));
   auto ifConsumer = scf::IfOp::create(b, consumer, /*withElseRegion=*/true);
@@ -417,9 +442,12 @@ std::pair<scf::IfOp, scf::IfOp> KernelBuilder::splitRoles() {
   NVVM::SetMaxRegisterOp::create(b, regs.producer,
                                  NVVM::SetMaxRegisterAction::decrease);
   // The producer lane (tid 32 * warps), or the first lanes of the
-  // boxIssuers() warps from it.
+  // boxIssuers() warps from it, or every thread of the warpgroup when it
+  // converts fp8 codes.
   Value producer;
-  if (boxIssuers() == 1) {
+  if (convertsCodes()) {
+    producer = arith::ConstantIntOp::create(b, 1, 1);
+  } else if (boxIssuers() == 1) {
     producer = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid,
                                      idx(32 * config.getWarps()));
   } else {
@@ -1092,53 +1120,66 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   // subnormals, rounded: an error far below the bf16 rounding of the row's
   // large values); the row's scores are multiplied by 2^-e after the MMA
   // (qUnscale, one a slot). Inf and NaN stay so.
+  // The wgmma kernel over fp8 codes scales Q's rows likewise, in shared
+  // memory (below, once Q has landed).
   const bool f16Scores = kInRegisters && eltType.isBF16();
   SmallVector<Value> qUnscale;
+  auto pow2 = [&](Value exponent) {
+    return arith::BitcastOp::create(
+        b, f32,
+        arith::ShLIOp::create(b, arith::AddIOp::create(b, exponent, i32c(127)),
+                              i32c(23)));
+  };
+  // The larger |x| (as bits) of the two bf16 of `word`, and of `widest`.
+  auto widerOf = [&](Value widest, Value word) -> Value {
+    Value bits = arith::AndIOp::create(b, word, i32c(0x7fff7fff));
+    return arith::MaxUIOp::create(
+        b, widest,
+        arith::MaxUIOp::create(b, arith::AndIOp::create(b, bits, i32c(0xffff)),
+                               arith::ShRUIOp::create(b, bits, i32c(16))));
+  };
+  // The row's largest |q| (bits) over the quad's four lanes: its 2^e
+  // (e = 14 - (E - 127) for the bf16 exponent field E, at most 126, so
+  // that 2^-e is a normal f32; E = 255, Inf or NaN, gives -114) and 2^-e.
+  auto rowScales = [&](Value widest) -> std::pair<Value, Value> {
+    for (int32_t offset : {1, 2})
+      widest = arith::MaxUIOp::create(
+          b, widest,
+          gpu::ShuffleOp::create(b, widest, offset, 32, gpu::ShuffleMode::XOR)
+              .getShuffleResult());
+    Value e = arith::MinSIOp::create(
+        b,
+        arith::SubIOp::create(b, i32c(141),
+                              arith::ShRUIOp::create(b, widest, i32c(7))),
+        i32c(126));
+    Value down = pow2(arith::SubIOp::create(b, i32c(0), e));
+    return {pow2(e), down};
+  };
+  // The two bf16 of `word` times `up`, as f16x2.
+  auto scaledF16 = [&](Value word, Value up) {
+    return inlinePtx(b, i32, ValueRange{word, up},
+                     "{\n.reg .b32 l, h;\n.reg .f32 x, y;\n"
+                     "shl.b32 l, $1, 16;\n"
+                     "and.b32 h, $1, 0xffff0000;\n"
+                     "mov.b32 x, l;\nmov.b32 y, h;\n"
+                     "mul.f32 x, x, $2;\nmul.f32 y, y, $2;\n"
+                     "cvt.rn.f16x2.f32 $0, y, x;\n}",
+                     "=r,r,f", /*sideEffects=*/false);
+  };
   if (f16Scores) {
-    auto pow2 = [&](Value exponent) {
-      return arith::BitcastOp::create(
-          b, f32,
-          arith::ShLIOp::create(
-              b, arith::AddIOp::create(b, exponent, i32c(127)), i32c(23)));
-    };
     for (int64_t sl = 0; sl < slots; ++sl) {
       // Row sl's registers: words h and h + 2 of each k-step's fragment of
       // m-tile sl / 2 (h = sl mod 2); the quad's four lanes hold the row.
       const int64_t m = sl / 2, h = sl % 2;
       Value widest = i32c(0);
       for (auto &frag : qFrag[m])
-        for (Value word : {frag[h], frag[h + 2]}) {
-          Value bits = arith::AndIOp::create(b, word, i32c(0x7fff7fff));
-          widest = arith::MaxUIOp::create(
-              b, widest,
-              arith::MaxUIOp::create(
-                  b, arith::AndIOp::create(b, bits, i32c(0xffff)),
-                  arith::ShRUIOp::create(b, bits, i32c(16))));
-        }
-      for (int32_t offset : {1, 2})
-        widest = arith::MaxUIOp::create(
-            b, widest,
-            gpu::ShuffleOp::create(b, widest, offset, 32, gpu::ShuffleMode::XOR)
-                .getShuffleResult());
-      // e = 14 - (E - 127) for the bf16 exponent field E, at most 126 (so
-      // that 2^-e is a normal f32); E = 255 (Inf, NaN) gives -114.
-      Value e = arith::MinSIOp::create(
-          b,
-          arith::SubIOp::create(b, i32c(141),
-                                arith::ShRUIOp::create(b, widest, i32c(7))),
-          i32c(126));
-      qUnscale.push_back(pow2(arith::SubIOp::create(b, i32c(0), e)));
-      Value up = pow2(e);
+        for (Value word : {frag[h], frag[h + 2]})
+          widest = widerOf(widest, word);
+      auto [up, down] = rowScales(widest);
+      qUnscale.push_back(down);
       for (auto &frag : qFrag[m])
         for (int64_t w : {h, h + 2})
-          frag[w] = inlinePtx(b, i32, ValueRange{frag[w], up},
-                              "{\n.reg .b32 l, h;\n.reg .f32 x, y;\n"
-                              "shl.b32 l, $1, 16;\n"
-                              "and.b32 h, $1, 0xffff0000;\n"
-                              "mov.b32 x, l;\nmov.b32 y, h;\n"
-                              "mul.f32 x, x, $2;\nmul.f32 y, y, $2;\n"
-                              "cvt.rn.f16x2.f32 $0, y, x;\n}",
-                              "=r,r,f", /*sideEffects=*/false);
+          frag[w] = scaledF16(frag[w], up);
     }
   }
   MmaSyncEmitter &mmaK = f16Scores ? *mmaV : *mmaE;
@@ -1338,8 +1379,9 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   };
   auto tileBase = [&](Value stage, bool values) {
     if (fp8)
-      return a.add(idx(swizzled.fp8Offset + (values ? swizzled.vOffset : 0)),
-                   arith::MulIOp::create(b, stage, idx(swizzled.stageBytes)));
+      return a.add(
+          idx(swizzled.fp8Offset + (values ? swizzled.codeVOffset : 0)),
+          arith::MulIOp::create(b, stage, idx(swizzled.codeStageBytes)));
     return a.add(arith::MulIOp::create(b, stage, idx(stageBytes)),
                  idx(values ? vOffset : 0));
   };
@@ -1772,13 +1814,126 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
                         intervals && c.spec.kind != mask::MaskKind::None;
   const int64_t trimSplit = bk / 32 * 16;
   Value wgKeyLo, wgKeyHi;
+  // The wgmma kernel over an fp8 cache (convertsCodes): the producer
+  // warpgroup's first lane loads tile kt + 1's K and V codes by TMA into
+  // its stage of codes at the top of iteration kt (TmaKeyLoop::Hooks::
+  // prefetch; the stage's previous codes converted), and all its threads
+  // convert tile kt's codes into the 16-bit stage the consumers read, each
+  // arriving on its full barrier once its share is written and fenced for
+  // the async proxy (wgmma). The block grid only: ring use = kt - lo.
+  const bool converts = convertsCodes();
+  Value producerLane0;
+  if (converts)
+    producerLane0 = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid,
+                                          idx(32 * config.getWarps()));
+  auto prefetchCodes = [&](Value kt, Value use, Value inRange) {
+    auto ifLoad =
+        scf::IfOp::create(b, arith::AndIOp::create(b, inRange, producerLane0),
+                          /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifLoad.getThenRegion().front());
+    Value stage = arith::RemUIOp::create(b, use, idx(stages));
+    Value n = arith::DivUIOp::create(b, use, idx(stages));
+    tma::wait(b, codeBarrier(1, stage),
+              toI32(arith::RemUIOp::create(b, a.add(n, idx(1)), idx(2))));
+    Value bar = codeBarrier(0, stage);
+    tma::arriveExpectTx(b, bar, boxBytes(false) + boxBytes(true));
+    loadBoxes(false, kt, stage, bar, {});
+    loadBoxes(true, kt, stage, bar, {});
+  };
+  // Thread p of the producer warpgroup converts the 16-code chunks j = p +
+  // 128 i of a tile (D / 16 a row): rows p / (D / 16) + i 2048 / D, so its
+  // rows' swizzle phase (row mod 8) is the same in every i. Code chunk c
+  // of a row (16 codes at (c mod 8 xor row mod 8) * 16 in code box c / 8)
+  // becomes the 16-bit chunks 2c and 2c + 1 (box 2c / 8, each at its own
+  // chunk xor row mod 8): the tile the TMA would have written.
+  auto convertCodes = [&](bool values, Value stage, Value full) {
+    const int64_t width = values ? dv : d, perRow = width / 16;
+    const int64_t rowStep = kProducerThreads / perRow;
+    Value p = a.sub(tid, idx(32 * config.getWarps()));
+    Value row = arith::DivUIOp::create(b, p, idx(perRow));
+    Value c = arith::RemUIOp::create(b, p, idx(perRow));
+    Value phase = arith::RemUIOp::create(b, row, idx(8));
+    Value rowBytes = arith::MulIOp::create(b, row, idx(kSwizzleRowBytes));
+    Value inBox = arith::RemUIOp::create(b, c, idx(8));
+    Value src = a.add(
+        a.add(tileBase(stage, values), rowBytes),
+        a.add(arith::MulIOp::create(b, arith::DivUIOp::create(b, c, idx(8)),
+                                    idx(swizzled.keyBoxBytes)),
+              arith::MulIOp::create(b, arith::XOrIOp::create(b, inBox, phase),
+                                    idx(16))));
+    Value dstTile = a.add(arith::MulIOp::create(b, stage, idx(stageBytes)),
+                          idx(values ? vOffset : 0));
+    Value c2 = arith::MulIOp::create(b, c, idx(2));
+    SmallVector<Value, 2> dst;
+    for (int64_t half = 0; half < 2; ++half) {
+      Value chunk = a.add(c2, idx(half));
+      dst.push_back(a.add(
+          a.add(dstTile, rowBytes),
+          a.add(arith::MulIOp::create(b,
+                                      arith::DivUIOp::create(b, chunk, idx(8)),
+                                      idx(swizzled.keyBoxBytes)),
+                arith::MulIOp::create(
+                    b,
+                    arith::XOrIOp::create(
+                        b, arith::RemUIOp::create(b, chunk, idx(8)), phase),
+                    idx(16)))));
+    }
+    Type v4 = VectorType::get({4}, i32);
+    for (int64_t i = 0; i * rowStep < bk; ++i) {
+      const int64_t step = i * rowStep * kSwizzleRowBytes;
+      Value codes = LLVM::LoadOp::create(
+          b, v4, mmaE->smemAt(a.add(src, idx(step))), /*align=*/16);
+      SmallVector<Value> words;
+      for (int64_t w = 0; w < 4; ++w) {
+        auto [lo, hi] = mmaV->convertFp8x4(LLVM::ExtractElementOp::create(
+            b, codes, arith::ConstantIntOp::create(b, w, 32)));
+        words.push_back(lo);
+        words.push_back(hi);
+      }
+      for (int64_t half = 0; half < 2; ++half) {
+        Value out = LLVM::UndefOp::create(b, v4);
+        for (int64_t w = 0; w < 4; ++w)
+          out = LLVM::InsertElementOp::create(
+              b, out, words[4 * half + w],
+              arith::ConstantIntOp::create(b, w, 32));
+        LLVM::StoreOp::create(b, out, mmaE->smemAt(a.add(dst[half], idx(step))),
+                              /*align=*/16);
+      }
+    }
+    NVVM::FenceProxyOp::create(
+        b, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(b.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+    tma::arrive(b, full);
+  };
+  // The ring use of tile kt (the block grid's: from lo) and its parity.
+  auto codeParity = [&](Value kt) {
+    Value n = arith::DivUIOp::create(b, a.sub(kt, range.lo), idx(stages));
+    return toI32(arith::RemUIOp::create(b, n, idx(2)));
+  };
+  auto convertKeys = [&](Value kt, Value stage, Value full, ValueRange) {
+    tma::wait(b, codeBarrier(0, stage), codeParity(kt));
+    convertCodes(false, stage, full);
+  };
+  auto convertValues = [&](Value, Value stage, Value full, ValueRange) {
+    convertCodes(true, stage, full);
+    tma::arrive(b, codeBarrier(1, stage));
+  };
   if (wgmma) {
     TmaKeyLoop::Hooks hooks{issueKeys, issueValues, notEmpty, nullptr, nullptr};
-    if (pageSize && pagesAheadOneTile())
+    if (pageSize && pagesAheadOneTile() && !converts)
       hooks.ahead = tilePageEntries;
+    if (converts) {
+      hooks.issueKeys = convertKeys;
+      hooks.issueValues = convertValues;
+      hooks.prefetch = prefetchCodes;
+    }
     tmaLoop.emplace(b, std::move(hooks), stages, stageBytes,
                     config.getWarps() / 4,
                     [&](Value i) { return barrierAt(i); });
+    if (converts)
+      tmaLoop->fullArrivals = kProducerThreads;
     tmaLoop->useBase = ringBase;
     // Q's use: phase `round` of its full barrier (0 without a persistent
     // grid); with one, its empty barrier's phase before, once the
@@ -1798,6 +1953,13 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       role = Role::Producer;
     }
     if (role == Role::Producer) {
+      std::optional<OpBuilder::InsertionGuard> qGuard;
+      if (converts) {
+        qGuard.emplace(b);
+        auto ifLane0 =
+            scf::IfOp::create(b, producerLane0, /*withElseRegion=*/false);
+        b.setInsertionPointToStart(&ifLane0.getThenRegion().front());
+      }
       onProducerWarp(0, [&] {
         if (round)
           tma::wait(b, qBarrier(1), parityOf(a.add(qUse, idx(1))));
@@ -1811,6 +1973,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
                      toI32(qBatch)},
                     bar);
       });
+      qGuard.reset();
       // An empty tile's full barriers: one arrival, by the first issuer.
       if (issuers > 1)
         tmaLoop->leader = producerWarpIs(0);
@@ -1844,6 +2007,68 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       wgKeyHi = a.min(rowKeys(last).second, seqK);
     }
     tma::wait(b, qBarrier(0), parityOf(qUse));
+    // Over fp8 codes under bf16 queries the GEMMs are f16: each consumer
+    // warpgroup scales its 64 rows of Q into f16 in place (as f16Scores
+    // does in registers), lane (g, t) of warp w the rows 16 w + g and
+    // 16 w + g + 8 of the slab, which are its accumulator rows: of each
+    // 64-column box the 16-byte chunks t and t + 4 (at chunk xor row mod 8,
+    // row mod 8 = g); the row's scores are then multiplied by 2^-e
+    // (qUnscale, folded into the softmax's scale). The writes are fenced
+    // for wgmma's async proxy and the warpgroup meets at named barrier 9 +
+    // its index before its first S.
+    if (converts && eltType.isBF16()) {
+      Type v4 = VectorType::get({4}, i32);
+      Value slab = a.add(
+          idx(qOffset),
+          arith::MulIOp::create(b, warpGroup, idx(64 * kSwizzleRowBytes)));
+      Value rowInGroup =
+          a.add(arith::MulIOp::create(
+                    b, arith::RemUIOp::create(b, warp, idx(4)), idx(16)),
+                g);
+      for (int64_t h = 0; h < 2; ++h) {
+        Value rowBase =
+            a.add(slab, arith::MulIOp::create(b, a.add(rowInGroup, idx(8 * h)),
+                                              idx(kSwizzleRowBytes)));
+        SmallVector<Value> addresses;
+        for (int64_t box = 0; box * 64 < d; ++box)
+          for (int64_t half = 0; half < 2; ++half)
+            addresses.push_back(a.add(
+                a.add(rowBase, idx(box * swizzled.queryBoxBytes)),
+                arith::MulIOp::create(
+                    b, arith::XOrIOp::create(b, a.add(t, idx(4 * half)), g),
+                    idx(16))));
+        SmallVector<Value> chunks;
+        Value widest = i32c(0);
+        for (Value at : addresses) {
+          chunks.push_back(
+              LLVM::LoadOp::create(b, v4, mmaE->smemAt(at), /*align=*/16));
+          for (int64_t w = 0; w < 4; ++w)
+            widest = widerOf(widest, LLVM::ExtractElementOp::create(
+                                         b, chunks.back(), i32c(w)));
+        }
+        auto [up, down] = rowScales(widest);
+        qUnscale.push_back(down);
+        for (auto [chunk, at] : llvm::zip(chunks, addresses)) {
+          Value out = LLVM::UndefOp::create(b, v4);
+          for (int64_t w = 0; w < 4; ++w)
+            out = LLVM::InsertElementOp::create(
+                b, out,
+                scaledF16(LLVM::ExtractElementOp::create(b, chunk, i32c(w)),
+                          up),
+                i32c(w));
+          LLVM::StoreOp::create(b, out, mmaE->smemAt(at), /*align=*/16);
+        }
+      }
+      NVVM::FenceProxyOp::create(
+          b, NVVM::ProxyKind::async_shared,
+          NVVM::SharedSpaceAttr::get(b.getContext(),
+                                     NVVM::SharedSpace::shared_cta));
+      NVVM::BarrierOp::create(
+          b, /*res=*/Type(),
+          arith::AddIOp::create(
+              b, arith::IndexCastOp::create(b, i32, warpGroup), i32c(9)),
+          i32c(128), /*reductionOp=*/{}, /*reductionPredicate=*/Value());
+    }
   } else if (tmaLoads) {
     Value leader =
         arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, idx(0));
@@ -1965,13 +2190,22 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     // fp8 keys: q . (code * scale) = (q . code) * scale.
     if (kScale && plainScores)
       scaleLog2e = arith::MulFOp::create(b, scaleLog2e, kScale);
+    // The wgmma kernel's rows of Q scaled into f16: the row's 2^-e too.
+    const bool rowUnscale = wgmma && !qUnscale.empty();
+    SmallVector<Value> rowScaleLog2e;
+    for (int64_t sl = 0; sl < slots && rowUnscale && plainScores; ++sl)
+      rowScaleLog2e.push_back(
+          arith::MulFOp::create(b, scaleLog2e, qUnscale[sl]));
     for (int64_t i = 0; i < static_cast<int64_t>(s.size()) && !rawScores;
          ++i) {
       Value x;
       if (plainScores) {
-        x = arith::MulFOp::create(b, s[i], scaleLog2e);
+        x = arith::MulFOp::create(
+            b, s[i], rowUnscale ? rowScaleLog2e[slotOf(i)] : scaleLog2e);
       } else {
         Value dot = kScale ? arith::MulFOp::create(b, s[i], kScale) : s[i];
+        if (rowUnscale)
+          dot = arith::MulFOp::create(b, dot, qUnscale[slotOf(i)]);
         x = buildScore(b, c, dot, rowOf(i), colOf(i), M_LOG2E);
       }
       s[i] = x;
@@ -2268,7 +2502,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   auto packP = [&](ArrayRef<Value> weights) {
     SmallVector<Value> p;
     for (int64_t i = 0; i < pRegs; ++i)
-      p.push_back(mmaE->packPair(weights[2 * i], weights[2 * i + 1]));
+      p.push_back(mmaV->packPair(weights[2 * i], weights[2 * i + 1]));
     return p;
   };
   // Packed keys of a ragged batch: a TMA tile that runs past the

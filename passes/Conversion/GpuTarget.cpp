@@ -204,14 +204,25 @@ public:
              << " (one 16-row tile shared by all warps)";
     // The wgmma kernel reads K and V by TMA boxes of a 16-bit cache (rows
     // past a sequence's length masked, and zeroed in V before its last
-    // tile's P V), contiguous or in pages whose boxes fit its key tiles; it
-    // converts no fp8 codes.
-    if (config.getWgmma() && p.kvFp8)
-      return p.emitError("expected wgmma = false with a KV cache (kv_scales) "
-                         "on target ")
+    // tile's P V), contiguous or in pages whose boxes fit its key tiles. Over
+    // an fp8 cache its producer warpgroup converts boxes of rows of 128
+    // codes, on the block grid, visiting every key tile of its range (no
+    // run-time tile test: the codes' ring loads each tile).
+    if (config.getWgmma() && p.kvFp8 &&
+        (p.headDim % 128 != 0 || p.valueHeadDim % 128 != 0))
+      return p.emitError("expected wgmma = false with an fp8 cache "
+                         "(kv_scales) of head dims ")
+             << p.headDim << " and " << p.valueHeadDim << " on target "
              << chip()
-             << ": the wgmma kernel reads 16-bit K and V by TMA; the "
-                "mma.sync kernel converts fp8 codes";
+             << ": the wgmma kernel converts TMA boxes of rows of 128 codes "
+                "(head dims a multiple of 128)";
+    if (config.getWgmma() && p.kvFp8 &&
+        (config.getPersistent() || p.tileTested))
+      return p.emitError("expected persistent = false and no run-time tile "
+                         "test (block mask, mask_fn) with wgmma over an fp8 "
+                         "cache (kv_scales) on target ")
+             << chip()
+             << ": its producer converts every key tile of a block's range";
     if (config.getWgmma() && p.pageSize &&
         !pagesFitTile(p.pageSize, config.getBlockK()))
       return p.emitError("expected wgmma = false with pages of ")
@@ -459,6 +470,16 @@ public:
     // kernel on the block grid, as a ragged batch does (its keys' TMA boxes
     // past a sequence's length masked, V's rows there zeroed), and so do
     // ragged queries over such a cache.
+    // An fp8 cache of head dims 128 without a run-time tile test: the
+    // wgmma kernel on the block grid, 128-key tiles (two 16-bit stages, Q
+    // and two stages of codes fill 224 KiB), its producer warpgroup
+    // converting the codes. Other fp8 caches: the mma.sync kernel.
+    if (p.kvFp8 && p.headDim == 128 && p.valueHeadDim == 128 && !p.tileTested &&
+        (!p.pageSize || pagedBlockK(p.pageSize, 128)))
+      return make(p, p.pageSize ? pagedBlockK(p.pageSize, 128) : 128,
+                  /*warps=*/8, /*mTiles=*/1, /*qInSmem=*/true, /*gqaPack=*/1,
+                  /*splitKv=*/false, /*keyWarps=*/1, /*wgmma=*/true,
+                  /*persistent=*/false);
     if (p.kvFp8 || (p.pageSize && !pagedBlockK(p.pageSize, 128)))
       return Sm80Target::chooseConfig(p);
     // Each sequence's own key tiles (a ragged batch, kv_lens): the block

@@ -47,6 +47,8 @@ SwizzledSmemLayout SwizzledSmemLayout::get(int64_t headDim,
       l.fp8Offset = (vTile + 1023) / 1024 * 1024;
       l.vOffset = codeBoxes(headDim) * l.keyBoxBytes;
       l.stageBytes = l.vOffset + codeBoxes(valueHeadDim) * l.keyBoxBytes;
+      l.codeVOffset = l.vOffset;
+      l.codeStageBytes = l.stageBytes;
       end = l.fp8Offset + config.getStages() * l.stageBytes;
     }
     l.barrierOffset = (std::max(end, padded.mergeEnd) + 7) / 8 * 8;
@@ -55,7 +57,18 @@ SwizzledSmemLayout SwizzledSmemLayout::get(int64_t headDim,
   }
   l.qBytes = boxes(headDim) * l.queryBoxBytes;
   l.barrierOffset = l.qOffset + l.qBytes;
-  l.bytes = l.barrierOffset + 8 * (4 * config.getStages() + 2);
+  int64_t barriers = 4 * config.getStages() + 2;
+  if (kvFp8) {
+    // Stages of codes after Q (its boxes keep the 1024-byte alignment):
+    // ceil(D / 128) boxes of K codes, then ceil(Dv / 128) of V codes.
+    auto codeBoxes = [](int64_t width) { return (width + 127) / 128; };
+    l.fp8Offset = l.barrierOffset;
+    l.codeVOffset = codeBoxes(headDim) * l.keyBoxBytes;
+    l.codeStageBytes = l.codeVOffset + codeBoxes(valueHeadDim) * l.keyBoxBytes;
+    l.barrierOffset = l.fp8Offset + config.getStages() * l.codeStageBytes;
+    barriers += 2 * config.getStages();
+  }
+  l.bytes = l.barrierOffset + 8 * barriers;
   return l;
 }
 
@@ -63,7 +76,8 @@ WgmmaRegisters attnc::wgmmaRegisters(attn::GpuKernelAttr config,
                                      int64_t sharedMemoryBytes,
                                      bool producerTestsTiles, bool ragged,
                                      bool producerScansDocuments,
-                                     int64_t producerBoxSlots) {
+                                     int64_t producerBoxSlots,
+                                     bool producerConverts) {
   WgmmaRegisters r;
   int64_t groups = config.getWarps() / 4;
   // sm_90: 227 KiB of shared memory per block, 228 KiB per multiprocessor.
@@ -92,6 +106,10 @@ WgmmaRegisters attnc::wgmmaRegisters(attn::GpuKernelAttr config,
   // 16, D = 128), with 40 4 slots spilled (pages of 8; ptxas -v).
   if (producerBoxSlots > 0)
     r.producer = std::max<int64_t>(r.producer, producerBoxSlots > 2 ? 56 : 40);
+  // A producer warpgroup converting an fp8 cache's codes holds a chunk of
+  // 16 codes and its 8 converted words besides its addresses.
+  if (producerConverts)
+    r.producer = std::max<int64_t>(r.producer, 40);
   // Within the pool the block starts with (RegisterSplit.h): with two
   // consumer warpgroups 168 x 384 = 64512 registers, so 232 beside a
   // producer of 40 (a producer of 48 beside 232 hung the H200: fifteenth
@@ -266,7 +284,7 @@ void tma::load(ImplicitLocOpBuilder &b, Value dst, Value map,
 void TmaKeyLoop::initBarriers() {
   IndexArith a{b};
   for (int64_t s = 0; s < 2 * stages; ++s) {
-    tma::initBarrier(b, barrier(a.constant(s)), 1);
+    tma::initBarrier(b, barrier(a.constant(s)), fullArrivals);
     tma::initBarrier(b, barrier(a.constant(2 * stages + s)), consumerGroups);
   }
 }
@@ -328,10 +346,19 @@ void TmaKeyLoop::produce(Value lo, Value hi) {
   SmallVector<Value> first;
   if (hooks.ahead)
     first = hooks.ahead(lo);
+  auto inRange = [&](Value kt) -> Value {
+    return arith::CmpIOp::create(b, arith::CmpIPredicate::slt, kt, hi);
+  };
+  if (hooks.prefetch)
+    hooks.prefetch(lo, useOf(lo, lo), inRange(lo));
   auto loop = scf::ForOp::create(b, lo, hi, a.constant(1), first);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value kt = loop.getInductionVar();
+  if (hooks.prefetch) {
+    Value next = a.add(kt, a.constant(1));
+    hooks.prefetch(next, useOf(next, lo), inRange(next));
+  }
   SmallVector<Value> next;
   if (hooks.ahead)
     next = hooks.ahead(a.add(kt, a.constant(1)));

@@ -47,7 +47,12 @@ inline constexpr int64_t kSwizzleRowBytes = 128;
 /// stages hold codes: ceil(D / 128) boxes of K codes then ceil(Dv / 128) of
 /// V codes (128 codes, one swizzle row, a row), from byte fp8Offset, after
 /// the 16-bit V tile the MMAs read (PaddedSmemLayout's, at byte 0); vOffset
-/// and stageBytes then describe a stage of codes.
+/// and stageBytes then describe a stage of codes. The wgmma kernel over an
+/// fp8 cache keeps its 16-bit stages, which its producer warpgroup converts
+/// the codes into, and puts `stages` stages of codes after the Q tile (from
+/// fp8Offset), then two more barriers a stage: the codes' full ones (TMA)
+/// at + 8 (4 stages + 2 + s) and their empty ones (the converters) at
+/// + 8 (5 stages + 2 + s).
 struct SwizzledSmemLayout {
   /// Bytes of one box of a K or V tile and of the Q tile.
   int64_t keyBoxBytes = 0, queryBoxBytes = 0;
@@ -58,8 +63,9 @@ struct SwizzledSmemLayout {
   /// keys empty at + 8 (2 stages + s), values empty at + 8 (3 stages + s);
   /// Q's full at + 32 stages, its empty one 8 further).
   int64_t qBytes = 0, barrierOffset = 0;
-  /// kvFp8: byte offset of the first stage of codes (1024-byte aligned).
-  int64_t fp8Offset = 0;
+  /// kvFp8: byte offset of the first stage of codes (1024-byte aligned),
+  /// of the V codes within a stage, and of a stage of codes.
+  int64_t fp8Offset = 0, codeVOffset = 0, codeStageBytes = 0;
   /// Total bytes.
   int64_t bytes = 0;
 
@@ -79,12 +85,11 @@ struct SwizzledSmemLayout {
 struct WgmmaRegisters {
   int64_t blocksPerMultiprocessor = 1, producer = 24, consumer = 240;
 };
-WgmmaRegisters wgmmaRegisters(attn::GpuKernelAttr config,
-                              int64_t sharedMemoryBytes,
-                              bool producerTestsTiles = false,
-                              bool ragged = false,
-                              bool producerScansDocuments = false,
-                              int64_t producerBoxSlots = 0);
+WgmmaRegisters
+wgmmaRegisters(attn::GpuKernelAttr config, int64_t sharedMemoryBytes,
+               bool producerTestsTiles = false, bool ragged = false,
+               bool producerScansDocuments = false,
+               int64_t producerBoxSlots = 0, bool producerConverts = false);
 
 /// Emits the warpgroup MMAs of one warpgroup (bf16/f16 in, f32 accumulate).
 /// `smem` is the base of the dynamic shared memory (1024-byte aligned).
@@ -191,6 +196,12 @@ public:
     /// previous tile's waits too (two tiles' values live at once); nothing
     /// may use them where they are read.
     std::function<llvm::SmallVector<mlir::Value>(mlir::Value kt)> ahead;
+    /// Optional: run by every producer thread before the loop for tile lo
+    /// and at the top of iteration kt for tile kt + 1 (ring use `use`),
+    /// before any wait of the iteration; `inRange` (i1): the tile is below
+    /// hi. An fp8 cache's code loads, a tile ahead of their conversion.
+    std::function<void(mlir::Value kt, mlir::Value use, mlir::Value inRange)>
+        prefetch;
   };
 
   /// `barrier(i)` is the i-th mbarrier (!llvm.ptr<3>): the full barriers of
@@ -203,7 +214,7 @@ public:
         consumerGroups(consumerGroups), barrier(std::move(barrier)) {}
 
   /// Initialises the 4 * stages barriers (one thread, before the block-wide
-  /// barrier that publishes them).
+  /// barrier that publishes them); a full barrier expects `fullArrivals`.
   void initBarriers();
   /// The producer's loop (emitted where only the producer lane runs).
   void produce(mlir::Value lo, mlir::Value hi);
@@ -235,6 +246,10 @@ public:
   /// share of a tile's loads in the hooks): true (i1) on the one that
   /// arrives on an empty tile's full barriers; null for one producer lane.
   mlir::Value leader;
+  /// Arrivals a full barrier's phase expects: 1 (the producer lane's
+  /// arrive.expect_tx), or every thread of a converting producer
+  /// warpgroup, each arriving after its share of the tile.
+  int64_t fullArrivals = 1;
 
 private:
   /// Stage and use number (index) of ring use `use`.

@@ -50,10 +50,29 @@ func.func @wgmma_pages32_tile80(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x32x2x64x
 
 // -----
 
-// and it converts no fp8 codes.
-func.func @wgmma_fp8(%q: tensor<?x4x?x128xbf16>, %k: tensor<?x2x?x128xf8E4M3FN>, %v: tensor<?x2x?x128xf8E4M3FN>, %s: tensor<2x2xf32>) -> tensor<?x4x?x128xbf16> {
-  // expected-error @+1 {{expected wgmma = false with a KV cache (kv_scales) on target sm_90a: the wgmma kernel reads 16-bit K and V by TMA; the mma.sync kernel converts fp8 codes}}
-  %o = attn.attention %q, %k, %v kv_scales(%s : tensor<2x2xf32>) mask(#attn.causal) {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>} : tensor<?x4x?x128xbf16>, tensor<?x2x?x128xf8E4M3FN>, tensor<?x2x?x128xf8E4M3FN> -> tensor<?x4x?x128xbf16>
+// Over an fp8 cache its producer converts TMA boxes of rows of 128 codes
+// (head dims a multiple of 128),
+func.func @wgmma_fp8_d64(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xf8E4M3FN>, %v: tensor<?x2x?x64xf8E4M3FN>, %s: tensor<2x2xf32>) -> tensor<?x4x?x64xbf16> {
+  // expected-error @+1 {{expected wgmma = false with an fp8 cache (kv_scales) of head dims 64 and 64 on target sm_90a: the wgmma kernel converts TMA boxes of rows of 128 codes (head dims a multiple of 128)}}
+  %o = attn.attention %q, %k, %v kv_scales(%s : tensor<2x2xf32>) mask(#attn.causal) {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>} : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xf8E4M3FN>, tensor<?x2x?x64xf8E4M3FN> -> tensor<?x4x?x64xbf16>
+  return %o : tensor<?x4x?x64xbf16>
+}
+
+// -----
+
+// on the block grid,
+func.func @wgmma_fp8_persistent(%q: tensor<?x4x?x128xbf16>, %k: tensor<?x2x?x128xf8E4M3FN>, %v: tensor<?x2x?x128xf8E4M3FN>, %s: tensor<2x2xf32>) -> tensor<?x4x?x128xbf16> {
+  // expected-error @+1 {{expected persistent = false and no run-time tile test (block mask, mask_fn) with wgmma over an fp8 cache (kv_scales) on target sm_90a: its producer converts every key tile of a block's range}}
+  %o = attn.attention %q, %k, %v kv_scales(%s : tensor<2x2xf32>) mask(#attn.causal) {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true>} : tensor<?x4x?x128xbf16>, tensor<?x2x?x128xf8E4M3FN>, tensor<?x2x?x128xf8E4M3FN> -> tensor<?x4x?x128xbf16>
+  return %o : tensor<?x4x?x128xbf16>
+}
+
+// -----
+
+// visiting every key tile of its range (no block mask or mask_fn).
+func.func @wgmma_fp8_block_mask(%q: tensor<?x4x?x128xbf16>, %k: tensor<?x2x?x128xf8E4M3FN>, %v: tensor<?x2x?x128xf8E4M3FN>, %s: tensor<2x2xf32>, %bm: tensor<1x1x?x?xi8>) -> tensor<?x4x?x128xbf16> {
+  // expected-error @+1 {{expected persistent = false and no run-time tile test (block mask, mask_fn) with wgmma over an fp8 cache (kv_scales) on target sm_90a: its producer converts every key tile of a block's range}}
+  %o = attn.attention %q, %k, %v block_mask(%bm : tensor<1x1x?x?xi8>) kv_scales(%s : tensor<2x2xf32>) mask(#attn.block_sparse<block_q = 128, block_k = 128>) {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>} : tensor<?x4x?x128xbf16>, tensor<?x2x?x128xf8E4M3FN>, tensor<?x2x?x128xf8E4M3FN> -> tensor<?x4x?x128xbf16>
   return %o : tensor<?x4x?x128xbf16>
 }
 
