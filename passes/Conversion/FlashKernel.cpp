@@ -1475,22 +1475,26 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       entries.push_back(slotEntry(kt, i));
     return entries;
   };
+  // Slot i's box of tile kt from page-table entry `entry` (raw).
+  auto loadSlotBox = [&](bool values, Value kt, Value stage, Value bar,
+                         int64_t i, Value entry) {
+    Value k0 = arith::MulIOp::create(b, kt, idx(bk));
+    Value key = slotKey(kt, i);
+    // Rows key - k0 of the stage, 128 bytes a row.
+    Value rowBytes =
+        arith::MulIOp::create(b, a.sub(key, k0), idx(kSwizzleRowBytes));
+    loadBoxesAt(values, a.add(tileBase(stage, values), rowBytes),
+                toI32(arith::RemUIOp::create(b, key, idx(pageSize))),
+                clampPage(indexOf(entry)), bar);
+  };
   // `entries`: tilePageEntries of kt (a paged cache's wgmma kernel only).
   auto loadBoxes = [&](bool values, Value kt, Value stage, Value bar,
                        ValueRange entries) {
     Value k0 = arith::MulIOp::create(b, kt, idx(bk));
     if (pageSize && wgmma) {
-      for (int64_t i = 0; i < boxSlots; ++i) {
-        Value key = slotKey(kt, i);
-        // Rows key - k0 of the stage, 128 bytes a row.
-        Value rowBytes =
-            arith::MulIOp::create(b, a.sub(key, k0), idx(kSwizzleRowBytes));
-        loadBoxesAt(
-            values, a.add(tileBase(stage, values), rowBytes),
-            toI32(arith::RemUIOp::create(b, key, idx(pageSize))),
-            clampPage(indexOf(entries.empty() ? slotEntry(kt, i) : entries[i])),
-            bar);
-      }
+      for (int64_t i = 0; i < boxSlots; ++i)
+        loadSlotBox(values, kt, stage, bar, i,
+                    entries.empty() ? slotEntry(kt, i) : entries[i]);
       return;
     }
     // Packed keys of a ragged batch: rows from the sequence's start in
@@ -1838,8 +1842,18 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
               toI32(arith::RemUIOp::create(b, a.add(n, idx(1)), idx(2))));
     Value bar = codeBarrier(0, stage);
     tma::arriveExpectTx(b, bar, boxBytes(false) + boxBytes(true));
-    loadBoxes(false, kt, stage, bar, {});
-    loadBoxes(true, kt, stage, bar, {});
+    if (!pageSize) {
+      loadBoxes(false, kt, stage, bar, {});
+      loadBoxes(true, kt, stage, bar, {});
+      return;
+    }
+    // A paged cache: each box's page-table entry read once, for its K and
+    // V codes.
+    for (int64_t i = 0; i < boxSlots; ++i) {
+      Value entry = slotEntry(kt, i);
+      for (bool values : {false, true})
+        loadSlotBox(values, kt, stage, bar, i, entry);
+    }
   };
   // Thread p of the producer warpgroup converts the 16-code chunks j = p +
   // 128 i of a tile (D / 16 a row): rows p / (D / 16) + i 2048 / D, so its
