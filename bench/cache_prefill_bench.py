@@ -27,6 +27,8 @@ reads them fails the check (the peers' copy holds zeros there). Systems, on the 
   for an fp8 cache before), over the cache quantized to fp8 e4m3 with a
   power-of-two scale per KV head (so that the dequantized cache is exact in
   bf16); checked against the float64 reference of the dequantized cache;
+  attnc_fp8_paged16: bench_cache_d128_causal_fp8_paged16, those codes in
+  shuffled pages of 16 rows;
 - flash_attn: flash_attn_with_kvcache (cache_seqlens, causal), when the
   flash_attn package is installed;
 - flex: FlexAttention with the mask from the lengths;
@@ -183,6 +185,20 @@ def run_case(build, B, SQ, SK, results):
             systems.append((name, lambda kern=kern: kern(
                 q, k8, v8, out=out, kv_lens=kv_lens, kv_scales=scales)[0]))
             references[name] = (ref8, naive8)
+    if os.path.exists(art("bench_cache_d128_causal_fp8_paged16")):
+        P = 16
+        pages_per = SK // P
+        perm8 = torch.randperm(B * pages_per, device=DEV)
+        table8 = perm8.view(B, pages_per).to(torch.int32)
+        kp8 = torch.empty(B * pages_per, P, HKV, D, device=DEV, dtype=torch.float8_e4m3fn)
+        vp8 = torch.empty_like(kp8)
+        kp8[perm8] = k8.transpose(1, 2).reshape(B * pages_per, P, HKV, D)
+        vp8[perm8] = v8.transpose(1, 2).reshape(B * pages_per, P, HKV, D)
+        kern = attnc.Kernel(art("bench_cache_d128_causal_fp8_paged16"))
+        systems.append(("attnc_fp8_paged16", lambda kern=kern: kern(
+            q, kp8, vp8, out=out, kv_lens=kv_lens, page_table=table8,
+            kv_scales=scales)[0]))
+        references["attnc_fp8_paged16"] = (ref8, naive8)
     try:
         from flash_attn import flash_attn_with_kvcache
         qf = q.transpose(1, 2)
