@@ -93,6 +93,19 @@ def reference(q, k, v, lens, heads):
     return torch.cat(out64), torch.cat(naive)
 
 
+def to_pages(k, v, P):
+    """k and v [B, Hkv, SK, D] as shuffled pages of P rows [pages, P, Hkv,
+    D] and the page table [B, SK / P] that finds them."""
+    B, _, SK, _ = k.shape
+    pages_per = SK // P
+    perm = torch.randperm(B * pages_per, device=DEV)
+    kp = torch.empty(B * pages_per, P, HKV, D, device=DEV, dtype=k.dtype)
+    vp = torch.empty_like(kp)
+    kp[perm] = k.transpose(1, 2).reshape(B * pages_per, P, HKV, D)
+    vp[perm] = v.transpose(1, 2).reshape(B * pages_per, P, HKV, D)
+    return kp, vp, perm.view(B, pages_per).to(torch.int32)
+
+
 def rel(a, ref):
     return ((a.double() - ref).norm() / ref.norm()).item()
 
@@ -167,13 +180,7 @@ def run_case(build, B, SQ, SK, results):
         kerns = [(label, path) for label, path in kerns if os.path.exists(path)]
         if not kerns:
             continue
-        pages_per = SK // P
-        perm = torch.randperm(B * pages_per, device=DEV)
-        table = perm.view(B, pages_per).to(torch.int32)
-        kp = torch.empty(B * pages_per, P, HKV, D, device=DEV, dtype=torch.bfloat16)
-        vp = torch.empty_like(kp)
-        kp[perm] = k.transpose(1, 2).reshape(B * pages_per, P, HKV, D)
-        vp[perm] = v.transpose(1, 2).reshape(B * pages_per, P, HKV, D)
+        kp, vp, table = to_pages(k, v, P)
         for label, path in kerns:
             kern = attnc.Kernel(path)
             systems.append((label, lambda kern=kern, kp=kp, vp=vp, table=table: kern(
@@ -186,14 +193,7 @@ def run_case(build, B, SQ, SK, results):
                 q, k8, v8, out=out, kv_lens=kv_lens, kv_scales=scales)[0]))
             references[name] = (ref8, naive8)
     if os.path.exists(art("bench_cache_d128_causal_fp8_paged16")):
-        P = 16
-        pages_per = SK // P
-        perm8 = torch.randperm(B * pages_per, device=DEV)
-        table8 = perm8.view(B, pages_per).to(torch.int32)
-        kp8 = torch.empty(B * pages_per, P, HKV, D, device=DEV, dtype=torch.float8_e4m3fn)
-        vp8 = torch.empty_like(kp8)
-        kp8[perm8] = k8.transpose(1, 2).reshape(B * pages_per, P, HKV, D)
-        vp8[perm8] = v8.transpose(1, 2).reshape(B * pages_per, P, HKV, D)
+        kp8, vp8, table8 = to_pages(k8, v8, 16)
         kern = attnc.Kernel(art("bench_cache_d128_causal_fp8_paged16"))
         systems.append(("attnc_fp8_paged16", lambda kern=kern: kern(
             q, kp8, vp8, out=out, kv_lens=kv_lens, page_table=table8,
