@@ -96,6 +96,9 @@ def reference(q, k, v, lens, heads):
 def to_pages(k, v, P):
     """k and v [B, Hkv, SK, D] as shuffled pages of P rows [pages, P, Hkv,
     D] and the page table [B, SK / P] that finds them."""
+    codes = k.dtype == torch.float8_e4m3fn  # shuffled as bytes
+    if codes:
+        k, v = k.view(torch.uint8), v.view(torch.uint8)
     B, _, SK, _ = k.shape
     pages_per = SK // P
     perm = torch.randperm(B * pages_per, device=DEV)
@@ -103,6 +106,8 @@ def to_pages(k, v, P):
     vp = torch.empty_like(kp)
     kp[perm] = k.transpose(1, 2).reshape(B * pages_per, P, HKV, D)
     vp[perm] = v.transpose(1, 2).reshape(B * pages_per, P, HKV, D)
+    if codes:
+        kp, vp = kp.view(torch.float8_e4m3fn), vp.view(torch.float8_e4m3fn)
     return kp, vp, perm.view(B, pages_per).to(torch.int32)
 
 
