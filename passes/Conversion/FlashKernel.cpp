@@ -2542,7 +2542,11 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     auto ifPartial = scf::IfOp::create(b, partial, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&ifPartial.getThenRegion().front());
-    const int64_t boxes = (dv + boxCols - 1) / boxCols, perRow = boxes * 8;
+    // Boxes of 128 codes (the TMA stage of codes), or of 64 16-bit values
+    // (the wgmma kernel's V tile, also where its producer converts codes).
+    const int64_t zeroBoxCols = codes ? boxCols : 64;
+    const int64_t boxes = (dv + zeroBoxCols - 1) / zeroBoxCols,
+                  perRow = boxes * 8;
     const int64_t consumers = 32 * config.getWarps();
     Value chunks = arith::MulIOp::create(b, a.sub(idx(bk), keep), idx(perRow));
     Type v4 = VectorType::get({4}, i32);

@@ -44,6 +44,12 @@
 // CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
 // CHECK: nvvm.wgmma.mma_async {{.*}} A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// A sequence's last key tile: its 16-bit V rows past kv_lens zeroed, both
+// 64-column boxes of each row (16 chunks of 16 bytes), not the one box of
+// 128 codes a row the stage of codes has.
+// CHECK: %[[ROWS:.*]] = arith.subi %c128{{(_[0-9]+)?}}, %{{.*}} : index
+// CHECK-NEXT: %[[CHUNKS:.*]] = arith.muli %[[ROWS]], %c16{{(_[0-9]+)?}} : index
+// CHECK: scf.for %{{.*}} = %thread_id_x to %[[CHUNKS]] step %c256
 // The producer: every thread of its warpgroup; the first lane loads Q,
 // then tile lo's codes once their stage is free (K and V boxes of 128
 // codes a row, 16 KiB each).
