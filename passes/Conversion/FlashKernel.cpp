@@ -1505,11 +1505,13 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   // With several issuers the first warp's lane expects the bytes: a box
   // of another warp may complete before, taking the barrier's transaction
   // count below zero for a while (the phase still waits for that arrival).
-  auto issueKeys = [&](Value kt, Value stage, Value bar, ValueRange entries) {
+  auto issueKeys = [&](Value kt, Value stage, Value, Value bar,
+                       ValueRange entries) {
     onProducerWarp(0, [&] { tma::arriveExpectTx(b, bar, boxBytes(false)); });
     loadBoxes(false, kt, stage, bar, entries);
   };
-  auto issueValues = [&](Value kt, Value stage, Value bar, ValueRange entries) {
+  auto issueValues = [&](Value kt, Value stage, Value, Value bar,
+                         ValueRange entries) {
     onProducerWarp(0, [&] { tma::arriveExpectTx(b, bar, boxBytes(true)); });
     loadBoxes(true, kt, stage, bar, entries);
   };
@@ -1824,7 +1826,8 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   // prefetch; the stage's previous codes converted), and all its threads
   // convert tile kt's codes into the 16-bit stage the consumers read, each
   // arriving on its full barrier once its share is written and fenced for
-  // the async proxy (wgmma). The block grid only: ring use = kt - lo.
+  // the async proxy (wgmma). Both take the ring uses TmaKeyLoop passes
+  // them (its useBase included).
   const bool converts = convertsCodes();
   Value producerLane0;
   if (converts)
@@ -1921,16 +1924,15 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
                                    NVVM::SharedSpace::shared_cta));
     tma::arrive(b, full);
   };
-  // The ring use of tile kt (the block grid's: from lo) and its parity.
-  auto codeParity = [&](Value kt) {
-    Value n = arith::DivUIOp::create(b, a.sub(kt, range.lo), idx(stages));
-    return toI32(arith::RemUIOp::create(b, n, idx(2)));
-  };
-  auto convertKeys = [&](Value kt, Value stage, Value full, ValueRange) {
-    tma::wait(b, codeBarrier(0, stage), codeParity(kt));
+  // A stage's codes complete phase n of their full barrier with its
+  // 16-bit use n (prefetchCodes loads them for the same ring use).
+  auto convertKeys = [&](Value, Value stage, Value round, Value full,
+                         ValueRange) {
+    tma::wait(b, codeBarrier(0, stage),
+              toI32(arith::RemUIOp::create(b, round, idx(2))));
     convertCodes(false, stage, full);
   };
-  auto convertValues = [&](Value, Value stage, Value full, ValueRange) {
+  auto convertValues = [&](Value, Value stage, Value, Value full, ValueRange) {
     convertCodes(true, stage, full);
     tma::arrive(b, codeBarrier(1, stage));
   };

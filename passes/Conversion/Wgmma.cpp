@@ -319,7 +319,8 @@ void TmaKeyLoop::loadHalf(int64_t half, Value kt, Value use, Value load,
   tma::wait(b, barrierOf(2 + half, use), parity(n, 1));
   Value full = barrierOf(half, use);
   auto issue = [&]() {
-    (half == 0 ? hooks.issueKeys : hooks.issueValues)(kt, stage, full, ahead);
+    (half == 0 ? hooks.issueKeys : hooks.issueValues)(kt, stage, n, full,
+                                                      ahead);
   };
   if (!load) {
     issue();

@@ -178,10 +178,11 @@ public:
   struct Hooks {
     /// Loads the keys (issueKeys) or the values (issueValues) of tile `kt`
     /// into `stage` by TMA completing on `full` (the producer lane;
-    /// includes the arrive.expect_tx); `ahead`: the values of hooks.ahead
-    /// for kt (none without it).
-    std::function<void(mlir::Value kt, mlir::Value stage, mlir::Value full,
-                       mlir::ValueRange ahead)>
+    /// includes the arrive.expect_tx); `round`: the stage's use n (the ring
+    /// use over `stages`: full completes its phase n); `ahead`: the values
+    /// of hooks.ahead for kt (none without it).
+    std::function<void(mlir::Value kt, mlir::Value stage, mlir::Value round,
+                       mlir::Value full, mlir::ValueRange ahead)>
         issueKeys, issueValues;
     /// `cond` and tile `kt` holding a visible pair (CpAsyncKeyLoop).
     std::function<mlir::Value(mlir::Value kt, mlir::Value cond)> notEmpty;
