@@ -28,7 +28,8 @@ reads them fails the check (the peers' copy holds zeros there). Systems, on the 
   power-of-two scale per KV head (so that the dequantized cache is exact in
   bf16); checked against the float64 reference of the dequantized cache;
   attnc_fp8_paged16: bench_cache_d128_causal_fp8_paged16, those codes in
-  shuffled pages of 16 rows;
+  shuffled pages of 16 rows; PREV_BUILD's fp8 artifacts beside them
+  (attnc_fp8_LABEL, attnc_fp8_paged16_LABEL, ...);
 - flash_attn: flash_attn_with_kvcache (cache_seqlens, causal), when the
   flash_attn package is installed;
 - flex: FlexAttention with the mask from the lengths;
@@ -190,20 +191,28 @@ def run_case(build, B, SQ, SK, results):
             kern = attnc.Kernel(path)
             systems.append((label, lambda kern=kern, kp=kp, vp=vp, table=table: kern(
                 q, kp, vp, out=out, kv_lens=kv_lens, page_table=table)[0]))
+    # The fp8 kernels of this build and of PREV_BUILD's (attnc_fp8_LABEL).
+    def builds(system, artifact):
+        found = [(system, art(artifact))]
+        found += [(f"{system}_{label}", os.path.join(path, "artifacts", artifact + ".attnc"))
+                  for label, path in prevs]
+        return [(label, path) for label, path in found if os.path.exists(path)]
     for name, artifact in [("attnc_fp8", "bench_cache_d128_causal_fp8"),
                            ("attnc_fp8_mma", "bench_cache_d128_causal_fp8_mma")]:
-        if os.path.exists(art(artifact)):
-            kern = attnc.Kernel(art(artifact))
-            systems.append((name, lambda kern=kern: kern(
+        for label, path in builds(name, artifact):
+            kern = attnc.Kernel(path)
+            systems.append((label, lambda kern=kern: kern(
                 q, k8, v8, out=out, kv_lens=kv_lens, kv_scales=scales)[0]))
-            references[name] = (ref8, naive8)
-    if os.path.exists(art("bench_cache_d128_causal_fp8_paged16")):
+            references[label] = (ref8, naive8)
+    paged8 = builds("attnc_fp8_paged16", "bench_cache_d128_causal_fp8_paged16")
+    if paged8:
         kp8, vp8, table8 = to_pages(k8, v8, 16)
-        kern = attnc.Kernel(art("bench_cache_d128_causal_fp8_paged16"))
-        systems.append(("attnc_fp8_paged16", lambda kern=kern: kern(
+    for label, path in paged8:
+        kern = attnc.Kernel(path)
+        systems.append((label, lambda kern=kern: kern(
             q, kp8, vp8, out=out, kv_lens=kv_lens, page_table=table8,
             kv_scales=scales)[0]))
-        references["attnc_fp8_paged16"] = (ref8, naive8)
+        references[label] = (ref8, naive8)
     try:
         from flash_attn import flash_attn_with_kvcache
         qf = q.transpose(1, 2)
