@@ -35,6 +35,9 @@ scripts/cpu-sweep.sh test/Execution/cpu-sweep.specs "$BUILD_DIR" | tee "$RESULTS
 echo "== PTX check: ptxas for sm_80 and sm_90a"
 scripts/ptx-check.sh bench/conformance.list "$BUILD_DIR" | tee "$RESULTS/ptx.txt" | grep -v "^PASS"
 
+echo "== PTX check of the standard configurations (bench/bench.list): none may spill, none rebuilt smaller"
+scripts/ptx-check.sh bench/bench.list "$BUILD_DIR" | tee "$RESULTS/ptx-bench.txt" | grep -v "^PASS"
+
 echo "== examples/embed against an installed attnc (find_package(attnc))"
 scripts/embed-check.sh "$BUILD_DIR" | tee "$RESULTS/embed.txt" | grep -v "^PASS"
 
@@ -73,7 +76,7 @@ if os.path.exists(unit):
                 passed += 1
 else:
     failed += 1
-for name in ("sweep.txt", "ptx.txt", "embed.txt", "sanitize.txt", "mutate.txt", "fuzz.txt"):
+for name in ("sweep.txt", "ptx.txt", "ptx-bench.txt", "embed.txt", "sanitize.txt", "mutate.txt", "fuzz.txt"):
     lines = open(os.path.join(d, name)).read().strip().splitlines()
     m = re.fullmatch(r"(\d+) passed, (\d+) failed", lines[-1] if lines else "")
     if m:
