@@ -36,6 +36,8 @@ config.substitutions.append(
 config.substitutions.append(
     ("%abi_layout", os.path.join(config.attnc_obj_root, "test", "attnc-abi-layout")))
 config.substitutions.append(("%attnc_src", config.attnc_src_root))
+# The build tree (scripts take it as their build dir: BUILD/bin/attnc).
+config.substitutions.append(("%attnc_build", config.attnc_obj_root))
 config.substitutions.append(
     ("%capi_test", os.path.join(config.attnc_obj_root, "test", "attnc-capi-test")))
 config.substitutions.append(
