@@ -172,18 +172,21 @@ def run_case(build, B, SQ, SK, results):
         if os.path.exists(art(artifact)):
             kern = attnc.Kernel(art(artifact))
             systems.append((name, lambda kern=kern: kern(q, k, v, out=out, kv_lens=kv_lens)[0]))
-    # PREV_BUILD=DIR or LABEL=DIR[,LABEL=DIR...]: other builds' paged kernels.
+    # PREV_BUILD=DIR or LABEL=DIR[,LABEL=DIR...]: other builds' paged and fp8 kernels.
     prevs = []
     for item in filter(None, os.environ.get("PREV_BUILD", "").split(",")):
         label, _, path = item.rpartition("=")
         prevs.append((label or "prev", path))
+
+    # An artifact of this build and of PREV_BUILD's (SYSTEM_LABEL), those
+    # that exist.
+    def builds(system, artifact):
+        found = [(system, art(artifact))]
+        found += [(f"{system}_{label}", os.path.join(path, "artifacts", artifact + ".attnc"))
+                  for label, path in prevs]
+        return [(label, path) for label, path in found if os.path.exists(path)]
     for P in (16, 64):
-        name = f"bench_cache_d128_causal_paged{P}"
-        kerns = [(f"attnc_paged{P}", art(name))]
-        for label, path in prevs:
-            kerns.append((f"attnc_paged{P}_{label}",
-                          os.path.join(path, "artifacts", name + ".attnc")))
-        kerns = [(label, path) for label, path in kerns if os.path.exists(path)]
+        kerns = builds(f"attnc_paged{P}", f"bench_cache_d128_causal_paged{P}")
         if not kerns:
             continue
         kp, vp, table = to_pages(k, v, P)
@@ -191,12 +194,6 @@ def run_case(build, B, SQ, SK, results):
             kern = attnc.Kernel(path)
             systems.append((label, lambda kern=kern, kp=kp, vp=vp, table=table: kern(
                 q, kp, vp, out=out, kv_lens=kv_lens, page_table=table)[0]))
-    # The fp8 kernels of this build and of PREV_BUILD's (attnc_fp8_LABEL).
-    def builds(system, artifact):
-        found = [(system, art(artifact))]
-        found += [(f"{system}_{label}", os.path.join(path, "artifacts", artifact + ".attnc"))
-                  for label, path in prevs]
-        return [(label, path) for label, path in found if os.path.exists(path)]
     for name, artifact in [("attnc_fp8", "bench_cache_d128_causal_fp8"),
                            ("attnc_fp8_mma", "bench_cache_d128_causal_fp8_mma")]:
         for label, path in builds(name, artifact):
