@@ -208,8 +208,9 @@ private:
     return mmaE->smemAt(a.constant(swizzled.barrierOffset +
                                    32 * config.getStages() + 8 * which));
   }
-  /// convertsCodes(): the codes' full (kind 0) or empty (1) barrier of
-  /// `stage` (index).
+  /// convertsCodes(): the K codes' full (kind 0), the V codes' full (1),
+  /// the K codes' empty (2) or the V codes' empty (3) barrier of `stage`
+  /// (index).
   Value codeBarrier(int64_t kind, Value stage) {
     IndexArith ia{b};
     return barrierAt(
@@ -419,10 +420,10 @@ std::pair<scf::IfOp, scf::IfOp> KernelBuilder::splitRoles() {
     if (convertsCodes())
       ring.fullArrivals = kProducerThreads;
     ring.initBarriers();
-    for (int64_t s = 0; s < config.getStages() && convertsCodes(); ++s) {
-      tma::initBarrier(b, codeBarrier(0, idx(s)), 1);
-      tma::initBarrier(b, codeBarrier(1, idx(s)), kProducerThreads);
-    }
+    for (int64_t s = 0; s < config.getStages() && convertsCodes(); ++s)
+      for (int64_t kind = 0; kind < 4; ++kind)
+        tma::initBarrier(b, codeBarrier(kind, idx(s)),
+                         kind < 2 ? 1 : kProducerThreads);
     tma::initBarrier(b, qBarrier(0), 1);
     if (config.getPersistent())
       tma::initBarrier(b, qBarrier(1), groups);
@@ -1833,7 +1834,10 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   if (converts)
     producerLane0 = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid,
                                           idx(32 * config.getWarps()));
-  auto prefetchCodes = [&](Value kt, Value use, Value inRange) {
+  // The K (values false) or V codes of tile kt for ring use `use`, once
+  // their stage of codes has been converted from (its empty barrier's
+  // previous phase); `inRange` (i1): kt is below hi.
+  auto loadCodes = [&](bool values, Value kt, Value use, Value inRange) {
     auto ifLoad =
         scf::IfOp::create(b, arith::AndIOp::create(b, inRange, producerLane0),
                           /*withElseRegion=*/false);
@@ -1841,22 +1845,16 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     b.setInsertionPointToStart(&ifLoad.getThenRegion().front());
     Value stage = arith::RemUIOp::create(b, use, idx(stages));
     Value n = arith::DivUIOp::create(b, use, idx(stages));
-    tma::wait(b, codeBarrier(1, stage),
+    tma::wait(b, codeBarrier(2 + values, stage),
               toI32(arith::RemUIOp::create(b, a.add(n, idx(1)), idx(2))));
-    Value bar = codeBarrier(0, stage);
-    tma::arriveExpectTx(b, bar, boxBytes(false) + boxBytes(true));
+    Value bar = codeBarrier(values, stage);
+    tma::arriveExpectTx(b, bar, boxBytes(values));
     if (!pageSize) {
-      loadBoxes(false, kt, stage, bar, {});
-      loadBoxes(true, kt, stage, bar, {});
+      loadBoxes(values, kt, stage, bar, {});
       return;
     }
-    // A paged cache: each box's page-table entry read once, for its K and
-    // V codes.
-    for (int64_t i = 0; i < boxSlots; ++i) {
-      Value entry = slotEntry(kt, i);
-      for (bool values : {false, true})
-        loadSlotBox(values, kt, stage, bar, i, entry);
-    }
+    for (int64_t i = 0; i < boxSlots; ++i)
+      loadSlotBox(values, kt, stage, bar, i, slotEntry(kt, i));
   };
   // Thread p of the producer warpgroup converts the 16-code chunks j = p +
   // 128 i of a tile (D / 16 a row): rows p / (D / 16) + i 2048 / D, so its
@@ -1924,17 +1922,29 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
                                    NVVM::SharedSpace::shared_cta));
     tma::arrive(b, full);
   };
-  // A stage's codes complete phase n of their full barrier with its
-  // 16-bit use n (prefetchCodes loads them for the same ring use).
-  auto convertKeys = [&](Value, Value stage, Value round, Value full,
-                         ValueRange) {
-    tma::wait(b, codeBarrier(0, stage),
+  // A stage's K or V codes complete phase n of their full barrier with
+  // its 16-bit use n. Once converted, the stage of codes takes tile kt +
+  // stages's (whose ring use is `stages` further).
+  auto convertHalf = [&](bool values, Value kt, Value stage, Value round,
+                         Value full) {
+    tma::wait(b, codeBarrier(values, stage),
               toI32(arith::RemUIOp::create(b, round, idx(2))));
-    convertCodes(false, stage, full);
+    convertCodes(values, stage, full);
+    tma::arrive(b, codeBarrier(2 + values, stage));
+    Value next = a.add(kt, idx(stages));
+    loadCodes(
+        values, next,
+        a.add(arith::MulIOp::create(b, a.add(round, idx(1)), idx(stages)),
+              stage),
+        arith::CmpIOp::create(b, arith::CmpIPredicate::slt, next, range.hi));
   };
-  auto convertValues = [&](Value, Value stage, Value, Value full, ValueRange) {
-    convertCodes(true, stage, full);
-    tma::arrive(b, codeBarrier(1, stage));
+  auto convertKeys = [&](Value kt, Value stage, Value round, Value full,
+                         ValueRange) {
+    convertHalf(false, kt, stage, round, full);
+  };
+  auto convertValues = [&](Value kt, Value stage, Value round, Value full,
+                           ValueRange) {
+    convertHalf(true, kt, stage, round, full);
   };
   if (wgmma) {
     TmaKeyLoop::Hooks hooks{issueKeys, issueValues, notEmpty, nullptr, nullptr};
@@ -1943,13 +1953,14 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     if (converts) {
       hooks.issueKeys = convertKeys;
       hooks.issueValues = convertValues;
-      hooks.prefetch = prefetchCodes;
     }
     tmaLoop.emplace(b, std::move(hooks), stages, stageBytes,
                     config.getWarps() / 4,
                     [&](Value i) { return barrierAt(i); });
-    if (converts)
+    if (converts) {
       tmaLoop->fullArrivals = kProducerThreads;
+      tmaLoop->valuesBehind = true;
+    }
     tmaLoop->useBase = ringBase;
     // Q's use: phase `round` of its full barrier (0 without a persistent
     // grid); with one, its empty barrier's phase before, once the
@@ -1993,6 +2004,14 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       // An empty tile's full barriers: one arrival, by the first issuer.
       if (issuers > 1)
         tmaLoop->leader = producerWarpIs(0);
+      // The codes of the ring's first `stages` tiles, keys first.
+      for (bool values : {false, true})
+        for (int64_t s = 0; s < stages && converts; ++s) {
+          Value kt = a.add(range.lo, idx(s));
+          loadCodes(values, kt, tmaLoop->useOf(kt, range.lo),
+                    arith::CmpIOp::create(b, arith::CmpIPredicate::slt, kt,
+                                          range.hi));
+        }
       if (compactedRing)
         tmaLoop->produceCompacted(range.lo, range.hi);
       else

@@ -66,7 +66,7 @@ SwizzledSmemLayout SwizzledSmemLayout::get(int64_t headDim,
     l.codeVOffset = codeBoxes(headDim) * l.keyBoxBytes;
     l.codeStageBytes = l.codeVOffset + codeBoxes(valueHeadDim) * l.keyBoxBytes;
     l.barrierOffset = l.fp8Offset + config.getStages() * l.codeStageBytes;
-    barriers += 2 * config.getStages();
+    barriers += 4 * config.getStages();
   }
   l.bytes = l.barrierOffset + 8 * barriers;
   return l;
@@ -109,7 +109,7 @@ WgmmaRegisters attnc::wgmmaRegisters(attn::GpuKernelAttr config,
   // A producer warpgroup converting an fp8 cache's codes holds a chunk of
   // 16 codes and its 8 converted words besides its addresses.
   if (producerConverts)
-    r.producer = std::max<int64_t>(r.producer, 40);
+    r.producer = std::max<int64_t>(r.producer, 56);
   // Within the pool the block starts with (RegisterSplit.h): with two
   // consumer warpgroups 168 x 384 = 64512 registers, so 232 beside a
   // producer of 40 (a producer of 48 beside 232 hung the H200: fifteenth
@@ -367,10 +367,32 @@ void TmaKeyLoop::produce(Value lo, Value hi) {
   Value load = hooks.notEmpty(kt, arith::ConstantIntOp::create(b, 1, 1));
   // Keys, then values, each once the consumers have released the stage's
   // previous use of them.
-  for (int64_t half = 0; half < 2; ++half)
-    loadHalf(half, kt, use, load, loop.getRegionIterArgs());
+  if (!valuesBehind) {
+    for (int64_t half = 0; half < 2; ++half)
+      loadHalf(half, kt, use, load, loop.getRegionIterArgs());
+  } else {
+    // The consumers' order: the keys of kt, then the values of kt - 1.
+    loadHalf(0, kt, use, load, {});
+    Value after = arith::CmpIOp::create(b, arith::CmpIPredicate::ugt, kt, lo);
+    auto ifAfter = scf::IfOp::create(b, after, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(&ifAfter.getThenRegion().front());
+    Value prev = a.sub(kt, a.constant(1));
+    loadHalf(1, prev, useOf(prev, lo),
+             hooks.notEmpty(prev, arith::ConstantIntOp::create(b, 1, 1)), {});
+  }
   if (hooks.ahead)
     scf::YieldOp::create(b, next);
+  if (!valuesBehind)
+    return;
+  b.setInsertionPointAfter(loop);
+  auto ifAny = scf::IfOp::create(
+      b, arith::CmpIOp::create(b, arith::CmpIPredicate::slt, lo, hi),
+      /*withElseRegion=*/false);
+  b.setInsertionPointToStart(&ifAny.getThenRegion().front());
+  Value last = a.sub(hi, a.constant(1));
+  loadHalf(1, last, useOf(last, lo),
+           hooks.notEmpty(last, arith::ConstantIntOp::create(b, 1, 1)), {});
 }
 
 void TmaKeyLoop::produceCompacted(Value lo, Value hi) {

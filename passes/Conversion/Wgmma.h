@@ -251,6 +251,11 @@ public:
   /// arrive.expect_tx), or every thread of a converting producer
   /// warpgroup, each arriving after its share of the tile.
   int64_t fullArrivals = 1;
+  /// produce in the consumers' order: the keys of tile kt, then the values
+  /// of kt - 1 (the last tile's values after the loop), so that no keys
+  /// wait behind the release of a values stage, which comes only after a
+  /// P V (a converting producer, whose issue hooks block; no hooks.ahead).
+  bool valuesBehind = false;
 
 private:
   /// Stage and use number (index) of ring use `use`.
