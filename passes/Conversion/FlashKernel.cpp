@@ -1947,7 +1947,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     convertHalf(true, kt, stage, round, full);
   };
   if (wgmma) {
-    TmaKeyLoop::Hooks hooks{issueKeys, issueValues, notEmpty, nullptr, nullptr};
+    TmaKeyLoop::Hooks hooks{issueKeys, issueValues, notEmpty, nullptr};
     if (pageSize && pagesAheadOneTile() && !converts)
       hooks.ahead = tilePageEntries;
     if (converts) {

@@ -347,19 +347,10 @@ void TmaKeyLoop::produce(Value lo, Value hi) {
   SmallVector<Value> first;
   if (hooks.ahead)
     first = hooks.ahead(lo);
-  auto inRange = [&](Value kt) -> Value {
-    return arith::CmpIOp::create(b, arith::CmpIPredicate::slt, kt, hi);
-  };
-  if (hooks.prefetch)
-    hooks.prefetch(lo, useOf(lo, lo), inRange(lo));
   auto loop = scf::ForOp::create(b, lo, hi, a.constant(1), first);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value kt = loop.getInductionVar();
-  if (hooks.prefetch) {
-    Value next = a.add(kt, a.constant(1));
-    hooks.prefetch(next, useOf(next, lo), inRange(next));
-  }
   SmallVector<Value> next;
   if (hooks.ahead)
     next = hooks.ahead(a.add(kt, a.constant(1)));

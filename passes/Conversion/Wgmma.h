@@ -50,9 +50,10 @@ inline constexpr int64_t kSwizzleRowBytes = 128;
 /// and stageBytes then describe a stage of codes. The wgmma kernel over an
 /// fp8 cache keeps its 16-bit stages, which its producer warpgroup converts
 /// the codes into, and puts `stages` stages of codes after the Q tile (from
-/// fp8Offset), then two more barriers a stage: the codes' full ones (TMA)
-/// at + 8 (4 stages + 2 + s) and their empty ones (the converters) at
-/// + 8 (5 stages + 2 + s).
+/// fp8Offset), then four more barriers a stage: the K codes' full ones
+/// (TMA) at + 8 (4 stages + 2 + s), the V codes' at + 8 (5 stages + 2 + s),
+/// and their empty ones (the converters) at + 8 (6 stages + 2 + s) and
+/// + 8 (7 stages + 2 + s).
 struct SwizzledSmemLayout {
   /// Bytes of one box of a K or V tile and of the Q tile.
   int64_t keyBoxBytes = 0, queryBoxBytes = 0;
@@ -197,12 +198,6 @@ public:
     /// previous tile's waits too (two tiles' values live at once); nothing
     /// may use them where they are read.
     std::function<llvm::SmallVector<mlir::Value>(mlir::Value kt)> ahead;
-    /// Optional: run by every producer thread before the loop for tile lo
-    /// and at the top of iteration kt for tile kt + 1 (ring use `use`),
-    /// before any wait of the iteration; `inRange` (i1): the tile is below
-    /// hi. An fp8 cache's code loads, a tile ahead of their conversion.
-    std::function<void(mlir::Value kt, mlir::Value use, mlir::Value inRange)>
-        prefetch;
   };
 
   /// `barrier(i)` is the i-th mbarrier (!llvm.ptr<3>): the full barriers of
