@@ -1837,7 +1837,11 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   // The K (values false) or V codes of tile kt for ring use `use`, once
   // their stage of codes has been converted from (its empty barrier's
   // previous phase); `inRange` (i1): kt is below hi.
-  auto loadCodes = [&](bool values, Value kt, Value use, Value inRange) {
+  // `entries`: a paged cache's entries of kt's K boxes read ahead (none:
+  // read here). With `keptEntries` the K codes' entries are kept in the
+  // stage's slots and the V codes' read from there.
+  auto loadCodes = [&](bool values, Value kt, Value use, Value inRange,
+                       ValueRange entries, bool keptEntries) {
     auto ifLoad =
         scf::IfOp::create(b, arith::AndIOp::create(b, inRange, producerLane0),
                           /*withElseRegion=*/false);
@@ -1853,8 +1857,25 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       loadBoxes(values, kt, stage, bar, {});
       return;
     }
-    for (int64_t i = 0; i < boxSlots; ++i)
-      loadSlotBox(values, kt, stage, bar, i, slotEntry(kt, i));
+    // The K codes' entries, read ahead, are kept in the stage's slots for
+    // its V codes, which the first lane loads an iteration later.
+    auto slot = [&](int64_t i) {
+      return mmaE->smemAt(
+          a.add(idx(swizzled.entryOffset + 4 * i),
+                arith::MulIOp::create(
+                    b, stage, idx(4 * SwizzledSmemLayout::kMaxBoxSlots))));
+    };
+    for (int64_t i = 0; i < boxSlots; ++i) {
+      Value entry;
+      if (values && keptEntries) {
+        entry = LLVM::LoadOp::create(b, i32, slot(i), /*align=*/4);
+      } else {
+        entry = entries.empty() ? slotEntry(kt, i) : entries[i];
+        if (keptEntries)
+          LLVM::StoreOp::create(b, entry, slot(i), /*align=*/4);
+      }
+      loadSlotBox(values, kt, stage, bar, i, entry);
+    }
   };
   // Thread p of the producer warpgroup converts the 16-code chunks j = p +
   // 128 i of a tile (D / 16 a row): rows p / (D / 16) + i 2048 / D, so its
@@ -1926,7 +1947,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   // its 16-bit use n. Once converted, the stage of codes takes tile kt +
   // stages's (whose ring use is `stages` further).
   auto convertHalf = [&](bool values, Value kt, Value stage, Value round,
-                         Value full) {
+                         Value full, ValueRange entries) {
     tma::wait(b, codeBarrier(values, stage),
               toI32(arith::RemUIOp::create(b, round, idx(2))));
     convertCodes(values, stage, full);
@@ -1936,15 +1957,23 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
         values, next,
         a.add(arith::MulIOp::create(b, a.add(round, idx(1)), idx(stages)),
               stage),
-        arith::CmpIOp::create(b, arith::CmpIPredicate::slt, next, range.hi));
+        arith::CmpIOp::create(b, arith::CmpIPredicate::slt, next, range.hi),
+        entries, /*keptEntries=*/true);
+  };
+  // Over pages, the entries of the K codes an iteration loads (tile kt +
+  // stages's), read at its top, so that their latency hides behind the
+  // conversions; its V codes (tile kt - 1 + stages's) take those the
+  // iteration before kept.
+  auto codeEntries = [&](Value kt) {
+    return tilePageEntries(a.add(kt, idx(stages)));
   };
   auto convertKeys = [&](Value kt, Value stage, Value round, Value full,
-                         ValueRange) {
-    convertHalf(false, kt, stage, round, full);
+                         ValueRange entries) {
+    convertHalf(false, kt, stage, round, full, entries);
   };
   auto convertValues = [&](Value kt, Value stage, Value round, Value full,
-                           ValueRange) {
-    convertHalf(true, kt, stage, round, full);
+                           ValueRange entries) {
+    convertHalf(true, kt, stage, round, full, {});
   };
   if (wgmma) {
     TmaKeyLoop::Hooks hooks{issueKeys, issueValues, notEmpty, nullptr};
@@ -1953,6 +1982,9 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     if (converts) {
       hooks.issueKeys = convertKeys;
       hooks.issueValues = convertValues;
+      // 16 entries (pages of 8 rows) read ahead spilled (ptxas -v).
+      if (pageSize && boxSlots <= 8)
+        hooks.ahead = codeEntries;
     }
     tmaLoop.emplace(b, std::move(hooks), stages, stageBytes,
                     config.getWarps() / 4,
@@ -2008,9 +2040,10 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       for (bool values : {false, true})
         for (int64_t s = 0; s < stages && converts; ++s) {
           Value kt = a.add(range.lo, idx(s));
-          loadCodes(values, kt, tmaLoop->useOf(kt, range.lo),
-                    arith::CmpIOp::create(b, arith::CmpIPredicate::slt, kt,
-                                          range.hi));
+          loadCodes(
+              values, kt, tmaLoop->useOf(kt, range.lo),
+              arith::CmpIOp::create(b, arith::CmpIPredicate::slt, kt, range.hi),
+              {}, /*keptEntries=*/false);
         }
       if (compactedRing)
         tmaLoop->produceCompacted(range.lo, range.hi);

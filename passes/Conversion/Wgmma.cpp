@@ -69,6 +69,10 @@ SwizzledSmemLayout SwizzledSmemLayout::get(int64_t headDim,
     barriers += 4 * config.getStages();
   }
   l.bytes = l.barrierOffset + 8 * barriers;
+  if (kvFp8) {
+    l.entryOffset = l.bytes;
+    l.bytes += config.getStages() * kMaxBoxSlots * 4;
+  }
   return l;
 }
 
@@ -344,16 +348,21 @@ void TmaKeyLoop::produce(Value lo, Value hi) {
   IndexArith a{b};
   // hooks.ahead's values of tile kt come in as the loop's state, read in
   // the iteration before (the first before the loop).
+  // With valuesBehind they are read at the top of iteration kt instead and
+  // given to both its issues.
+  const bool carried = hooks.ahead && !valuesBehind;
   SmallVector<Value> first;
-  if (hooks.ahead)
+  if (carried)
     first = hooks.ahead(lo);
   auto loop = scf::ForOp::create(b, lo, hi, a.constant(1), first);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value kt = loop.getInductionVar();
   SmallVector<Value> next;
-  if (hooks.ahead)
+  if (carried)
     next = hooks.ahead(a.add(kt, a.constant(1)));
+  else if (hooks.ahead)
+    next = hooks.ahead(kt);
   Value use = useOf(kt, lo);
   Value load = hooks.notEmpty(kt, arith::ConstantIntOp::create(b, 1, 1));
   // Keys, then values, each once the consumers have released the stage's
@@ -363,16 +372,16 @@ void TmaKeyLoop::produce(Value lo, Value hi) {
       loadHalf(half, kt, use, load, loop.getRegionIterArgs());
   } else {
     // The consumers' order: the keys of kt, then the values of kt - 1.
-    loadHalf(0, kt, use, load, {});
+    loadHalf(0, kt, use, load, next);
     Value after = arith::CmpIOp::create(b, arith::CmpIPredicate::ugt, kt, lo);
     auto ifAfter = scf::IfOp::create(b, after, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(&ifAfter.getThenRegion().front());
     Value prev = a.sub(kt, a.constant(1));
     loadHalf(1, prev, useOf(prev, lo),
-             hooks.notEmpty(prev, arith::ConstantIntOp::create(b, 1, 1)), {});
+             hooks.notEmpty(prev, arith::ConstantIntOp::create(b, 1, 1)), next);
   }
-  if (hooks.ahead)
+  if (carried)
     scf::YieldOp::create(b, next);
   if (!valuesBehind)
     return;

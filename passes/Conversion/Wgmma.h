@@ -67,6 +67,11 @@ struct SwizzledSmemLayout {
   /// kvFp8: byte offset of the first stage of codes (1024-byte aligned),
   /// of the V codes within a stage, and of a stage of codes.
   int64_t fp8Offset = 0, codeVOffset = 0, codeStageBytes = 0;
+  /// kvFp8 (the wgmma kernel): byte offset, after the barriers, of the
+  /// page-table entries of each stage of codes' tile (kMaxBoxSlots i32 a
+  /// stage), kept from its K codes' loads for its V codes'.
+  int64_t entryOffset = 0;
+  static constexpr int64_t kMaxBoxSlots = 16;
   /// Total bytes.
   int64_t bytes = 0;
 
@@ -196,7 +201,10 @@ public:
     /// paged cache's page-table entries), or null for none. produce reads
     /// them a tile earlier still, so that their latency hides behind the
     /// previous tile's waits too (two tiles' values live at once); nothing
-    /// may use them where they are read.
+    /// may use them where they are read. With valuesBehind, produce reads
+    /// them at the top of iteration kt, before its waits, and gives them to
+    /// both its issues (the keys of kt and the values of kt - 1), none to
+    /// the values after the loop.
     std::function<llvm::SmallVector<mlir::Value>(mlir::Value kt)> ahead;
   };
 

@@ -121,8 +121,10 @@ func.func @fp8_kv_lens(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x2x?x128xf8E4M3FN
 
 // f16 queries need no scaling: the consumers go from Q's wait to their
 // first S. Pages of 16 rows: the first lane loads a tile's K codes as 8
-// boxes of a page each once the keys are converted, its V codes likewise
-// once the values are.
+// boxes of a page each once the keys are converted, from page-table entries
+// read at the top of the iteration, and keeps those entries in shared
+// memory for the tile's V codes, loaded likewise an iteration later
+// without reading the page table again.
 // CHECK-LABEL: func.func @fp8_f16_paged(
 // CHECK: nvvm.setmaxregister  increase 224
 // CHECK-NOT: cvt.rn.f16x2.f32 $0, y, x;
@@ -131,9 +133,13 @@ func.func @fp8_kv_lens(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x2x?x128xf8E4M3FN
 // CHECK: nvvm.setmaxregister  decrease 56
 // CHECK: scf.for
 // CHECK: cvt.rn.f16x2.e4m3x2
+// CHECK-NOT: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr<3>
 // CHECK-COUNT-8: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK-NOT: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK: cvt.rn.f16x2.e4m3x2
+// CHECK-NOT: !llvm.ptr -> i32
+// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> i32
 // CHECK-COUNT-8: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK-NOT: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK: cvt.rn.f16x2.e4m3x2
