@@ -88,6 +88,11 @@ std::string attnc::flashKernelTileStrategy(const TiledAttention &t) {
 /// past a ragged sequence's keys (the ping-pong turns use 1 to 3).
 static constexpr int64_t kZeroTailBarrier = 8;
 
+/// The fp8 converter's 16-byte code loads issued together before their
+/// conversions' stores (8 spill the producer warpgroup's 56 registers, and
+/// over pages, whose entries it holds too, 4 do: there it issues half).
+static constexpr int64_t kCodeLoadBatch = 4;
+
 /// The wgmma block grid's work groups: about this many blocks (two waves
 /// of an H200's 132 multiprocessors) share the keys and values of a few
 /// (head, batch entry) units.
@@ -1877,27 +1882,33 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       loadSlotBox(values, kt, stage, bar, i, entry);
     }
   };
-  // Thread p of the producer warpgroup converts the 16-code chunks j = p +
-  // 128 i of a tile (D / 16 a row): rows p / (D / 16) + i 2048 / D, so its
-  // rows' swizzle phase (row mod 8) is the same in every i. Code chunk c
-  // of a row (16 codes at (c mod 8 xor row mod 8) * 16 in code box c / 8)
-  // becomes the 16-bit chunks 2c and 2c + 1 (box 2c / 8, each at its own
-  // chunk xor row mod 8): the tile the TMA would have written.
+  // Thread p of the producer warpgroup converts 16-code chunks of a tile
+  // (D = 128: 8 a row), 16 rows at a time: lanes l = p mod 16 of group p /
+  // 16 take rows 2 (p / 16) + ((l mod 8) / 4 xor l / 8) + 16 i, chunk l
+  // mod 8, so its rows' swizzle phase (row mod 8) is the same in every i
+  // and each quarter-warp's 16-byte loads and stores meet 8 distinct bank
+  // groups (half its lanes on an even row, half on an odd one, with the
+  // chunks' halves apart). Code chunk c of a row (16 codes at (c xor row
+  // mod 8) * 16) becomes the 16-bit chunks 2c and 2c + 1 (box 2c / 8, each
+  // at its own chunk xor row mod 8): the tile the TMA would have written.
+  // A thread's loads are issued a batch at a time (kCodeLoadBatch) before
+  // the batch's stores, which ptxas would not move them past.
   auto convertCodes = [&](bool values, Value stage, Value full) {
     const int64_t width = values ? dv : d, perRow = width / 16;
+    assert(perRow == 8 && "the converter takes rows of 128 codes");
     const int64_t rowStep = kProducerThreads / perRow;
     Value p = a.sub(tid, idx(32 * config.getWarps()));
-    Value row = arith::DivUIOp::create(b, p, idx(perRow));
-    Value c = arith::RemUIOp::create(b, p, idx(perRow));
+    Value lane16 = arith::RemUIOp::create(b, p, idx(16));
+    Value c = arith::RemUIOp::create(b, lane16, idx(8));
+    Value row = a.add(
+        arith::MulIOp::create(b, arith::DivUIOp::create(b, p, idx(16)), idx(2)),
+        arith::XOrIOp::create(b, arith::DivUIOp::create(b, c, idx(4)),
+                              arith::DivUIOp::create(b, lane16, idx(8))));
     Value phase = arith::RemUIOp::create(b, row, idx(8));
     Value rowBytes = arith::MulIOp::create(b, row, idx(kSwizzleRowBytes));
-    Value inBox = arith::RemUIOp::create(b, c, idx(8));
     Value src = a.add(
         a.add(tileBase(stage, values), rowBytes),
-        a.add(arith::MulIOp::create(b, arith::DivUIOp::create(b, c, idx(8)),
-                                    idx(swizzled.keyBoxBytes)),
-              arith::MulIOp::create(b, arith::XOrIOp::create(b, inBox, phase),
-                                    idx(16))));
+        arith::MulIOp::create(b, arith::XOrIOp::create(b, c, phase), idx(16)));
     Value dstTile = a.add(arith::MulIOp::create(b, stage, idx(stageBytes)),
                           idx(values ? vOffset : 0));
     Value c2 = arith::MulIOp::create(b, c, idx(2));
@@ -1916,25 +1927,32 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
                     idx(16)))));
     }
     Type v4 = VectorType::get({4}, i32);
-    for (int64_t i = 0; i * rowStep < bk; ++i) {
-      const int64_t step = i * rowStep * kSwizzleRowBytes;
-      Value codes = LLVM::LoadOp::create(
-          b, v4, mmaE->smemAt(a.add(src, idx(step))), /*align=*/16);
-      SmallVector<Value> words;
-      for (int64_t w = 0; w < 4; ++w) {
-        auto [lo, hi] = mmaV->convertFp8x4(LLVM::ExtractElementOp::create(
-            b, codes, arith::ConstantIntOp::create(b, w, 32)));
-        words.push_back(lo);
-        words.push_back(hi);
-      }
-      for (int64_t half = 0; half < 2; ++half) {
-        Value out = LLVM::UndefOp::create(b, v4);
-        for (int64_t w = 0; w < 4; ++w)
-          out = LLVM::InsertElementOp::create(
-              b, out, words[4 * half + w],
-              arith::ConstantIntOp::create(b, w, 32));
-        LLVM::StoreOp::create(b, out, mmaE->smemAt(a.add(dst[half], idx(step))),
-                              /*align=*/16);
+    const int64_t chunks = bk / rowStep;
+    auto at = [&](Value base, int64_t j) {
+      return mmaE->smemAt(a.add(base, idx(j * rowStep * kSwizzleRowBytes)));
+    };
+    const int64_t batch = pageSize ? kCodeLoadBatch / 2 : kCodeLoadBatch;
+    for (int64_t first = 0; first < chunks; first += batch) {
+      const int64_t last = std::min(first + batch, chunks);
+      SmallVector<Value> loaded;
+      for (int64_t j = first; j < last; ++j)
+        loaded.push_back(LLVM::LoadOp::create(b, v4, at(src, j), /*align=*/16));
+      for (int64_t j = first; j < last; ++j) {
+        SmallVector<Value> words;
+        for (int64_t w = 0; w < 4; ++w) {
+          auto [lo, hi] = mmaV->convertFp8x4(LLVM::ExtractElementOp::create(
+              b, loaded[j - first], arith::ConstantIntOp::create(b, w, 32)));
+          words.push_back(lo);
+          words.push_back(hi);
+        }
+        for (int64_t half = 0; half < 2; ++half) {
+          Value out = LLVM::UndefOp::create(b, v4);
+          for (int64_t w = 0; w < 4; ++w)
+            out = LLVM::InsertElementOp::create(
+                b, out, words[4 * half + w],
+                arith::ConstantIntOp::create(b, w, 32));
+          LLVM::StoreOp::create(b, out, at(dst[half], j), /*align=*/16);
+        }
       }
     }
     NVVM::FenceProxyOp::create(

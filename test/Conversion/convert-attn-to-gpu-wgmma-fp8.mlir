@@ -72,12 +72,39 @@
 // thread read, converted and stored, fenced, the full barrier arrived on,
 // the stage of codes released and, by the first lane, refilled with tile
 // kt + 2's K codes), then the values of kt - 1 likewise.
+// Producer thread p's chunks: lane l = p mod 16 of group p / 16 takes
+// chunk c = l mod 8 of row 2 (p / 16) + (c / 4 xor l / 8), so that a
+// quarter-warp's stores meet 8 distinct bank groups; its code loads are
+// issued four at a time, before the batch's first store.
 // CHECK: scf.for %[[KT:arg[0-9]+]] = %[[LO:[0-9]+]] to
 // CHECK-NOT: nvvm.cp.async.bulk.tensor
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK-NOT: nvvm.mbarrier.arrive
-// CHECK-COUNT-8: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
+// CHECK: %[[P:[0-9]+]] = arith.subi %thread_id_x, %c256
+// CHECK: %[[L16:[0-9]+]] = arith.remui %[[P]], %c16
+// CHECK: %[[C:[0-9]+]] = arith.remui %[[L16]], %c8
+// CHECK: %[[H:[0-9]+]] = arith.divui %[[L16]], %c8
+// CHECK: %[[C4:[0-9]+]] = arith.divui %[[C]], %c4
+// CHECK: %[[ODD:[0-9]+]] = arith.xori %[[C4]], %[[H]]
+// CHECK: %[[G:[0-9]+]] = arith.divui %[[P]], %c16
+// CHECK: %[[G2:[0-9]+]] = arith.muli %[[G]], %c2
+// CHECK: %[[ROW:[0-9]+]] = arith.addi %[[G2]], %[[ODD]]
+// CHECK: %[[PHASE:[0-9]+]] = arith.remui %[[ROW]], %c8
+// CHECK: arith.xori %[[C]], %[[PHASE]]
+// CHECK-NOT: nvvm.mbarrier.arrive
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
+// CHECK-NOT: llvm.store
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
+// CHECK-NOT: llvm.store
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
+// CHECK-NOT: llvm.store
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
+// CHECK-NOT: llvm.load
+// CHECK: cvt.rn.f16x2.e4m3x2
+// CHECK-NOT: llvm.load
+// CHECK: llvm.store
+// CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
 // CHECK-NOT: nvvm.mbarrier.arrive
 // CHECK: cvt.rn.f16x2.e4m3x2
 // CHECK-NOT: nvvm.mbarrier.arrive
