@@ -2055,14 +2055,15 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       if (issuers > 1)
         tmaLoop->leader = producerWarpIs(0);
       // The codes of the ring's first `stages` tiles, keys first.
-      for (bool values : {false, true})
-        for (int64_t s = 0; s < stages && converts; ++s) {
-          Value kt = a.add(range.lo, idx(s));
-          loadCodes(
-              values, kt, tmaLoop->useOf(kt, range.lo),
-              arith::CmpIOp::create(b, arith::CmpIPredicate::slt, kt, range.hi),
-              {}, /*keptEntries=*/false);
-        }
+      if (converts)
+        for (bool values : {false, true})
+          for (int64_t s = 0; s < stages; ++s) {
+            Value kt = a.add(range.lo, idx(s));
+            loadCodes(values, kt, tmaLoop->useOf(kt, range.lo),
+                      arith::CmpIOp::create(b, arith::CmpIPredicate::slt, kt,
+                                            range.hi),
+                      {}, /*keptEntries=*/false);
+          }
       if (compactedRing)
         tmaLoop->produceCompacted(range.lo, range.hi);
       else
