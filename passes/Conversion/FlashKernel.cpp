@@ -89,9 +89,11 @@ std::string attnc::flashKernelTileStrategy(const TiledAttention &t) {
 static constexpr int64_t kZeroTailBarrier = 8;
 
 /// The fp8 converter's 16-byte code loads issued together before their
-/// conversions' stores (8 spill the producer warpgroup's 56 registers, and
-/// over pages, whose entries it holds too, 4 do: there it issues half).
-static constexpr int64_t kCodeLoadBatch = 4;
+/// conversions' stores: a thread's whole share of a D = 128 tile (with its
+/// producer warpgroup at 72 registers, Wgmma.cpp; 8 spilled 56). Over
+/// pages, whose entries it holds too, it issues half: 8 there were slower
+/// than 4 (bench/RESULTS.md, thirty-fifth session run 2).
+static constexpr int64_t kCodeLoadBatch = 8;
 
 /// The wgmma block grid's work groups: about this many blocks (two waves
 /// of an H200's 132 multiprocessors) share the keys and values of a few

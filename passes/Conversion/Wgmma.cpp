@@ -110,10 +110,14 @@ WgmmaRegisters attnc::wgmmaRegisters(attn::GpuKernelAttr config,
   // 16, D = 128), with 40 4 slots spilled (pages of 8; ptxas -v).
   if (producerBoxSlots > 0)
     r.producer = std::max<int64_t>(r.producer, producerBoxSlots > 2 ? 56 : 40);
-  // A producer warpgroup converting an fp8 cache's codes holds a chunk of
-  // 16 codes and its 8 converted words besides its addresses.
+  // A producer warpgroup converting an fp8 cache's codes holds a batch of
+  // 16-code chunks (8 over a contiguous cache, 4 over pages: FlashKernel.cpp
+  // kCodeLoadBatch) and their converted words besides its addresses: with
+  // 56 registers 8 chunks spilled; with 72 (216 for the consumers) neither
+  // spills, and the loads' latency hides behind more conversions
+  // (bench/RESULTS.md, thirty-fifth session runs 1-2).
   if (producerConverts)
-    r.producer = std::max<int64_t>(r.producer, 56);
+    r.producer = std::max<int64_t>(r.producer, 72);
   // Within the pool the block starts with (RegisterSplit.h): with two
   // consumer warpgroups 168 x 384 = 64512 registers, so 232 beside a
   // producer of 40 (a producer of 48 beside 232 hung the H200: fifteenth
