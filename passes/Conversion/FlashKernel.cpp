@@ -1966,19 +1966,22 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   // A stage's K or V codes complete phase n of their full barrier with
   // its 16-bit use n. Once converted, the stage of codes takes tile kt +
   // stages's (whose ring use is `stages` further).
-  auto convertHalf = [&](bool values, Value kt, Value stage, Value round,
-                         Value full, ValueRange entries) {
+  auto convertHalf = [&](bool values, Value stage, Value round, Value full) {
     tma::wait(b, codeBarrier(values, stage),
               toI32(arith::RemUIOp::create(b, round, idx(2))));
     convertCodes(values, stage, full);
     tma::arrive(b, codeBarrier(2 + values, stage));
+  };
+  auto refill = [&](bool values, Value kt, Value stage, Value round, Value cond,
+                    ValueRange entries) {
     Value next = a.add(kt, idx(stages));
-    loadCodes(
-        values, next,
-        a.add(arith::MulIOp::create(b, a.add(round, idx(1)), idx(stages)),
-              stage),
-        arith::CmpIOp::create(b, arith::CmpIPredicate::slt, next, range.hi),
-        entries, /*keptEntries=*/true);
+    Value inRange =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::slt, next, range.hi);
+    loadCodes(values, next,
+              a.add(arith::MulIOp::create(b, a.add(round, idx(1)), idx(stages)),
+                    stage),
+              cond ? arith::AndIOp::create(b, cond, inRange) : inRange, entries,
+              /*keptEntries=*/true);
   };
   // Over pages, the entries of the K codes an iteration loads (tile kt +
   // stages's), read at its top, so that their latency hides behind the
@@ -1987,13 +1990,35 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   auto codeEntries = [&](Value kt) {
     return tilePageEntries(a.add(kt, idx(stages)));
   };
+  // The refill of a stage of K codes waits for every converter to be done
+  // with it, and its first lane then issues the loads (over pages, a box a
+  // page): after the values of kt - 1 are converted, not between them and
+  // the keys of kt, where the values' full barrier waited for that lane
+  // (the consumers wait for the values). The first tile's K codes refill
+  // at once (no values before them in the loop).
+  struct KeyRefill {
+    Value kt, stage, round;
+    SmallVector<Value> entries;
+  };
+  std::optional<KeyRefill> keyRefill;
   auto convertKeys = [&](Value kt, Value stage, Value round, Value full,
                          ValueRange entries) {
-    convertHalf(false, kt, stage, round, full, entries);
+    convertHalf(false, stage, round, full);
+    refill(false, kt, stage, round,
+           arith::CmpIOp::create(b, arith::CmpIPredicate::eq, kt, range.lo),
+           entries);
+    keyRefill = KeyRefill{kt, stage, round, llvm::to_vector(entries)};
   };
   auto convertValues = [&](Value kt, Value stage, Value round, Value full,
-                           ValueRange entries) {
-    convertHalf(true, kt, stage, round, full, {});
+                           ValueRange) {
+    convertHalf(true, stage, round, full);
+    // In the loop (past its first tile), the keys converted in this
+    // iteration; after it, none (their values are the loop body's).
+    if (keyRefill && keyRefill->kt.getParentRegion()->isAncestor(
+                         b.getInsertionBlock()->getParent()))
+      refill(false, keyRefill->kt, keyRefill->stage, keyRefill->round, nullptr,
+             keyRefill->entries);
+    refill(true, kt, stage, round, nullptr, {});
   };
   if (wgmma) {
     TmaKeyLoop::Hooks hooks{issueKeys, issueValues, notEmpty, nullptr};

@@ -70,8 +70,10 @@
 // In the loop, the consumers' order: tile kt's keys (the 16-bit stage
 // released by the consumers, the codes landed, 8 chunks of 16 codes a
 // thread read, converted and stored, fenced, the full barrier arrived on,
-// the stage of codes released and, by the first lane, refilled with tile
-// kt + 2's K codes), then the values of kt - 1 likewise.
+// the stage of codes released), then the values of kt - 1 likewise; only
+// then the first lane refills the stages of codes, with tile kt + 2's K
+// codes and tile kt + 1's V codes (the first tile's keys refill at once:
+// no values before them).
 // Producer thread p's chunks: lane l = p mod 16 of group p / 16 takes
 // chunk c = l mod 8 of row 2 (p / 16) + (c / 4 xor l / 8), so that a
 // quarter-warp's stores meet 8 distinct bank groups; its code loads are
@@ -118,7 +120,9 @@
 // CHECK-NEXT: nvvm.mbarrier.arrive %{{[0-9]+}} : !llvm.ptr<3>
 // CHECK-NOT: nvvm.cp.async.bulk.tensor
 // CHECK: nvvm.mbarrier.arrive %{{[0-9]+}} : !llvm.ptr<3>
+// CHECK-NEXT: %[[FIRST:.*]] = arith.cmpi eq, %[[KT]], %[[LO]] : index
 // CHECK: arith.addi %[[KT]], %c2
+// CHECK: arith.andi %[[FIRST]],
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c16384_i32
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[KMAP]],
@@ -131,7 +135,13 @@
 // CHECK-COUNT-8: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK-NEXT: nvvm.mbarrier.arrive %{{[0-9]+}} : !llvm.ptr<3>
+// CHECK-NOT: nvvm.cp.async.bulk.tensor
 // CHECK: nvvm.mbarrier.arrive %{{[0-9]+}} : !llvm.ptr<3>
+// CHECK-NOT: nvvm.cp.async.bulk.tensor
+// CHECK: arith.addi %[[KT]], %c2
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[KMAP]],
+// CHECK-NOT: nvvm.cp.async.bulk.tensor
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[VMAP]],
 // After the loop, the last tile's values.
 // CHECK: %[[ANY:.*]] = arith.cmpi slt, %[[LO]], %{{.*}} : index
