@@ -32,18 +32,33 @@
 // CHECK: nvvm.mbarrier.init %{{.*}}, %c1_i32{{(_[0-9]+)?}} :
 // CHECK-NEXT: nvvm.fence.mbarrier.init
 // Consumers: Q waited for, then the warpgroup's two rows a lane scaled
-// into f16 in place (16 words a row), fenced for the async proxy, and the
-// warpgroup meets at its named barrier before its first S, an f16 wgmma.
+// into f16 in place (16 words a row) by 2^e with the keys' scale's sign,
+// fenced for the async proxy, and the warpgroup meets at its named barrier
+// before its first S, an f16 wgmma. The scores stay raw: each weight is
+// exp2 of one FMA by the row's factor, scale log2(e) |key scale| 2^-e, at
+// least the smallest normal f32.
 // CHECK: nvvm.setmaxregister  increase 216
 // CHECK-NOT: nvvm.wgmma.mma_async
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK-NOT: nvvm.wgmma.mma_async
+// CHECK: math.copysign %{{.*}}, %[[KS:[0-9]+]] : f32
 // CHECK-COUNT-32: cvt.rn.f16x2.f32 $0, y, x;
 // CHECK-NOT: nvvm.wgmma.mma_async
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK-NOT: nvvm.wgmma.mma_async
 // CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
 // CHECK: nvvm.wgmma.mma_async {{.*}} A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+// CHECK: %[[ABS:.*]] = math.absf %[[KS]] : f32
+// CHECK-NEXT: %[[KLOG:.*]] = arith.mulf %{{.*}}, %[[ABS]] : f32
+// CHECK-NEXT: %[[FLOOR:.*]] = arith.constant 1.17549435E-38 : f32
+// CHECK-NEXT: %[[ROW:.*]] = arith.mulf %[[KLOG]], %{{.*}} : f32
+// CHECK-NEXT: %[[FACTOR:.*]] = arith.maximumf %[[ROW]], %[[FLOOR]] : f32
+// CHECK-NOT: arith.mulf %{{.*}}, %[[FACTOR]]
+// CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32{{.*}} : f32
+// CHECK-NEXT: %[[TILEMAX:.*]] = arith.maximumf
+// CHECK-NEXT: arith.mulf %[[TILEMAX]], %[[FACTOR]] : f32
+// CHECK-NOT: arith.mulf %{{.*}}, %[[FACTOR]]
+// CHECK: math.fma %{{.*}}, %[[FACTOR]], %{{.*}} : f32
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // A sequence's last key tile: its 16-bit V rows past kv_lens zeroed, both
 // 64-column boxes of each row (16 chunks of 16 bytes), not the one box of
