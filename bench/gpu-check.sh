@@ -10,7 +10,8 @@
 # float64 reference of document_d128_bf16's 6147-row run takes 56 s alone
 # on the GPU machine's cores and passed 60 under 16 jobs at once, twenty-
 # sixth session runs 5-6); NO_CONFORMANCE=1 none, NO_SANITIZER=1 skips
-# compute-sanitizer, NO_EXTRA=1 the custom-region, layout and soft-capped-extremes checks.
+# compute-sanitizer, NO_EXTRA=1 the custom-region, layout, soft-capped-extremes and fp8
+# scale-sign checks.
 # Usage: bench/gpu-check.sh BUILD_GPU_DIR LOG_DIR
 set -uo pipefail
 DIR=${1:?build-gpu dir}
@@ -126,7 +127,7 @@ EOS
   rm -f "$LOGS"/san.*.log
 fi
 
-# NO_EXTRA=1 skips the custom-region, layout and soft-capped-extremes checks
+# NO_EXTRA=1 skips the custom-region, layout, soft-capped-extremes and fp8 scale-sign checks
 # (short runs).
 if [ -z "${NO_EXTRA:-}" ]; then
   # Custom mask_fn / score_fn regions, against their Python twins.
@@ -138,6 +139,10 @@ if [ -z "${NO_EXTRA:-}" ]; then
   # Soft-capped logits far from 0 (the kernels that take the cap as the
   # softmax's reference, beside those keeping a row maximum).
   python3 "$(dirname "$0")/softcap_extremes.py" "$DIR" 2>&1 | tee "$LOGS/softcap-extremes.txt" | grep -v "^PASS"
+
+  # fp8 caches whose scales are negative, zero or tiny (the wgmma kernel's
+  # raw scores take the key scale's sign in Q and a positive factor).
+  python3 "$(dirname "$0")/fp8_scale_signs.py" "$DIR" 2>&1 | tee "$LOGS/fp8-scale-signs.txt" | grep -v "^PASS"
 fi
 
 # Side by side with the peers (bench/bench.py), when asked.
