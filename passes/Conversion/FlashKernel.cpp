@@ -162,6 +162,28 @@ private:
   /// emits the three where the kernel first needs them.
   using WorkIndices = std::function<std::array<Value, 3>()>;
   LogicalResult buildTile(const WorkIndices &indices);
+  /// The work item's query rows as the epilogue stores them: each row
+  /// slot's tile row and query position, the tile's first row, the
+  /// sequence's rows and the operands' (Sq), the lane's place in its quad
+  /// (t, 2 t), the batch size, and with split_kv the splits, this block's
+  /// split, its work-list record and whether a work list is read.
+  struct OutputPlace {
+    SmallVector<Value> rows, positions;
+    Value q0, seqQ, seqQAll, t, t2, batchSize, numSplits, split, partialSlot,
+        planned;
+  };
+  void storeOutputs(const OutputPlace &at, ArrayRef<Value> mFinal,
+                    ArrayRef<Value> lFinal, ArrayRef<Value> accFinal);
+  /// The epilogue's merges of partial row states (m, l, accumulators of
+  /// each row slot), defined below.
+  void mergeKeyWarps(SmallVector<Value> &mFinal, SmallVector<Value> &lFinal,
+                     SmallVector<Value> &accFinal, Value warp, Value g, Value t,
+                     Value t2,
+                     std::optional<OpBuilder::InsertionGuard> &mergeGuard);
+  Value mergeTailSegments(SmallVector<Value> &mFinal,
+                          SmallVector<Value> &lFinal,
+                          SmallVector<Value> &accFinal, Value tid, Value warp,
+                          Value lane);
   /// The block's work items: the one of its block indices, or with a
   /// persistent grid every gridDim.x-th of them from blockIdx.x.
   LogicalResult buildWork();
@@ -338,6 +360,54 @@ private:
   }
   Value toI32(Value index) {
     return arith::IndexCastOp::create(b, i32, index);
+  }
+  /// `x` (an integer) as an index.
+  Value indexOf(Value x) {
+    return arith::IndexCastOp::create(b, b.getIndexType(), x).getResult();
+  }
+  /// Element strides of the [B, H, S] dimensions of q, k, v or o, from
+  /// kernel parameter `first` on.
+  std::array<Value, 3> stridesOf(unsigned first) {
+    return std::array<Value, 3>{indexOf(arg(first)), indexOf(arg(first + 1)),
+                                indexOf(arg(first + 2))};
+  }
+  /// A sequence stride as i32, for the row offsets (rowOffset).
+  Value rowStrideOf(unsigned param) {
+    return arith::TruncIOp::create(b, i32, arg(param)).getResult();
+  }
+
+  /// Where the work item's rows sit, as buildTile finds it: its batch
+  /// entry and (first) query head, the batch entries of the query and key
+  /// tensors (0 in a ragged batch) and the sequence's first row in them,
+  /// and with gqa_pack each row slot's head in the group.
+  struct ItemPlace {
+    Value batch, head, qBatch, kBatch, qStart, kStart;
+    bool raggedQ = false, raggedK = false;
+    SmallVector<Value> headInGroup;
+  } place;
+  /// Element offset of this (batch, head `h`) in a tensor of `stride`: of
+  /// the query side (q, o), or with `keys` of k and v; in a ragged batch,
+  /// of the sequence's first row in batch entry 0.
+  Value baseOf(const std::array<Value, 3> &stride, Value h,
+               bool keys = false) {
+    Value batchOffset = arith::MulIOp::create(
+        b, keys ? place.kBatch : place.qBatch, stride[0]);
+    Value headOffset = arith::MulIOp::create(b, h, stride[1]);
+    Value base = a.add(batchOffset, headOffset);
+    if (keys ? place.raggedK : place.raggedQ)
+      base = a.add(base, arith::MulIOp::create(
+                             b, keys ? place.kStart : place.qStart, stride[2]));
+    return base;
+  }
+  /// Element offset (i64) of (batch, head of slot sl, position) in a
+  /// packed tile's tensor of `strides`.
+  Value packedRowOffset(const std::array<Value, 3> &strides, int64_t sl,
+                        Value position) {
+    Value h = a.add(place.head, place.headInGroup[sl]);
+    return toI64(
+        a.add(arith::MulIOp::create(b, place.batch, strides[0]),
+              a.add(arith::MulIOp::create(b, h, strides[1]),
+                    arith::MulIOp::create(b, position, strides[2]))));
   }
 };
 } // namespace
@@ -846,6 +916,435 @@ LogicalResult KernelBuilder::buildWork() {
   });
 }
 
+/// The key warps' row states merged (key_warps > 1): the warps of a row
+/// group saw different keys, so each writes its m, l and accumulators to
+/// shared memory and the group's first warp merges them as the combine
+/// kernel merges splits; the rest of the epilogue then runs in an scf.if
+/// on that warp, whose region `guard` keeps open.
+void KernelBuilder::mergeKeyWarps(
+    SmallVector<Value> &mFinal, SmallVector<Value> &lFinal,
+    SmallVector<Value> &accFinal, Value warp, Value g, Value t, Value t2,
+    std::optional<OpBuilder::InsertionGuard> &mergeGuard) {
+  const bool tmaLoads = config.getTmaLoads();
+  const int64_t keyWarps = config.getKeyWarps(), bq = config.getBlockQ();
+  const int64_t mt = config.getMTiles(), slots = 2 * mt, vTiles = dv / 8;
+  Value negInf = f32c(-INFINITY), zero = f32c(0.0);
+  // The warps of a row group saw different keys: each writes its state to
+  // shared memory (over the stages, once every copy has landed and every
+  // warp is done with them), and the group's first warp merges them as
+  // the combine kernel merges splits, then stores. (TMA loads have all
+  // landed: the key loop waited on each one's barrier.)
+  if (!tmaLoads)
+    copier->wait(0);
+  gpu::BarrierOp::create(b);
+  Value keyWarp = arith::RemUIOp::create(b, warp, idx(keyWarps));
+  auto smemF32 = [&](int64_t base, Value index) {
+    return mmaE->smemAt(a.add(idx(base), arith::MulIOp::create(
+                                              b, index, idx(4))));
+  };
+  auto rowOf = [&](Value w, int64_t sl) {
+    return a.add(arith::MulIOp::create(b, w, idx(bq)),
+                 a.add(g, idx(16 * (sl / 2) + 8 * (sl % 2))));
+  };
+  MmaAccumulatorLayout accLayout{mt, vTiles};
+  auto accIndex = [&](Value row, int64_t i) {
+    return a.add(arith::MulIOp::create(b, row, idx(dv)),
+                 a.add(t2, idx(accLayout.column(i))));
+  };
+  auto lIndex = [&](Value row) {
+    return a.add(arith::MulIOp::create(b, row, idx(4)), t);
+  };
+  for (int64_t sl = 0; sl < slots; ++sl) {
+    Value row = rowOf(keyWarp, sl);
+    LLVM::StoreOp::create(b, mFinal[sl], smemF32(layout.mergeMOffset, row),
+                          4);
+    LLVM::StoreOp::create(b, lFinal[sl],
+                          smemF32(layout.mergeLOffset, lIndex(row)), 4);
+  }
+  for (int64_t i = 0; i < static_cast<int64_t>(accFinal.size()); ++i)
+    LLVM::StoreOp::create(
+        b, accFinal[i],
+        smemF32(layout.mergeAccOffset,
+                accIndex(rowOf(keyWarp, accLayout.slot(i)), i)),
+        4);
+  gpu::BarrierOp::create(b);
+  Value first = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, keyWarp,
+                                      idx(0));
+  auto ifFirst = scf::IfOp::create(b, first, /*withElseRegion=*/false);
+  mergeGuard.emplace(b);
+  b.setInsertionPointToStart(&ifFirst.getThenRegion().front());
+  auto load = [&](int64_t base, Value index) {
+    return LLVM::LoadOp::create(b, f32, smemF32(base, index), 4).getResult();
+  };
+  // Per slot: the largest row maximum, and each warp's factor
+  // 2^(ref(m_w) - ref(M)) (0 for a warp that saw no key of the row).
+  SmallVector<SmallVector<Value>> factor(slots);
+  for (int64_t sl = 0; sl < slots; ++sl) {
+    SmallVector<Value> m;
+    Value top = negInf;
+    for (int64_t w = 0; w < keyWarps; ++w) {
+      m.push_back(load(layout.mergeMOffset, rowOf(idx(w), sl)));
+      top = arith::MaximumFOp::create(b, top, m.back());
+    }
+    Value ref = softmax::reference(b, top);
+    Value l = zero;
+    for (int64_t w = 0; w < keyWarps; ++w) {
+      factor[sl].push_back(
+          softmax::rescale(b, softmax::reference(b, m[w]), ref));
+      l = arith::AddFOp::create(
+          b, l,
+          arith::MulFOp::create(
+              b, factor[sl][w],
+              load(layout.mergeLOffset, lIndex(rowOf(idx(w), sl)))));
+    }
+    mFinal[sl] = top;
+    lFinal[sl] = l;
+  }
+  for (int64_t i = 0; i < static_cast<int64_t>(accFinal.size()); ++i) {
+    int64_t sl = accLayout.slot(i);
+    Value sum = zero;
+    for (int64_t w = 0; w < keyWarps; ++w)
+      sum = arith::AddFOp::create(
+          b, sum,
+          arith::MulFOp::create(
+              b, factor[sl][w],
+              load(layout.mergeAccOffset, accIndex(rowOf(idx(w), sl), i))));
+    accFinal[i] = sum;
+  }
+}
+
+/// A segment of a persistent kernel's tail item (tailGeometry): each warp
+/// writes its lanes' state (m and l of each slot, the accumulators) to
+/// the segment's record in the scratch and adds the segment's key tiles
+/// to the item's counter for the warp; the warp that brings it to the
+/// item's key tiles merges the other segments' records into its state
+/// (as the key_warps merge above) and stores the rows, the others store
+/// nothing. The scratch (KernelAbi.h tailScratchFloats): a u32 counter
+/// per (tail item, warp of the block), zeroed by the runtime before each
+/// launch, padded to 16 bytes, then two records per block (its segments),
+/// in which value v of consumer thread c sits at v * consumers + c (a
+/// warp's accesses are 128 contiguous bytes).
+/// Returns whether this segment stores the rows (i1), with the merged
+/// state in mFinal, lFinal and accFinal.
+Value KernelBuilder::mergeTailSegments(SmallVector<Value> &mFinal,
+                                       SmallVector<Value> &lFinal,
+                                       SmallVector<Value> &accFinal, Value tid,
+                                       Value warp, Value lane) {
+  const int64_t mt = config.getMTiles(), slots = 2 * mt, vTiles = dv / 8;
+  MmaAccumulatorLayout accOut{mt, vTiles};
+  TailSplit ts = tailOf(tailRaw);
+  TailGeometry &g = ts.g;
+  const int64_t consumers = 32 * config.getWarps();
+  const int64_t blockWarps = config.getThreads() / 32;
+  SmallVector<Value> state(mFinal);
+  state.append(lFinal);
+  state.append(accFinal);
+  const int64_t values = static_cast<int64_t>(state.size());
+  SmallVector<Type> stateTypes(values, f32);
+  SmallVector<Type> withStore{b.getI1Type()};
+  withStore.append(stateTypes);
+  auto ifTail = scf::IfOp::create(b, withStore, ts.isTail,
+                                  /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifTail.getElseRegion().front());
+    SmallVector<Value> stores{arith::ConstantIntOp::create(b, 1, 1)};
+    stores.append(state);
+    scf::YieldOp::create(b, stores);
+    b.setInsertionPointToStart(&ifTail.getThenRegion().front());
+    U32Arith u{b};
+    Value scratch = arg(abi::Scratch);
+    // In floats: the counters, padded to 4, then record r of block l's
+    // segment k (r = 2 l + k) at records + r * values * consumers.
+    Value records = u.mul(
+        u.div(u.add(u.mul(g.tailItems, i32c(blockWarps)), i32c(3)), i32c(4)),
+        i32c(4));
+    auto recordOf = [&](Value r) {
+      return a.add(
+          u.index(u.add(records, u.mul(r, i32c(values * consumers)))), tid);
+    };
+    Value mine = recordOf(u.add(u.mul(g.block, i32c(2)), ts.segment));
+    for (int64_t v = 0; v < values; ++v)
+      LLVM::StoreOp::create(
+          b, state[v], gep(scratch, a.add(mine, idx(v * consumers)), f32), 4);
+    // Every lane's stores before lane 0's count (the pattern of a
+    // threadfence reduction, in a warp).
+    auto ptx = [&](StringRef text) {
+      inlinePtx(b, Type(), ValueRange(), text, "", /*sideEffects=*/true);
+    };
+    ptx("fence.acq_rel.gpu;");
+    ptx("bar.warp.sync -1;");
+    Value counter = gep(
+        scratch, a.add(u.index(u.mul(ts.item, i32c(blockWarps))), warp), i32);
+    Value tiles = arith::IndexCastUIOp::create(b, i32, a.sub(ts.hi, ts.lo));
+    Value first =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, idx(0));
+    auto ifFirst = scf::IfOp::create(b, TypeRange{i32}, first,
+                                     /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&ifFirst.getThenRegion().front());
+      Value before = inlinePtx(
+          b, i32,
+          ValueRange{LLVM::PtrToIntOp::create(b, i64, counter), tiles},
+          "atom.acq_rel.gpu.add.u32 $0, [$1], $2;", "=r,l,r",
+          /*sideEffects=*/true);
+      scf::YieldOp::create(b, ValueRange{before});
+      b.setInsertionPointToStart(&ifFirst.getElseRegion().front());
+      scf::YieldOp::create(b, ValueRange{i32c(0)});
+    }
+    Value counted = gpu::ShuffleOp::create(b, ifFirst.getResult(0), 0, 32,
+                                           gpu::ShuffleMode::IDX)
+                        .getShuffleResult();
+    Value last = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
+                                       u.add(counted, tiles), g.keyTiles);
+    auto ifLast = scf::IfOp::create(b, stateTypes, last,
+                                    /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&ifLast.getElseRegion().front());
+      scf::YieldOp::create(b, state);
+      b.setInsertionPointToStart(&ifLast.getThenRegion().front());
+      ptx("fence.acq_rel.gpu;");
+      // The blocks holding a share of the item: those of its first and
+      // last key tiles t, block ceil((t + 1) B / W) - 1 (the block l of
+      // l W / B <= t < (l + 1) W / B).
+      auto blockOf = [&](Value t) {
+        Value n = u.mul(u.add(t, i32c(1)), g.blocks);
+        return u.sub(
+            u.div(u.add(n, u.sub(g.tailTiles, i32c(1))), g.tailTiles),
+            i32c(1));
+      };
+      Value itemStart = u.mul(ts.item, g.keyTiles);
+      Value from = blockOf(itemStart);
+      Value to = u.add(blockOf(u.sub(u.add(itemStart, g.keyTiles), i32c(1))),
+                       i32c(1));
+      auto each =
+          scf::ForOp::create(b, u.index(from), u.index(to), idx(1), state);
+      {
+        OpBuilder::InsertionGuard g3(b);
+        b.setInsertionPointToStart(each.getBody());
+        Value other32 =
+            arith::IndexCastUIOp::create(b, i32, each.getInductionVar());
+        ValueRange cur = each.getRegionIterArgs();
+        // Another block's share, if not empty (with fewer tail tiles
+        // than blocks, some blocks between the item's first and last
+        // have none).
+        Value itsFirstTile = u.div(u.mul(other32, g.tailTiles), g.blocks);
+        Value itsEnd =
+            u.div(u.mul(u.add(other32, i32c(1)), g.tailTiles), g.blocks);
+        Value other = arith::AndIOp::create(
+            b,
+            arith::CmpIOp::create(b, arith::CmpIPredicate::ne, other32,
+                                  g.block),
+            arith::CmpIOp::create(b, arith::CmpIPredicate::ugt, itsEnd,
+                                  itsFirstTile));
+        auto ifOther = scf::IfOp::create(b, stateTypes, other,
+                                         /*withElseRegion=*/true);
+        b.setInsertionPointToStart(&ifOther.getElseRegion().front());
+        scf::YieldOp::create(b, cur);
+        b.setInsertionPointToStart(&ifOther.getThenRegion().front());
+        // The item's place among that block's segments.
+        Value itsFirst = u.div(itsFirstTile, g.keyTiles);
+        Value theirs = recordOf(
+            u.add(u.mul(other32, i32c(2)), u.sub(ts.item, itsFirst)));
+        // The offsets in the instructions: one address a record.
+        Value at =
+            LLVM::PtrToIntOp::create(b, i64, gep(scratch, theirs, f32));
+        auto load = [&](int64_t v) {
+          return inlinePtx(b, f32, ValueRange{at},
+                           "ld.relaxed.gpu.f32 $0, [$1+" +
+                               std::to_string(4 * v * consumers) + "];",
+                           "=f,l", /*sideEffects=*/true);
+        };
+        // Per slot: the two maxima's larger, and each side's factor
+        // 2^(m - ref) (0 for a side that saw no key of the row).
+        SmallVector<Value> merged(cur.begin(), cur.end());
+        SmallVector<Value> mine(slots), theirsF(slots);
+        for (int64_t sl = 0; sl < slots; ++sl) {
+          Value m = load(sl), l = load(slots + sl);
+          Value top = arith::MaximumFOp::create(b, cur[sl], m);
+          Value ref = softmax::reference(b, top);
+          mine[sl] = softmax::rescale(b, cur[sl], ref);
+          theirsF[sl] = softmax::rescale(b, m, ref);
+          merged[sl] = top;
+          merged[slots + sl] = arith::AddFOp::create(
+              b, arith::MulFOp::create(b, mine[sl], cur[slots + sl]),
+              arith::MulFOp::create(b, theirsF[sl], l));
+        }
+        for (int64_t i = 0; i < values - 2 * slots; ++i) {
+          int64_t sl = accOut.slot(i);
+          Value x = load(2 * slots + i);
+          merged[2 * slots + i] = arith::AddFOp::create(
+              b, arith::MulFOp::create(b, mine[sl], cur[2 * slots + i]),
+              arith::MulFOp::create(b, theirsF[sl], x));
+        }
+        scf::YieldOp::create(b, merged);
+        b.setInsertionPointAfter(ifOther);
+        scf::YieldOp::create(b, ifOther.getResults());
+      }
+      scf::YieldOp::create(b, each.getResults());
+    }
+    SmallVector<Value> yielded{last};
+    yielded.append(ifLast.getResults().begin(), ifLast.getResults().end());
+    scf::YieldOp::create(b, yielded);
+  }
+  ValueRange results = ifTail.getResults().drop_front();
+  mFinal.assign(results.begin(), results.begin() + slots);
+  lFinal.assign(results.begin() + slots, results.begin() + 2 * slots);
+  accFinal.assign(results.begin() + 2 * slots, results.end());
+  return ifTail.getResult(0);
+}
+
+/// The epilogue's stores: O = acc / l (0 for a row with no key) and the
+/// LSE of each row slot the lane holds, to O (and the LSE result), or
+/// with num_splits > 1 to this split's partial rows in the scratch (with
+/// a work list, to its item's record).
+void KernelBuilder::storeOutputs(const OutputPlace &at,
+                                 ArrayRef<Value> mFinal,
+                                 ArrayRef<Value> lFinal,
+                                 ArrayRef<Value> accFinal) {
+  const int64_t bq = config.getBlockQ(), mt = config.getMTiles();
+  const int64_t pack = config.getGqaPack(), vTiles = dv / 8;
+  MmaAccumulatorLayout accOut{mt, vTiles};
+  Value o = arg(abi::O), lse = arg(abi::Lse);
+  Value head = place.head, qBatch = place.qBatch, qStart = place.qStart;
+  ArrayRef<Value> headInGroup = place.headInGroup, rows = at.rows,
+                  positions = at.positions;
+  Value q0 = at.q0, seqQ = at.seqQ, seqQAll = at.seqQAll, t = at.t,
+        t2 = at.t2, batchSize = at.batchSize, numSplits = at.numSplits,
+        split = at.split, partialSlot = at.partialSlot, planned = at.planned;
+  OutputRows out;
+  for (Value position : positions)
+    out.valid.push_back(arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
+                                              position, seqQ));
+  out.laneInQuad = t;
+  // The LSE index of slot sl's row in [B, Hq, Sq].
+  // In a ragged batch: [1, Hq, Tq], the sequence's rows from its offset.
+  auto lseRow = [&](int64_t sl) {
+    Value h = pack == 1 ? head : a.add(head, headInGroup[sl]);
+    return a.add(arith::MulIOp::create(
+                     b, a.add(arith::MulIOp::create(b, qBatch, idx(heads)), h),
+                     seqQAll),
+                 a.add(qStart, positions[sl]));
+  };
+  auto storeLseAt = [&](Value base, Value index, Value value) {
+    LLVM::StoreOp::create(b, value, gep(base, index, f32), 4);
+  };
+  auto storeToO = [&]() {
+    OutputRows direct = out;
+    std::array<Value, 3> oStride = stridesOf(abi::OStrideB);
+    if (pack == 1) {
+      Value oHead = gep(o, baseOf(oStride, head), i16);
+      Value oRowStride = rowStrideOf(abi::OStrideS);
+      direct.rowBase = [&, oRowStride](int64_t sl) {
+        return rowOffset(positions[sl], oRowStride, t2);
+      };
+      direct.storePair = [&, oHead](Value rowOff, int64_t j, Value x,
+                                    Value y) {
+        Value at = arith::AddIOp::create(
+            b, rowOff, arith::ConstantIntOp::create(b, 8 * j, 32));
+        LLVM::StoreOp::create(b, mmaE->packPair(x, y), gep32(b, oHead, at, i16),
+                              4);
+      };
+      // 16-byte stores where the head's base and the row stride are
+      // multiples of 16 bytes (8 elements).
+      if (config.getWideStores()) {
+        Value fifteen = arith::ConstantIntOp::create(b, 15, 64);
+        Value zero64 = arith::ConstantIntOp::create(b, 0, 64);
+        Value headBits = arith::AndIOp::create(
+            b, LLVM::PtrToIntOp::create(b, b.getI64Type(), oHead), fifteen);
+        Value strideBits = arith::AndIOp::create(
+            b, arith::ExtUIOp::create(b, b.getI64Type(), oRowStride),
+            arith::ConstantIntOp::create(b, 7, 64));
+        direct.wide = arith::CmpIOp::create(
+            b, arith::CmpIPredicate::eq,
+            arith::OrIOp::create(b, headBits, strideBits), zero64);
+        direct.wideRowBase = [&, oRowStride](int64_t sl) {
+          return rowOffset(positions[sl], oRowStride, idx(0));
+        };
+        direct.storeWide = [&, oHead](Value rowOff, Value column,
+                                      ValueRange words) {
+          Value at = arith::AddIOp::create(b, rowOff, toI32(column));
+          auto v4 = VectorType::get({4}, i32);
+          Value vec = LLVM::PoisonOp::create(b, v4);
+          for (int64_t i = 0; i < 4; ++i)
+            vec = LLVM::InsertElementOp::create(
+                b, vec, words[i], arith::ConstantIntOp::create(b, i, 32));
+          LLVM::StoreOp::create(b, vec, gep32(b, oHead, at, i16), 16);
+        };
+      }
+    } else {
+      direct.rowBase = [&, oStride](int64_t sl) {
+        return arith::AddIOp::create(
+                   b, packedRowOffset(oStride, sl, positions[sl]), toI64(t2))
+            .getResult();
+      };
+      direct.storePair = [&](Value rowOff, int64_t j, Value x, Value y) {
+        Value at = arith::AddIOp::create(
+            b, rowOff, arith::ConstantIntOp::create(b, 8 * j, 64));
+        Value address = LLVM::GEPOp::create(
+            b, LLVM::LLVMPointerType::get(b.getContext()), i16, o,
+            ValueRange{at});
+        LLVM::StoreOp::create(b, mmaE->packPair(x, y), address, 4);
+      };
+    }
+    if (tiled.finalize.getLse())
+      direct.storeLse = [&](int64_t sl, Value value) {
+        storeLseAt(lse, lseRow(sl), value);
+      };
+    storeOutputRows(b, *mmaE, accOut, direct, mFinal, lFinal, accFinal);
+  };
+  if (!config.getSplitKv()) {
+    storeToO();
+  } else {
+    Value single = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
+                                         numSplits, idx(1));
+    auto ifSingle = scf::IfOp::create(b, single, /*withElseRegion=*/true);
+    b.setInsertionPointToStart(&ifSingle.getThenRegion().front());
+    storeToO();
+    b.setInsertionPointToStart(&ifSingle.getElseRegion().front());
+    // Partial row R = (split * B + batch) * Hq * Sq + LSE row, f32; with
+    // a work list, row r of the tile in record `partialSlot`
+    // (abi::planRecordFloats).
+    Value scratch = arg(abi::Scratch);
+    Value rowsPerSplit = arith::MulIOp::create(
+        b, arith::MulIOp::create(b, batchSize, idx(heads)), seqQ);
+    Value splitBase = arith::MulIOp::create(b, split, rowsPerSplit);
+    Value lseBase = arith::MulIOp::create(
+        b, arith::MulIOp::create(b, numSplits, rowsPerSplit), idx(dv));
+    Value record = arith::MulIOp::create(b, partialSlot,
+                                         idx(abi::planRecordFloats(bq, dv)));
+    auto tileRow = [&](int64_t sl) { return a.sub(rows[sl], q0); };
+    auto partialRow = [&](int64_t sl) {
+      return arith::SelectOp::create(
+                 b, planned,
+                 a.add(record, arith::MulIOp::create(b, tileRow(sl), idx(dv))),
+                 arith::MulIOp::create(b, a.add(splitBase, lseRow(sl)),
+                                       idx(dv)))
+          .getResult();
+    };
+    auto partialLse = [&](int64_t sl) {
+      return arith::SelectOp::create(
+                 b, planned, a.add(record, a.add(idx(bq * dv), tileRow(sl))),
+                 a.add(lseBase, a.add(splitBase, lseRow(sl))))
+          .getResult();
+    };
+    OutputRows partial = out;
+    partial.rowBase = [&](int64_t sl) { return a.add(partialRow(sl), t2); };
+    partial.storePair = [&](Value rowOff, int64_t j, Value x, Value y) {
+      Value at = a.add(rowOff, idx(8 * j));
+      LLVM::StoreOp::create(b, x, gep(scratch, at, f32), 8);
+      LLVM::StoreOp::create(b, y, gep(scratch, a.add(at, idx(1)), f32), 4);
+    };
+    partial.storeLse = [&](int64_t sl, Value value) {
+      storeLseAt(scratch, partialLse(sl), value);
+    };
+    storeOutputRows(b, *mmaE, accOut, partial, mFinal, lFinal, accFinal);
+    b.setInsertionPointAfter(ifSingle);
+  }
+}
+
 LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   const bool wgmma = config.getWgmma();
   const int64_t bq = config.getBlockQ(), bk = config.getBlockK();
@@ -856,20 +1355,12 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
 
   Value q = arg(abi::Q), k = arg(abi::K), v = arg(abi::V), o = arg(abi::O),
         lse = arg(abi::Lse);
-  auto indexOf = [&](Value x) {
-    return arith::IndexCastOp::create(b, b.getIndexType(), x).getResult();
-  };
   // seqK: the keys of this block's sequence (kv_lens, set below once the
   // batch entry is known); seqKAll: the key dimension of the operands.
   // seqQ: the query rows of this block's sequence (a ragged batch's own,
   // set below); seqQAll: the query dimension of the operands.
   Value seqQAll = indexOf(arg(abi::SeqQ)), seqKAll = indexOf(arg(abi::SeqK));
   Value seqQ = seqQAll, seqK = seqKAll;
-  // Element strides of the [B, H, S] dimensions of q, k, v, o.
-  auto stridesOf = [&](unsigned first) {
-    return std::array<Value, 3>{indexOf(arg(first)), indexOf(arg(first + 1)),
-                                indexOf(arg(first + 2))};
-  };
   // O's strides and offsets are made after the key loop, where they are
   // used, so that they hold no registers during it.
   auto qStride = stridesOf(abi::QStrideB), kStride = stridesOf(abi::KStrideB),
@@ -1025,20 +1516,14 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       kInRegisters ? arith::MulIOp::create(b, t, idx(4)).getResult() : t2;
   const int64_t qHighCol = kInRegisters ? 2 : 8;
 
-  // Element offsets of this (batch, head) in each tensor: of the query
-  // side (q, o), or with `keys` of k and v; in a ragged batch, of the
-  // sequence's first row in batch entry 0.
-  auto baseOf = [&](const std::array<Value, 3> &stride, Value h,
-                    bool keys = false) {
-    Value batchOffset =
-        arith::MulIOp::create(b, keys ? kBatch : qBatch, stride[0]);
-    Value headOffset = arith::MulIOp::create(b, h, stride[1]);
-    Value base = a.add(batchOffset, headOffset);
-    if (keys ? raggedK : raggedQ)
-      base = a.add(base, arith::MulIOp::create(b, keys ? kStart : qStart,
-                                               stride[2]));
-    return base;
-  };
+  place.batch = batch;
+  place.head = head;
+  place.qBatch = qBatch;
+  place.kBatch = kBatch;
+  place.qStart = qStart;
+  place.kStart = kStart;
+  place.raggedQ = raggedQ;
+  place.raggedK = raggedK;
   // Pointers to this (batch, head)'s first element of each tensor; in a
   // paged cache, to the head's first element of page 0.
   const int64_t pageSize = problem.pageSize;
@@ -1051,10 +1536,6 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   Value qHead = gep(q, baseOf(qStride, head), i16),
         kHead = gep(k, kvBaseOf(kStride), kvElt),
         vHead = gep(v, kvBaseOf(vStride), kvElt);
-  // Sequence strides as i32, for the row offsets (rowOffset).
-  auto rowStrideOf = [&](unsigned param) {
-    return arith::TruncIOp::create(b, i32, arg(param)).getResult();
-  };
   Value qRowStride = rowStrideOf(abi::QStrideS),
         kRowStride = rowStrideOf(abi::KStrideS),
         vRowStride = rowStrideOf(abi::VStrideS);
@@ -1072,15 +1553,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   SmallVector<Value> safeRows;
   for (Value row : positions)
     safeRows.push_back(a.min(row, lastRow));
-  // Element offset (i64) of (batch, head of slot sl, position) in a
-  // packed tile's tensor of `strides`.
-  auto packedRowOffset = [&](const std::array<Value, 3> &strides,
-                             int64_t sl, Value position) {
-    Value h = a.add(head, headInGroup[sl]);
-    return toI64(a.add(arith::MulIOp::create(b, batch, strides[0]),
-                       a.add(arith::MulIOp::create(b, h, strides[1]),
-                             arith::MulIOp::create(b, position, strides[2]))));
-  };
+  place.headInGroup = headInGroup;
   // Q fragments [m-tile][k-step]: loaded once from global memory into
   // registers, or (config.getQInSmem()) staged in shared memory and
   // read with ldmatrix in every tile to spare registers.
@@ -3359,398 +3832,20 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     for (Value &x : accFinal)
       x = arith::MulFOp::create(b, x, vScale);
   std::optional<OpBuilder::InsertionGuard> mergeGuard;
-  if (keyWarps > 1) {
-    // The warps of a row group saw different keys: each writes its state to
-    // shared memory (over the stages, once every copy has landed and every
-    // warp is done with them), and the group's first warp merges them as
-    // the combine kernel merges splits, then stores. (TMA loads have all
-    // landed: the key loop waited on each one's barrier.)
-    if (!tmaLoads)
-      copier->wait(0);
-    gpu::BarrierOp::create(b);
-    Value keyWarp = arith::RemUIOp::create(b, warp, idx(keyWarps));
-    auto smemF32 = [&](int64_t base, Value index) {
-      return mmaE->smemAt(a.add(idx(base), arith::MulIOp::create(
-                                                b, index, idx(4))));
-    };
-    auto rowOf = [&](Value w, int64_t sl) {
-      return a.add(arith::MulIOp::create(b, w, idx(bq)),
-                   a.add(g, idx(16 * (sl / 2) + 8 * (sl % 2))));
-    };
-    MmaAccumulatorLayout accLayout{mt, vTiles};
-    auto accIndex = [&](Value row, int64_t i) {
-      return a.add(arith::MulIOp::create(b, row, idx(dv)),
-                   a.add(t2, idx(accLayout.column(i))));
-    };
-    auto lIndex = [&](Value row) {
-      return a.add(arith::MulIOp::create(b, row, idx(4)), t);
-    };
-    for (int64_t sl = 0; sl < slots; ++sl) {
-      Value row = rowOf(keyWarp, sl);
-      LLVM::StoreOp::create(b, mFinal[sl], smemF32(layout.mergeMOffset, row),
-                            4);
-      LLVM::StoreOp::create(b, lFinal[sl],
-                            smemF32(layout.mergeLOffset, lIndex(row)), 4);
-    }
-    for (int64_t i = 0; i < static_cast<int64_t>(accFinal.size()); ++i)
-      LLVM::StoreOp::create(
-          b, accFinal[i],
-          smemF32(layout.mergeAccOffset,
-                  accIndex(rowOf(keyWarp, accLayout.slot(i)), i)),
-          4);
-    gpu::BarrierOp::create(b);
-    Value first = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, keyWarp,
-                                        idx(0));
-    auto ifFirst = scf::IfOp::create(b, first, /*withElseRegion=*/false);
-    mergeGuard.emplace(b);
-    b.setInsertionPointToStart(&ifFirst.getThenRegion().front());
-    auto load = [&](int64_t base, Value index) {
-      return LLVM::LoadOp::create(b, f32, smemF32(base, index), 4).getResult();
-    };
-    // Per slot: the largest row maximum, and each warp's factor
-    // 2^(ref(m_w) - ref(M)) (0 for a warp that saw no key of the row).
-    SmallVector<SmallVector<Value>> factor(slots);
-    for (int64_t sl = 0; sl < slots; ++sl) {
-      SmallVector<Value> m;
-      Value top = negInf;
-      for (int64_t w = 0; w < keyWarps; ++w) {
-        m.push_back(load(layout.mergeMOffset, rowOf(idx(w), sl)));
-        top = arith::MaximumFOp::create(b, top, m.back());
-      }
-      Value ref = softmax::reference(b, top);
-      Value l = zero;
-      for (int64_t w = 0; w < keyWarps; ++w) {
-        factor[sl].push_back(
-            softmax::rescale(b, softmax::reference(b, m[w]), ref));
-        l = arith::AddFOp::create(
-            b, l,
-            arith::MulFOp::create(
-                b, factor[sl][w],
-                load(layout.mergeLOffset, lIndex(rowOf(idx(w), sl)))));
-      }
-      mFinal[sl] = top;
-      lFinal[sl] = l;
-    }
-    for (int64_t i = 0; i < static_cast<int64_t>(accFinal.size()); ++i) {
-      int64_t sl = accLayout.slot(i);
-      Value sum = zero;
-      for (int64_t w = 0; w < keyWarps; ++w)
-        sum = arith::AddFOp::create(
-            b, sum,
-            arith::MulFOp::create(
-                b, factor[sl][w],
-                load(layout.mergeAccOffset, accIndex(rowOf(idx(w), sl), i))));
-      accFinal[i] = sum;
-    }
-  }
-  // A segment of a persistent kernel's tail item (tailGeometry): each warp
-  // writes its lanes' state (m and l of each slot, the accumulators) to
-  // the segment's record in the scratch and adds the segment's key tiles
-  // to the item's counter for the warp; the warp that brings it to the
-  // item's key tiles merges the other segments' records into its state
-  // (as the key_warps merge above) and stores the rows, the others store
-  // nothing. The scratch (KernelAbi.h tailScratchFloats): a u32 counter
-  // per (tail item, warp of the block), zeroed by the runtime before each
-  // launch, padded to 16 bytes, then two records per block (its segments),
-  // in which value v of consumer thread c sits at v * consumers + c (a
-  // warp's accesses are 128 contiguous bytes).
+  if (keyWarps > 1)
+    mergeKeyWarps(mFinal, lFinal, accFinal, warp, g, t, t2, mergeGuard);
+  // A segment of a persistent kernel's tail item stores its rows only
+  // when it completes the item (mergeTailSegments).
   std::optional<OpBuilder::InsertionGuard> tailGuard;
   if (tailRaw) {
-    TailSplit ts = tailOf(tailRaw);
-    TailGeometry &g = ts.g;
-    const int64_t consumers = 32 * config.getWarps();
-    const int64_t blockWarps = config.getThreads() / 32;
-    SmallVector<Value> state(mFinal);
-    state.append(lFinal);
-    state.append(accFinal);
-    const int64_t values = static_cast<int64_t>(state.size());
-    SmallVector<Type> stateTypes(values, f32);
-    SmallVector<Type> withStore{b.getI1Type()};
-    withStore.append(stateTypes);
-    auto ifTail = scf::IfOp::create(b, withStore, ts.isTail,
-                                    /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&ifTail.getElseRegion().front());
-      SmallVector<Value> stores{arith::ConstantIntOp::create(b, 1, 1)};
-      stores.append(state);
-      scf::YieldOp::create(b, stores);
-      b.setInsertionPointToStart(&ifTail.getThenRegion().front());
-      U32Arith u{b};
-      Value scratch = arg(abi::Scratch);
-      // In floats: the counters, padded to 4, then record r of block l's
-      // segment k (r = 2 l + k) at records + r * values * consumers.
-      Value records = u.mul(
-          u.div(u.add(u.mul(g.tailItems, i32c(blockWarps)), i32c(3)), i32c(4)),
-          i32c(4));
-      auto recordOf = [&](Value r) {
-        return a.add(
-            u.index(u.add(records, u.mul(r, i32c(values * consumers)))), tid);
-      };
-      Value mine = recordOf(u.add(u.mul(g.block, i32c(2)), ts.segment));
-      for (int64_t v = 0; v < values; ++v)
-        LLVM::StoreOp::create(
-            b, state[v], gep(scratch, a.add(mine, idx(v * consumers)), f32), 4);
-      // Every lane's stores before lane 0's count (the pattern of a
-      // threadfence reduction, in a warp).
-      auto ptx = [&](StringRef text) {
-        inlinePtx(b, Type(), ValueRange(), text, "", /*sideEffects=*/true);
-      };
-      ptx("fence.acq_rel.gpu;");
-      ptx("bar.warp.sync -1;");
-      Value counter = gep(
-          scratch, a.add(u.index(u.mul(ts.item, i32c(blockWarps))), warp), i32);
-      Value tiles = arith::IndexCastUIOp::create(b, i32, a.sub(ts.hi, ts.lo));
-      Value first =
-          arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, idx(0));
-      auto ifFirst = scf::IfOp::create(b, TypeRange{i32}, first,
-                                       /*withElseRegion=*/true);
-      {
-        OpBuilder::InsertionGuard g2(b);
-        b.setInsertionPointToStart(&ifFirst.getThenRegion().front());
-        Value before = inlinePtx(
-            b, i32,
-            ValueRange{LLVM::PtrToIntOp::create(b, i64, counter), tiles},
-            "atom.acq_rel.gpu.add.u32 $0, [$1], $2;", "=r,l,r",
-            /*sideEffects=*/true);
-        scf::YieldOp::create(b, ValueRange{before});
-        b.setInsertionPointToStart(&ifFirst.getElseRegion().front());
-        scf::YieldOp::create(b, ValueRange{i32c(0)});
-      }
-      Value counted = gpu::ShuffleOp::create(b, ifFirst.getResult(0), 0, 32,
-                                             gpu::ShuffleMode::IDX)
-                          .getShuffleResult();
-      Value last = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
-                                         u.add(counted, tiles), g.keyTiles);
-      auto ifLast = scf::IfOp::create(b, stateTypes, last,
-                                      /*withElseRegion=*/true);
-      {
-        OpBuilder::InsertionGuard g2(b);
-        b.setInsertionPointToStart(&ifLast.getElseRegion().front());
-        scf::YieldOp::create(b, state);
-        b.setInsertionPointToStart(&ifLast.getThenRegion().front());
-        ptx("fence.acq_rel.gpu;");
-        // The blocks holding a share of the item: those of its first and
-        // last key tiles t, block ceil((t + 1) B / W) - 1 (the block l of
-        // l W / B <= t < (l + 1) W / B).
-        auto blockOf = [&](Value t) {
-          Value n = u.mul(u.add(t, i32c(1)), g.blocks);
-          return u.sub(
-              u.div(u.add(n, u.sub(g.tailTiles, i32c(1))), g.tailTiles),
-              i32c(1));
-        };
-        Value itemStart = u.mul(ts.item, g.keyTiles);
-        Value from = blockOf(itemStart);
-        Value to = u.add(blockOf(u.sub(u.add(itemStart, g.keyTiles), i32c(1))),
-                         i32c(1));
-        auto each =
-            scf::ForOp::create(b, u.index(from), u.index(to), idx(1), state);
-        {
-          OpBuilder::InsertionGuard g3(b);
-          b.setInsertionPointToStart(each.getBody());
-          Value other32 =
-              arith::IndexCastUIOp::create(b, i32, each.getInductionVar());
-          ValueRange cur = each.getRegionIterArgs();
-          // Another block's share, if not empty (with fewer tail tiles
-          // than blocks, some blocks between the item's first and last
-          // have none).
-          Value itsFirstTile = u.div(u.mul(other32, g.tailTiles), g.blocks);
-          Value itsEnd =
-              u.div(u.mul(u.add(other32, i32c(1)), g.tailTiles), g.blocks);
-          Value other = arith::AndIOp::create(
-              b,
-              arith::CmpIOp::create(b, arith::CmpIPredicate::ne, other32,
-                                    g.block),
-              arith::CmpIOp::create(b, arith::CmpIPredicate::ugt, itsEnd,
-                                    itsFirstTile));
-          auto ifOther = scf::IfOp::create(b, stateTypes, other,
-                                           /*withElseRegion=*/true);
-          b.setInsertionPointToStart(&ifOther.getElseRegion().front());
-          scf::YieldOp::create(b, cur);
-          b.setInsertionPointToStart(&ifOther.getThenRegion().front());
-          // The item's place among that block's segments.
-          Value itsFirst = u.div(itsFirstTile, g.keyTiles);
-          Value theirs = recordOf(
-              u.add(u.mul(other32, i32c(2)), u.sub(ts.item, itsFirst)));
-          // The offsets in the instructions: one address a record.
-          Value at =
-              LLVM::PtrToIntOp::create(b, i64, gep(scratch, theirs, f32));
-          auto load = [&](int64_t v) {
-            return inlinePtx(b, f32, ValueRange{at},
-                             "ld.relaxed.gpu.f32 $0, [$1+" +
-                                 std::to_string(4 * v * consumers) + "];",
-                             "=f,l", /*sideEffects=*/true);
-          };
-          // Per slot: the two maxima's larger, and each side's factor
-          // 2^(m - ref) (0 for a side that saw no key of the row).
-          SmallVector<Value> merged(cur.begin(), cur.end());
-          SmallVector<Value> mine(slots), theirsF(slots);
-          for (int64_t sl = 0; sl < slots; ++sl) {
-            Value m = load(sl), l = load(slots + sl);
-            Value top = arith::MaximumFOp::create(b, cur[sl], m);
-            Value ref = softmax::reference(b, top);
-            mine[sl] = softmax::rescale(b, cur[sl], ref);
-            theirsF[sl] = softmax::rescale(b, m, ref);
-            merged[sl] = top;
-            merged[slots + sl] = arith::AddFOp::create(
-                b, arith::MulFOp::create(b, mine[sl], cur[slots + sl]),
-                arith::MulFOp::create(b, theirsF[sl], l));
-          }
-          for (int64_t i = 0; i < values - 2 * slots; ++i) {
-            int64_t sl = accOut.slot(i);
-            Value x = load(2 * slots + i);
-            merged[2 * slots + i] = arith::AddFOp::create(
-                b, arith::MulFOp::create(b, mine[sl], cur[2 * slots + i]),
-                arith::MulFOp::create(b, theirsF[sl], x));
-          }
-          scf::YieldOp::create(b, merged);
-          b.setInsertionPointAfter(ifOther);
-          scf::YieldOp::create(b, ifOther.getResults());
-        }
-        scf::YieldOp::create(b, each.getResults());
-      }
-      SmallVector<Value> yielded{last};
-      yielded.append(ifLast.getResults().begin(), ifLast.getResults().end());
-      scf::YieldOp::create(b, yielded);
-    }
-    ValueRange results = ifTail.getResults().drop_front();
-    mFinal.assign(results.begin(), results.begin() + slots);
-    lFinal.assign(results.begin() + slots, results.begin() + 2 * slots);
-    accFinal.assign(results.begin() + 2 * slots, results.end());
-    auto ifStore = scf::IfOp::create(b, ifTail.getResult(0),
-                                     /*withElseRegion=*/false);
+    Value stores = mergeTailSegments(mFinal, lFinal, accFinal, tid, warp, lane);
+    auto ifStore = scf::IfOp::create(b, stores, /*withElseRegion=*/false);
     tailGuard.emplace(b);
     b.setInsertionPointToStart(&ifStore.getThenRegion().front());
   }
-  OutputRows out;
-  for (Value position : positions)
-    out.valid.push_back(arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
-                                              position, seqQ));
-  out.laneInQuad = t;
-  // The LSE index of slot sl's row in [B, Hq, Sq].
-  // In a ragged batch: [1, Hq, Tq], the sequence's rows from its offset.
-  auto lseRow = [&](int64_t sl) {
-    Value h = pack == 1 ? head : a.add(head, headInGroup[sl]);
-    return a.add(arith::MulIOp::create(
-                     b, a.add(arith::MulIOp::create(b, qBatch, idx(heads)), h),
-                     seqQAll),
-                 a.add(qStart, positions[sl]));
-  };
-  auto storeLseAt = [&](Value base, Value index, Value value) {
-    LLVM::StoreOp::create(b, value, gep(base, index, f32), 4);
-  };
-  auto storeToO = [&]() {
-    OutputRows direct = out;
-    std::array<Value, 3> oStride = stridesOf(abi::OStrideB);
-    if (pack == 1) {
-      Value oHead = gep(o, baseOf(oStride, head), i16);
-      Value oRowStride = rowStrideOf(abi::OStrideS);
-      direct.rowBase = [&, oRowStride](int64_t sl) {
-        return rowOffset(positions[sl], oRowStride, t2);
-      };
-      direct.storePair = [&, oHead](Value rowOff, int64_t j, Value x,
-                                    Value y) {
-        Value at = arith::AddIOp::create(
-            b, rowOff, arith::ConstantIntOp::create(b, 8 * j, 32));
-        LLVM::StoreOp::create(b, mmaE->packPair(x, y), gep32(b, oHead, at, i16),
-                              4);
-      };
-      // 16-byte stores where the head's base and the row stride are
-      // multiples of 16 bytes (8 elements).
-      if (config.getWideStores()) {
-        Value fifteen = arith::ConstantIntOp::create(b, 15, 64);
-        Value zero64 = arith::ConstantIntOp::create(b, 0, 64);
-        Value headBits = arith::AndIOp::create(
-            b, LLVM::PtrToIntOp::create(b, b.getI64Type(), oHead), fifteen);
-        Value strideBits = arith::AndIOp::create(
-            b, arith::ExtUIOp::create(b, b.getI64Type(), oRowStride),
-            arith::ConstantIntOp::create(b, 7, 64));
-        direct.wide = arith::CmpIOp::create(
-            b, arith::CmpIPredicate::eq,
-            arith::OrIOp::create(b, headBits, strideBits), zero64);
-        direct.wideRowBase = [&, oRowStride](int64_t sl) {
-          return rowOffset(positions[sl], oRowStride, idx(0));
-        };
-        direct.storeWide = [&, oHead](Value rowOff, Value column,
-                                      ValueRange words) {
-          Value at = arith::AddIOp::create(b, rowOff, toI32(column));
-          auto v4 = VectorType::get({4}, i32);
-          Value vec = LLVM::PoisonOp::create(b, v4);
-          for (int64_t i = 0; i < 4; ++i)
-            vec = LLVM::InsertElementOp::create(
-                b, vec, words[i], arith::ConstantIntOp::create(b, i, 32));
-          LLVM::StoreOp::create(b, vec, gep32(b, oHead, at, i16), 16);
-        };
-      }
-    } else {
-      direct.rowBase = [&, oStride](int64_t sl) {
-        return arith::AddIOp::create(
-                   b, packedRowOffset(oStride, sl, positions[sl]), toI64(t2))
-            .getResult();
-      };
-      direct.storePair = [&](Value rowOff, int64_t j, Value x, Value y) {
-        Value at = arith::AddIOp::create(
-            b, rowOff, arith::ConstantIntOp::create(b, 8 * j, 64));
-        Value address = LLVM::GEPOp::create(
-            b, LLVM::LLVMPointerType::get(b.getContext()), i16, o,
-            ValueRange{at});
-        LLVM::StoreOp::create(b, mmaE->packPair(x, y), address, 4);
-      };
-    }
-    if (tiled.finalize.getLse())
-      direct.storeLse = [&](int64_t sl, Value value) {
-        storeLseAt(lse, lseRow(sl), value);
-      };
-    storeOutputRows(b, *mmaE, accOut, direct, mFinal, lFinal, accFinal);
-  };
-  if (!config.getSplitKv()) {
-    storeToO();
-  } else {
-    Value single = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
-                                         numSplits, idx(1));
-    auto ifSingle = scf::IfOp::create(b, single, /*withElseRegion=*/true);
-    b.setInsertionPointToStart(&ifSingle.getThenRegion().front());
-    storeToO();
-    b.setInsertionPointToStart(&ifSingle.getElseRegion().front());
-    // Partial row R = (split * B + batch) * Hq * Sq + LSE row, f32; with
-    // a work list, row r of the tile in record `partialSlot`
-    // (abi::planRecordFloats).
-    Value scratch = arg(abi::Scratch);
-    Value rowsPerSplit = arith::MulIOp::create(
-        b, arith::MulIOp::create(b, batchSize, idx(heads)), seqQ);
-    Value splitBase = arith::MulIOp::create(b, split, rowsPerSplit);
-    Value lseBase = arith::MulIOp::create(
-        b, arith::MulIOp::create(b, numSplits, rowsPerSplit), idx(dv));
-    Value record = arith::MulIOp::create(b, partialSlot,
-                                         idx(abi::planRecordFloats(bq, dv)));
-    auto tileRow = [&](int64_t sl) { return a.sub(rows[sl], q0); };
-    auto partialRow = [&](int64_t sl) {
-      return arith::SelectOp::create(
-                 b, planned,
-                 a.add(record, arith::MulIOp::create(b, tileRow(sl), idx(dv))),
-                 arith::MulIOp::create(b, a.add(splitBase, lseRow(sl)),
-                                       idx(dv)))
-          .getResult();
-    };
-    auto partialLse = [&](int64_t sl) {
-      return arith::SelectOp::create(
-                 b, planned, a.add(record, a.add(idx(bq * dv), tileRow(sl))),
-                 a.add(lseBase, a.add(splitBase, lseRow(sl))))
-          .getResult();
-    };
-    OutputRows partial = out;
-    partial.rowBase = [&](int64_t sl) { return a.add(partialRow(sl), t2); };
-    partial.storePair = [&](Value rowOff, int64_t j, Value x, Value y) {
-      Value at = a.add(rowOff, idx(8 * j));
-      LLVM::StoreOp::create(b, x, gep(scratch, at, f32), 8);
-      LLVM::StoreOp::create(b, y, gep(scratch, a.add(at, idx(1)), f32), 4);
-    };
-    partial.storeLse = [&](int64_t sl, Value value) {
-      storeLseAt(scratch, partialLse(sl), value);
-    };
-    storeOutputRows(b, *mmaE, accOut, partial, mFinal, lFinal, accFinal);
-    b.setInsertionPointAfter(ifSingle);
-  }
+  OutputPlace at{rows, positions, q0, seqQ, seqQAll, t, t2, batchSize,
+                 numSplits, split, partialSlot, planned};
+  storeOutputs(at, mFinal, lFinal, accFinal);
   tailGuard.reset();
   mergeGuard.reset();
   consumerGuard.reset();
