@@ -162,6 +162,37 @@ private:
   /// emits the three where the kernel first needs them.
   using WorkIndices = std::function<std::array<Value, 3>()>;
   LogicalResult buildTile(const WorkIndices &indices);
+  /// What the softmax of a key tile reads, as buildTile finds it: the
+  /// mask and score context, the key tiles (boundary tiles outside
+  /// [fullLo, fullHi)), each row slot's query position (and, clamped
+  /// into Sq, row), the rows' 2^-e of Q's f16 scaling (fp8 keys under
+  /// bf16 queries), the row masks found once a work item, the key warp's
+  /// first key in a tile, 2 t, the keys' fp8 scale and the sequence's keys.
+  struct ScoreInputs {
+    MaskScoreContext c;
+    KeyTileRange range;
+    SmallVector<Value> positions, safeRows, qUnscale;
+    std::optional<SmallVector<RowMask>> itemRowMasks;
+    Value keyOffset, t2, kScale, seqK;
+    /// Tiles tested at run time; rows that each see one interval of keys
+    /// (interval masks and cu_seqlens documents: rowKeys); documents of
+    /// cu_seqlens; a ragged batch's query rows.
+    bool tileTest = false, intervals = false, documentRanges = false,
+         raggedQ = false;
+  } scores;
+  std::pair<Value, Value> rowKeys(const RowMask &rm);
+  /// A key tile's softmax (softmaxTile): the weights P, the new row state
+  /// (m, l) and each row's rescale factor for O; `grown` (lazy_rescale)
+  /// whether a row of the lane's warp moved its maximum, i.e. whether O
+  /// needs the rescale (warp-uniform); null where O is always rescaled, or
+  /// not at all (a loop's first tile).
+  struct TileSoftmax {
+    SmallVector<Value> p, mNew, lNew, alpha;
+    Value grown;
+  };
+  TileSoftmax softmaxTile(Value kt, const TileFlags &flags,
+                          SmallVector<Value> s, ValueRange mOld,
+                          ValueRange lOld, bool oIsZero = false);
   /// The work item's query rows as the epilogue stores them: each row
   /// slot's tile row and query position, the tile's first row, the
   /// sequence's rows and the operands' (Sq), the lane's place in its quad
@@ -1345,6 +1376,346 @@ void KernelBuilder::storeOutputs(const OutputPlace &at,
   }
 }
 
+/// The keys [lo, hi) of row mask `rm` of an interval mask or a cu_seqlens
+/// document (ScoreInputs::intervals), not clamped to Sk.
+std::pair<Value, Value> KernelBuilder::rowKeys(const RowMask &rm) {
+  const bool documentRanges = scores.documentRanges;
+  const MaskScoreContext &c = scores.c;
+  if (!documentRanges)
+    return {rm.lo, rm.hi};
+  Value hi = rm.docEnd;
+  if (c.spec.documentCausal)
+    hi = a.min(hi, a.add(rm.pos, idx(1)));
+  return {rm.docStart,
+          arith::SelectOp::create(b, rm.posValid, hi, rm.docStart)};
+}
+
+/// The scores of tile `kt` (`s`, the C-fragment layout of `nTiles` 8-key
+/// n-tiles) through the score pipeline, the mask on boundary tiles and
+/// the online softmax from the row state (mOld, lOld): the weights P, the
+/// new row state and each row's rescale factor for O.
+/// `grown` (lazy_rescale): whether a row of the lane's warp moved its
+/// maximum, i.e. whether O needs the rescale (warp-uniform); null where O
+/// is always rescaled, or not at all (`oIsZero`: a loop's first tile).
+KernelBuilder::TileSoftmax
+KernelBuilder::softmaxTile(Value kt, const TileFlags &flags,
+                           SmallVector<Value> s, ValueRange mOld,
+                           ValueRange lOld, bool oIsZero) {
+  const bool wgmma = config.getWgmma();
+  const int64_t bk = config.getBlockK(), mt = config.getMTiles();
+  const int64_t nTiles = bk / config.getKeyWarps() / 8, slots = 2 * mt;
+  const MaskScoreContext &c = scores.c;
+  const KeyTileRange &range = scores.range;
+  ArrayRef<Value> positions = scores.positions, safeRows = scores.safeRows,
+                  qUnscale = scores.qUnscale;
+  const std::optional<SmallVector<RowMask>> &itemRowMasks = scores.itemRowMasks;
+  Value keyOffset = scores.keyOffset, t2 = scores.t2, kScale = scores.kScale,
+        seqK = scores.seqK;
+  const bool tileTest = scores.tileTest, intervals = scores.intervals,
+             raggedQ = scores.raggedQ;
+  Value negInf = f32c(-INFINITY), zero = f32c(0.0);
+  Value k0 = arith::MulIOp::create(b, kt, idx(bk));
+  // Scores: the score pipeline, log2(e) folded in, -inf past Sk.
+  // Which row slot and column each score register holds.
+  MmaAccumulatorLayout sLayout{mt, nTiles};
+  auto slotOf = [&](int64_t i) { return sLayout.slot(i); };
+  auto rowOf = [&](int64_t i) { return positions[slotOf(i)]; };
+  auto colOf = [&](int64_t i) {
+    Value first = keyOffset ? a.add(k0, keyOffset) : k0;
+    return a.add(first, a.add(idx(sLayout.column(i)), t2));
+  };
+  bool plainScores = !c.softcap && !c.alibi && !c.loadSlope && !c.scoreFn;
+  Value scaleLog2e = f32c(c.scale * M_LOG2E);
+  // The wgmma kernel's rows of Q scaled into f16 (fp8 keys under bf16
+  // queries): the row's 2^-e joins the scores' factor, and Q carries the
+  // keys' scale's sign, so that factor is |kScale| (at least the smallest
+  // normal f32: a scale of 0 weighs every visible key alike, and -inf
+  // times a positive factor stays -inf).
+  const bool rowUnscale = wgmma && !qUnscale.empty();
+  Value keyScale = kScale;
+  if (rowUnscale)
+    keyScale = math::AbsFOp::create(b, kScale);
+  // Raw scores: plain scores under a positive scale stay unscaled through
+  // the mask and the row maximum (a positive factor keeps the maximum),
+  // and each weight is one FMA and one exp2, exp2(s * scale log2(e) -
+  // ref) (FlashAttention-3's folding); over fp8 keys only where Q carries
+  // their scale's sign (without it, a multiply a score and the max of the
+  // scaled scores: on the H100, 1.86M more FMUL and 1.64M FADD for 1.64M
+  // FFMA in the consumers of one B=1 Sq=1K Sk=2K launch, thirty-fifth
+  // session run 4).
+  const bool rawScores = plainScores && c.scale > 0 && (!kScale || rowUnscale);
+  // fp8 keys: q . (code * scale) = (q . code) * scale.
+  if (kScale && plainScores)
+    scaleLog2e = arith::MulFOp::create(b, scaleLog2e, keyScale);
+  SmallVector<Value> rowScaleLog2e;
+  for (int64_t sl = 0; sl < slots && rowUnscale && plainScores; ++sl)
+    rowScaleLog2e.push_back(arith::MaximumFOp::create(
+        b, arith::MulFOp::create(b, scaleLog2e, qUnscale[sl]),
+        f32c(std::numeric_limits<float>::min())));
+  // The factor of slot sl's raw scores.
+  auto rawFactor = [&](int64_t sl) {
+    return rowUnscale ? rowScaleLog2e[sl] : scaleLog2e;
+  };
+  for (int64_t i = 0; i < static_cast<int64_t>(s.size()) && !rawScores; ++i) {
+    Value x;
+    if (plainScores) {
+      x = arith::MulFOp::create(b, s[i], rawFactor(slotOf(i)));
+    } else {
+      Value dot = kScale ? arith::MulFOp::create(b, s[i], keyScale) : s[i];
+      if (rowUnscale)
+        dot = arith::MulFOp::create(b, dot, qUnscale[slotOf(i)]);
+      x = buildScore(b, c, dot, rowOf(i), colOf(i), M_LOG2E);
+    }
+    s[i] = x;
+  }
+  // The element-wise mask and the key bound, on boundary tiles only: a
+  // full tile that also lies inside the keys takes no mask arithmetic.
+  {
+    Value inside = arith::CmpIOp::create(b, arith::CmpIPredicate::sle,
+                                         a.add(k0, idx(bk)), seqK);
+    Value fromFullLo =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::sge, kt, range.fullLo);
+    Value beforeFullHi =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::slt, kt, range.fullHi);
+    Value full = arith::AndIOp::create(
+        b, arith::AndIOp::create(b, fromFullLo, beforeFullHi), inside);
+    if (tileTest)
+      full = arith::OrIOp::create(b, full,
+                                  arith::AndIOp::create(b, flags.full, inside));
+    SmallVector<Type> types(s.size(), f32);
+    auto ifPartial = scf::IfOp::create(b, types, full,
+                                       /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&ifPartial.getThenRegion().front());
+      scf::YieldOp::create(b, s);
+      b.setInsertionPointToStart(&ifPartial.getElseRegion().front());
+      // Rows past Sq and keys past Sk are evaluated at the last row /
+      // key so that mask operands are read in bounds; their results are
+      // never stored (rows) or are -inf (keys).
+      SmallVector<RowMask> rowMasks;
+      if (itemRowMasks)
+        rowMasks = *itemRowMasks;
+      else
+        for (Value row : safeRows)
+          rowMasks.push_back(buildRowMask(b, c, row));
+      Value lastKey = a.sub(seqK, idx(1));
+      // A block mask whose key blocks are a multiple of 8 keys: a
+      // lane's 8-column group (8 n + 2 t + {0, 1}, k0 a multiple of 16)
+      // lies in one key block, so the block table is read once a row
+      // slot and group, not once a score (64 reads a thread on 128-key
+      // tiles kept ptxas spilling).
+      const mask::MaskSpec &spec = c.spec;
+      const bool blockGroups = spec.kind == mask::MaskKind::BlockSparse &&
+                               !keyOffset && spec.blockK % 8 == 0;
+      DenseMap<std::pair<int64_t, int64_t>, Value> groupVisible;
+      // Interval masks and cu_seqlens documents (rowKeys): row slot sl
+      // sees the keys [lo, min(hi, Sk)), taken as i32 relative to the
+      // lane's first key (colOf(i) is that key plus a constant), so
+      // that each end costs a score one 32-bit compare of its constant
+      // column (64-bit compares and a clamp a score made D = 256 spill
+      // on 80-key tiles; a relative column a score, hoisted out of the
+      // key loop by LLVM, spilled more).
+      Value laneFirst = a.add(keyOffset ? a.add(k0, keyOffset) : k0, t2);
+      // At least -1 (the columns are >= 0, so no compare changes): keys
+      // are below 2^31 (attnrt's seq_k bound), the lane's first key may
+      // pass it by less than block_k, so only a difference below -2^31
+      // could leave the i32 range.
+      auto relative = [&](Value key) -> Value {
+        return arith::IndexCastOp::create(
+            b, i32, a.max(a.sub(key, laneFirst), idx(-1)));
+      };
+      SmallVector<Value> loRel, hiRel;
+      if (intervals)
+        for (const RowMask &rm : rowMasks) {
+          auto [lo, hi] = rowKeys(rm);
+          loRel.push_back(relative(lo));
+          hiRel.push_back(relative(a.min(hi, seqK)));
+        }
+      // Sliding windows: the scores outside [lo, hi) set to -inf one end
+      // at a time, each end only where it cuts one of the thread's rows
+      // within the lane's columns (columns 0 .. maxCol from its first
+      // key: a row with lo <= 0 and hi > maxCol sees them all), one
+      // compare and one select a score. A window's boundary tiles are
+      // mostly cut by one end (its first tiles by the lower, the
+      // diagonal by the upper). H200 (bench/RESULTS.md, twenty-second
+      // session runs 2-5): window 1023 at S=8K 459.7 vs 451.1 TFLOP/s
+      // with both ends' compares and selects on every score, and the
+      // D = 64 window's three consumer warpgroups fit without spills
+      // (311.2 vs 295.1 on the one warpgroup it fell back to); on the
+      // D = 128 causal kernel the same form was slower (16K 584.7 vs
+      // 608.9), on prefix-LM, documents and soft-capping level, so the
+      // other interval masks keep both compares a score. The branches
+      // are the thread's (lanes of a warp may differ): made
+      // warp-uniform by a vote, or as one branch per case, they spilled
+      // the soft-capped causal kernel's 192-key tiles; a ragged batch's
+      // D = 64 causal kernel spilled 4 bytes on three warpgroups.
+      const bool oneEnd =
+          intervals && !raggedQ && c.spec.kind == mask::MaskKind::SlidingWindow;
+      // Column `rel` (a constant) of row slot sl is inside the row's lower
+      // end (rel >= lo) or upper end (rel < hi).
+      auto insideEnd = [&](Value rel, int64_t sl, bool lower) -> Value {
+        return lower ? arith::CmpIOp::create(b, arith::CmpIPredicate::sge, rel,
+                                             loRel[sl])
+                     : arith::CmpIOp::create(b, arith::CmpIPredicate::slt, rel,
+                                             hiRel[sl]);
+      };
+      SmallVector<Value> masked;
+      if (oneEnd) {
+        int64_t maxCol = 0;
+        for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i)
+          maxCol = std::max(maxCol, sLayout.column(i));
+        Value cutLo, cutHi;
+        for (int64_t sl = 0; sl < slots; ++sl) {
+          Value lo = arith::CmpIOp::create(b, arith::CmpIPredicate::sgt,
+                                           loRel[sl], i32c(0));
+          Value hi = arith::CmpIOp::create(b, arith::CmpIPredicate::sle,
+                                           hiRel[sl], i32c(maxCol));
+          cutLo = cutLo ? arith::OrIOp::create(b, cutLo, lo).getResult() : lo;
+          cutHi = cutHi ? arith::OrIOp::create(b, cutHi, hi).getResult() : hi;
+        }
+        SmallVector<Value> cur = s;
+        auto cutAt = [&](Value cut, bool lower) {
+          auto ifCut = scf::IfOp::create(b, types, cut, true);
+          OpBuilder::InsertionGuard g3(b);
+          b.setInsertionPointToStart(&ifCut.getThenRegion().front());
+          SmallVector<Value> out;
+          for (int64_t i = 0; i < static_cast<int64_t>(cur.size()); ++i)
+            out.push_back(arith::SelectOp::create(
+                b, insideEnd(i32c(sLayout.column(i)), slotOf(i), lower), cur[i],
+                negInf));
+          scf::YieldOp::create(b, out);
+          b.setInsertionPointToStart(&ifCut.getElseRegion().front());
+          scf::YieldOp::create(b, cur);
+          cur.assign(ifCut.getResults().begin(), ifCut.getResults().end());
+        };
+        cutAt(cutLo, true);
+        cutAt(cutHi, false);
+        masked = std::move(cur);
+      } else {
+        for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i) {
+          if (intervals) {
+            Value rel = i32c(sLayout.column(i));
+            Value fromLo = insideEnd(rel, slotOf(i), true);
+            Value belowHi = insideEnd(rel, slotOf(i), false);
+            Value vis = arith::AndIOp::create(b, fromLo, belowHi);
+            masked.push_back(arith::SelectOp::create(b, vis, s[i], negInf));
+            continue;
+          }
+          Value vis = arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
+                                            colOf(i), seqK);
+          Value m;
+          if (blockGroups) {
+            int64_t group = sLayout.column(i) / 8;
+            Value &cached = groupVisible[{slotOf(i), group}];
+            if (!cached)
+              cached =
+                  buildVisible(b, c, rowMasks[slotOf(i)], safeRows[slotOf(i)],
+                               a.min(a.add(k0, idx(8 * group)), lastKey));
+            m = cached;
+          } else {
+            m = buildVisible(b, c, rowMasks[slotOf(i)], safeRows[slotOf(i)],
+                             a.min(colOf(i), lastKey));
+          }
+          if (m)
+            vis = arith::AndIOp::create(b, vis, m);
+          masked.push_back(arith::SelectOp::create(b, vis, s[i], negInf));
+        }
+      }
+      scf::YieldOp::create(b, masked);
+    }
+    s.assign(ifPartial.getResults().begin(), ifPartial.getResults().end());
+  }
+
+  // Online softmax (OnlineSoftmax.h, shared with the CPU decomposition):
+  // row max and row sum over the 4 lanes of a row by warp shuffles.
+  // A small soft-cap (KernelProblem::cappedReference): every row's
+  // reference is the largest score the cap allows, cap log2(e), so no
+  // row maximum is taken (no max tree, no shuffles, O never rescaled)
+  // and each weight's exp2 waits only for its own tanh, not for the
+  // whole tile's.
+  const bool fixedRef = wgmma && problem.cappedReference;
+  const double capLog2e =
+      fixedRef ? c.softcap.getValueAsDouble() * M_LOG2E : 0.0;
+  // Each slot's maximum as a tree (a chain would serialise the slot's
+  // scores on the max latency).
+  SmallVector<SmallVector<Value>> slotScores(slots);
+  for (int64_t i = 0; i < static_cast<int64_t>(s.size()) && !fixedRef; ++i)
+    slotScores[slotOf(i)].push_back(s[i]);
+  SmallVector<Value> rowMax, rowSum(slots, zero);
+  for (SmallVector<Value> &level : slotScores) {
+    while (level.size() > 1) {
+      SmallVector<Value> next;
+      for (size_t j = 0; j + 1 < level.size(); j += 2)
+        next.push_back(arith::MaximumFOp::create(b, level[j], level[j + 1]));
+      if (level.size() % 2)
+        next.push_back(level.back());
+      level = std::move(next);
+    }
+    rowMax.push_back(level.empty() ? negInf : level.front());
+  }
+  SmallVector<Value> mNew, ref, alpha, negRef;
+  // lazy_rescale (wgmma): a row's maximum (the weights' reference) stays
+  // until a tile's scores pass it by more than kStaleMaxLimit (log2 units):
+  // weights up to 2^kStaleMaxLimit keep their relative precision in f32
+  // and in P's bf16/f16,
+  // and O is rescaled only in the (rare, after a row's first tiles) tiles
+  // where a row of the warp moved its maximum, behind a warp-uniform
+  // branch, instead of every O element being multiplied every tile.
+  Value grown;
+  for (int64_t sl = 0; sl < slots && fixedRef; ++sl) {
+    mNew.push_back(f32c(capLog2e));
+    ref.push_back(f32c(capLog2e));
+    alpha.push_back(f32c(1.0f));
+    negRef.push_back(f32c(-capLog2e));
+  }
+  for (int64_t sl = 0; sl < slots && !fixedRef; ++sl) {
+    Value tileMax = mmaE->quadReduce(rowMax[sl], true);
+    if (rawScores)
+      tileMax = arith::MulFOp::create(b, tileMax, rawFactor(sl));
+    Value moved = softmax::newMax(b, mOld[sl], tileMax);
+    if (!config.getLazyRescale()) {
+      mNew.push_back(moved);
+      ref.push_back(softmax::reference(b, moved));
+      alpha.push_back(softmax::rescale(b, mOld[sl], ref[sl]));
+    } else {
+      // mOld = -inf (no visible key yet): moves for any finite tileMax.
+      Value grows = arith::CmpFOp::create(
+          b, arith::CmpFPredicate::OGT, tileMax,
+          arith::AddFOp::create(b, mOld[sl], f32c(kStaleMaxLimit)));
+      mNew.push_back(arith::SelectOp::create(b, grows, moved, mOld[sl]));
+      ref.push_back(softmax::reference(b, mNew[sl]));
+      alpha.push_back(arith::SelectOp::create(
+          b, grows, softmax::rescale(b, mOld[sl], ref[sl]), f32c(1.0f)));
+      if (!oIsZero)
+        grown =
+            grown ? arith::OrIOp::create(b, grown, grows).getResult() : grows;
+    }
+    negRef.push_back(arith::NegFOp::create(b, ref[sl]));
+  }
+  if (grown)
+    grown = NVVM::VoteSyncOp::create(b, b.getI1Type(), i32c(-1), grown,
+                                     NVVM::VoteSyncKind::any);
+  // exp2_fma = n: n of every 8 weights on the FMA pipe (the rest on the
+  // multi-function unit).
+  const int64_t onFma = config.getExp2Fma();
+  for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i) {
+    Value x = rawScores
+                  ? math::FmaOp::create(b, s[i], rawFactor(slotOf(i)),
+                                        negRef[slotOf(i)])
+                        .getResult()
+                  : arith::SubFOp::create(b, s[i], ref[slotOf(i)]).getResult();
+    s[i] = i % 8 < onFma ? softmax::exp2OnFma(b, x)
+           : wgmma       ? exp2FlushSubnormals(b, x)
+                         : math::Exp2Op::create(b, x).getResult();
+    rowSum[slotOf(i)] = arith::AddFOp::create(b, rowSum[slotOf(i)], s[i]);
+  }
+  SmallVector<Value> lNew;
+  for (int64_t sl = 0; sl < slots; ++sl)
+    lNew.push_back(softmax::newSum(b, alpha[sl], lOld[sl], rowSum[sl]));
+  return TileSoftmax{s, mNew, lNew, alpha, grown};
+}
+
 LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   const bool wgmma = config.getWgmma();
   const int64_t bq = config.getBlockQ(), bk = config.getBlockK();
@@ -2286,16 +2657,8 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       c.spec.kind == mask::MaskKind::Document &&
       c.spec.documentSource == mask::DocumentSource::CuSeqlens;
   const bool intervals = mask::hasIntervalForm(c.spec.kind) || documentRanges;
-  // The keys [lo, hi) of such a row (not clamped to Sk).
-  auto rowKeys = [&](const RowMask &rm) -> std::pair<Value, Value> {
-    if (!documentRanges)
-      return {rm.lo, rm.hi};
-    Value hi = rm.docEnd;
-    if (c.spec.documentCausal)
-      hi = a.min(hi, a.add(rm.pos, idx(1)));
-    return {rm.docStart,
-            arith::SelectOp::create(b, rm.posValid, hi, rm.docStart)};
-  };
+  scores.c = c;
+  scores.documentRanges = documentRanges;
   // trim_keys: the keys [wgKeyLo, wgKeyHi) that some row of the consumer
   // warpgroup may see, from its first and last rows.
   const bool trimKeys = wgmma && config.getTrimKeys() && bk >= 32 &&
@@ -2747,324 +3110,18 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
                  lanes[chunk % 8 / 2]);
   };
 
-  // The scores of tile `kt` (`s`, the C-fragment layout of `nTiles` 8-key
-  // n-tiles) through the score pipeline, the mask on boundary tiles and
-  // the online softmax from the row state (mOld, lOld): the weights P, the
-  // new row state and each row's rescale factor for O.
-  // `grown` (lazy_rescale): whether a row of the lane's warp moved its
-  // maximum, i.e. whether O needs the rescale (warp-uniform); null where O
-  // is always rescaled, or not at all (`oIsZero`: a loop's first tile).
-  struct TileSoftmax {
-    SmallVector<Value> p, mNew, lNew, alpha;
-    Value grown;
-  };
-  auto softmaxTile = [&](Value kt, const TileFlags &flags, SmallVector<Value> s,
-                         ValueRange mOld, ValueRange lOld,
-                         bool oIsZero = false) -> TileSoftmax {
-    Value k0 = arith::MulIOp::create(b, kt, idx(bk));
-    // Scores: the score pipeline, log2(e) folded in, -inf past Sk.
-    // Which row slot and column each score register holds.
-    MmaAccumulatorLayout sLayout{mt, nTiles};
-    auto slotOf = [&](int64_t i) { return sLayout.slot(i); };
-    auto rowOf = [&](int64_t i) { return positions[slotOf(i)]; };
-    auto colOf = [&](int64_t i) {
-      Value first = keyOffset ? a.add(k0, keyOffset) : k0;
-      return a.add(first, a.add(idx(sLayout.column(i)), t2));
-    };
-    bool plainScores = !c.softcap && !c.alibi && !c.loadSlope && !c.scoreFn;
-    Value scaleLog2e = f32c(c.scale * M_LOG2E);
-    // The wgmma kernel's rows of Q scaled into f16 (fp8 keys under bf16
-    // queries): the row's 2^-e joins the scores' factor, and Q carries the
-    // keys' scale's sign, so that factor is |kScale| (at least the smallest
-    // normal f32: a scale of 0 weighs every visible key alike, and -inf
-    // times a positive factor stays -inf).
-    const bool rowUnscale = wgmma && !qUnscale.empty();
-    Value keyScale = kScale;
-    if (rowUnscale)
-      keyScale = math::AbsFOp::create(b, kScale);
-    // Raw scores: plain scores under a positive scale stay unscaled through
-    // the mask and the row maximum (a positive factor keeps the maximum),
-    // and each weight is one FMA and one exp2, exp2(s * scale log2(e) -
-    // ref) (FlashAttention-3's folding); over fp8 keys only where Q carries
-    // their scale's sign (without it, a multiply a score and the max of the
-    // scaled scores: on the H100, 1.86M more FMUL and 1.64M FADD for 1.64M
-    // FFMA in the consumers of one B=1 Sq=1K Sk=2K launch, thirty-fifth
-    // session run 4).
-    const bool rawScores =
-        plainScores && c.scale > 0 && (!kScale || rowUnscale);
-    // fp8 keys: q . (code * scale) = (q . code) * scale.
-    if (kScale && plainScores)
-      scaleLog2e = arith::MulFOp::create(b, scaleLog2e, keyScale);
-    SmallVector<Value> rowScaleLog2e;
-    for (int64_t sl = 0; sl < slots && rowUnscale && plainScores; ++sl)
-      rowScaleLog2e.push_back(arith::MaximumFOp::create(
-          b, arith::MulFOp::create(b, scaleLog2e, qUnscale[sl]),
-          f32c(std::numeric_limits<float>::min())));
-    // The factor of slot sl's raw scores.
-    auto rawFactor = [&](int64_t sl) {
-      return rowUnscale ? rowScaleLog2e[sl] : scaleLog2e;
-    };
-    for (int64_t i = 0; i < static_cast<int64_t>(s.size()) && !rawScores;
-         ++i) {
-      Value x;
-      if (plainScores) {
-        x = arith::MulFOp::create(b, s[i], rawFactor(slotOf(i)));
-      } else {
-        Value dot =
-            kScale ? arith::MulFOp::create(b, s[i], keyScale) : s[i];
-        if (rowUnscale)
-          dot = arith::MulFOp::create(b, dot, qUnscale[slotOf(i)]);
-        x = buildScore(b, c, dot, rowOf(i), colOf(i), M_LOG2E);
-      }
-      s[i] = x;
-    }
-    // The element-wise mask and the key bound, on boundary tiles only: a
-    // full tile that also lies inside the keys takes no mask arithmetic.
-    {
-      Value inside = arith::CmpIOp::create(b, arith::CmpIPredicate::sle,
-                                           a.add(k0, idx(bk)), seqK);
-      Value fromFullLo =
-          arith::CmpIOp::create(b, arith::CmpIPredicate::sge, kt, range.fullLo);
-      Value beforeFullHi =
-          arith::CmpIOp::create(b, arith::CmpIPredicate::slt, kt, range.fullHi);
-      Value full = arith::AndIOp::create(
-          b, arith::AndIOp::create(b, fromFullLo, beforeFullHi), inside);
-      if (tileTest)
-        full = arith::OrIOp::create(
-            b, full, arith::AndIOp::create(b, flags.full, inside));
-      SmallVector<Type> types(s.size(), f32);
-      auto ifPartial = scf::IfOp::create(b, types, full,
-                                         /*withElseRegion=*/true);
-      {
-        OpBuilder::InsertionGuard g2(b);
-        b.setInsertionPointToStart(&ifPartial.getThenRegion().front());
-        scf::YieldOp::create(b, s);
-        b.setInsertionPointToStart(&ifPartial.getElseRegion().front());
-        // Rows past Sq and keys past Sk are evaluated at the last row /
-        // key so that mask operands are read in bounds; their results are
-        // never stored (rows) or are -inf (keys).
-        SmallVector<RowMask> rowMasks;
-        if (itemRowMasks)
-          rowMasks = *itemRowMasks;
-        else
-          for (Value row : safeRows)
-            rowMasks.push_back(buildRowMask(b, c, row));
-        Value lastKey = a.sub(seqK, idx(1));
-        // A block mask whose key blocks are a multiple of 8 keys: a
-        // lane's 8-column group (8 n + 2 t + {0, 1}, k0 a multiple of 16)
-        // lies in one key block, so the block table is read once a row
-        // slot and group, not once a score (64 reads a thread on 128-key
-        // tiles kept ptxas spilling).
-        const mask::MaskSpec &spec = c.spec;
-        const bool blockGroups = spec.kind == mask::MaskKind::BlockSparse &&
-                                 !keyOffset && spec.blockK % 8 == 0;
-        DenseMap<std::pair<int64_t, int64_t>, Value> groupVisible;
-        // Interval masks and cu_seqlens documents (rowKeys): row slot sl
-        // sees the keys [lo, min(hi, Sk)), taken as i32 relative to the
-        // lane's first key (colOf(i) is that key plus a constant), so
-        // that each end costs a score one 32-bit compare of its constant
-        // column (64-bit compares and a clamp a score made D = 256 spill
-        // on 80-key tiles; a relative column a score, hoisted out of the
-        // key loop by LLVM, spilled more).
-        Value laneFirst = a.add(keyOffset ? a.add(k0, keyOffset) : k0, t2);
-        // At least -1 (the columns are >= 0, so no compare changes): keys
-        // are below 2^31 (attnrt's seq_k bound), the lane's first key may
-        // pass it by less than block_k, so only a difference below -2^31
-        // could leave the i32 range.
-        auto relative = [&](Value key) -> Value {
-          return arith::IndexCastOp::create(
-              b, i32, a.max(a.sub(key, laneFirst), idx(-1)));
-        };
-        SmallVector<Value> loRel, hiRel;
-        if (intervals)
-          for (const RowMask &rm : rowMasks) {
-            auto [lo, hi] = rowKeys(rm);
-            loRel.push_back(relative(lo));
-            hiRel.push_back(relative(a.min(hi, seqK)));
-          }
-        // Sliding windows: the scores outside [lo, hi) set to -inf one end
-        // at a time, each end only where it cuts one of the thread's rows
-        // within the lane's columns (columns 0 .. maxCol from its first
-        // key: a row with lo <= 0 and hi > maxCol sees them all), one
-        // compare and one select a score. A window's boundary tiles are
-        // mostly cut by one end (its first tiles by the lower, the
-        // diagonal by the upper). H200 (bench/RESULTS.md, twenty-second
-        // session runs 2-5): window 1023 at S=8K 459.7 vs 451.1 TFLOP/s
-        // with both ends' compares and selects on every score, and the
-        // D = 64 window's three consumer warpgroups fit without spills
-        // (311.2 vs 295.1 on the one warpgroup it fell back to); on the
-        // D = 128 causal kernel the same form was slower (16K 584.7 vs
-        // 608.9), on prefix-LM, documents and soft-capping level, so the
-        // other interval masks keep both compares a score. The branches
-        // are the thread's (lanes of a warp may differ): made
-        // warp-uniform by a vote, or as one branch per case, they spilled
-        // the soft-capped causal kernel's 192-key tiles; a ragged batch's
-        // D = 64 causal kernel spilled 4 bytes on three warpgroups.
-        const bool oneEnd = intervals && !raggedQ &&
-                            c.spec.kind == mask::MaskKind::SlidingWindow;
-        // Column `rel` (a constant) of row slot sl is inside the row's lower
-        // end (rel >= lo) or upper end (rel < hi).
-        auto insideEnd = [&](Value rel, int64_t sl, bool lower) -> Value {
-          return lower ? arith::CmpIOp::create(b, arith::CmpIPredicate::sge,
-                                               rel, loRel[sl])
-                       : arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
-                                               rel, hiRel[sl]);
-        };
-        SmallVector<Value> masked;
-        if (oneEnd) {
-          int64_t maxCol = 0;
-          for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i)
-            maxCol = std::max(maxCol, sLayout.column(i));
-          Value cutLo, cutHi;
-          for (int64_t sl = 0; sl < slots; ++sl) {
-            Value lo = arith::CmpIOp::create(b, arith::CmpIPredicate::sgt,
-                                             loRel[sl], i32c(0));
-            Value hi = arith::CmpIOp::create(b, arith::CmpIPredicate::sle,
-                                             hiRel[sl], i32c(maxCol));
-            cutLo = cutLo ? arith::OrIOp::create(b, cutLo, lo).getResult() : lo;
-            cutHi = cutHi ? arith::OrIOp::create(b, cutHi, hi).getResult() : hi;
-          }
-          SmallVector<Value> cur = s;
-          auto cutAt = [&](Value cut, bool lower) {
-            auto ifCut = scf::IfOp::create(b, types, cut, true);
-            OpBuilder::InsertionGuard g3(b);
-            b.setInsertionPointToStart(&ifCut.getThenRegion().front());
-            SmallVector<Value> out;
-            for (int64_t i = 0; i < static_cast<int64_t>(cur.size()); ++i)
-              out.push_back(arith::SelectOp::create(
-                  b, insideEnd(i32c(sLayout.column(i)), slotOf(i), lower),
-                  cur[i], negInf));
-            scf::YieldOp::create(b, out);
-            b.setInsertionPointToStart(&ifCut.getElseRegion().front());
-            scf::YieldOp::create(b, cur);
-            cur.assign(ifCut.getResults().begin(), ifCut.getResults().end());
-          };
-          cutAt(cutLo, true);
-          cutAt(cutHi, false);
-          masked = std::move(cur);
-        } else {
-          for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i) {
-            if (intervals) {
-              Value rel = i32c(sLayout.column(i));
-              Value fromLo = insideEnd(rel, slotOf(i), true);
-              Value belowHi = insideEnd(rel, slotOf(i), false);
-              Value vis = arith::AndIOp::create(b, fromLo, belowHi);
-              masked.push_back(arith::SelectOp::create(b, vis, s[i], negInf));
-              continue;
-            }
-            Value vis = arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
-                                              colOf(i), seqK);
-            Value m;
-            if (blockGroups) {
-              int64_t group = sLayout.column(i) / 8;
-              Value &cached = groupVisible[{slotOf(i), group}];
-              if (!cached)
-                cached =
-                    buildVisible(b, c, rowMasks[slotOf(i)], safeRows[slotOf(i)],
-                                 a.min(a.add(k0, idx(8 * group)), lastKey));
-              m = cached;
-            } else {
-              m = buildVisible(b, c, rowMasks[slotOf(i)], safeRows[slotOf(i)],
-                               a.min(colOf(i), lastKey));
-            }
-            if (m)
-              vis = arith::AndIOp::create(b, vis, m);
-            masked.push_back(arith::SelectOp::create(b, vis, s[i], negInf));
-          }
-        }
-        scf::YieldOp::create(b, masked);
-      }
-      s.assign(ifPartial.getResults().begin(), ifPartial.getResults().end());
-    }
-
-    // Online softmax (OnlineSoftmax.h, shared with the CPU decomposition):
-    // row max and row sum over the 4 lanes of a row by warp shuffles.
-    // A small soft-cap (KernelProblem::cappedReference): every row's
-    // reference is the largest score the cap allows, cap log2(e), so no
-    // row maximum is taken (no max tree, no shuffles, O never rescaled)
-    // and each weight's exp2 waits only for its own tanh, not for the
-    // whole tile's.
-    const bool fixedRef = wgmma && problem.cappedReference;
-    const double capLog2e =
-        fixedRef ? c.softcap.getValueAsDouble() * M_LOG2E : 0.0;
-    // Each slot's maximum as a tree (a chain would serialise the slot's
-    // scores on the max latency).
-    SmallVector<SmallVector<Value>> slotScores(slots);
-    for (int64_t i = 0; i < static_cast<int64_t>(s.size()) && !fixedRef; ++i)
-      slotScores[slotOf(i)].push_back(s[i]);
-    SmallVector<Value> rowMax, rowSum(slots, zero);
-    for (SmallVector<Value> &level : slotScores) {
-      while (level.size() > 1) {
-        SmallVector<Value> next;
-        for (size_t j = 0; j + 1 < level.size(); j += 2)
-          next.push_back(arith::MaximumFOp::create(b, level[j], level[j + 1]));
-        if (level.size() % 2)
-          next.push_back(level.back());
-        level = std::move(next);
-      }
-      rowMax.push_back(level.empty() ? negInf : level.front());
-    }
-    SmallVector<Value> mNew, ref, alpha, negRef;
-    // lazy_rescale (wgmma): a row's maximum (the weights' reference) stays
-    // until a tile's scores pass it by more than kStaleMaxLimit (log2 units):
-    // weights up to 2^kStaleMaxLimit keep their relative precision in f32
-    // and in P's bf16/f16,
-    // and O is rescaled only in the (rare, after a row's first tiles) tiles
-    // where a row of the warp moved its maximum, behind a warp-uniform
-    // branch, instead of every O element being multiplied every tile.
-    Value grown;
-    for (int64_t sl = 0; sl < slots && fixedRef; ++sl) {
-      mNew.push_back(f32c(capLog2e));
-      ref.push_back(f32c(capLog2e));
-      alpha.push_back(f32c(1.0f));
-      negRef.push_back(f32c(-capLog2e));
-    }
-    for (int64_t sl = 0; sl < slots && !fixedRef; ++sl) {
-      Value tileMax = mmaE->quadReduce(rowMax[sl], true);
-      if (rawScores)
-        tileMax = arith::MulFOp::create(b, tileMax, rawFactor(sl));
-      Value moved = softmax::newMax(b, mOld[sl], tileMax);
-      if (!config.getLazyRescale()) {
-        mNew.push_back(moved);
-        ref.push_back(softmax::reference(b, moved));
-        alpha.push_back(softmax::rescale(b, mOld[sl], ref[sl]));
-      } else {
-        // mOld = -inf (no visible key yet): moves for any finite tileMax.
-        Value grows = arith::CmpFOp::create(
-            b, arith::CmpFPredicate::OGT, tileMax,
-            arith::AddFOp::create(b, mOld[sl], f32c(kStaleMaxLimit)));
-        mNew.push_back(arith::SelectOp::create(b, grows, moved, mOld[sl]));
-        ref.push_back(softmax::reference(b, mNew[sl]));
-        alpha.push_back(arith::SelectOp::create(
-            b, grows, softmax::rescale(b, mOld[sl], ref[sl]), f32c(1.0f)));
-        if (!oIsZero)
-          grown =
-              grown ? arith::OrIOp::create(b, grown, grows).getResult() : grows;
-      }
-      negRef.push_back(arith::NegFOp::create(b, ref[sl]));
-    }
-    if (grown)
-      grown = NVVM::VoteSyncOp::create(b, b.getI1Type(), i32c(-1), grown,
-                                       NVVM::VoteSyncKind::any);
-    // exp2_fma = n: n of every 8 weights on the FMA pipe (the rest on the
-    // multi-function unit).
-    const int64_t onFma = config.getExp2Fma();
-    for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i) {
-      Value x = rawScores ? math::FmaOp::create(b, s[i], rawFactor(slotOf(i)),
-                                                negRef[slotOf(i)])
-                                .getResult()
-                          : arith::SubFOp::create(b, s[i], ref[slotOf(i)])
-                                .getResult();
-      s[i] = i % 8 < onFma ? softmax::exp2OnFma(b, x)
-             : wgmma       ? exp2FlushSubnormals(b, x)
-                           : math::Exp2Op::create(b, x).getResult();
-      rowSum[slotOf(i)] = arith::AddFOp::create(b, rowSum[slotOf(i)], s[i]);
-    }
-    SmallVector<Value> lNew;
-    for (int64_t sl = 0; sl < slots; ++sl)
-      lNew.push_back(softmax::newSum(b, alpha[sl], lOld[sl], rowSum[sl]));
-    return TileSoftmax{s, mNew, lNew, alpha, grown};
-  };
+  scores.range = range;
+  scores.positions = positions;
+  scores.safeRows = safeRows;
+  scores.qUnscale = qUnscale;
+  scores.itemRowMasks = itemRowMasks;
+  scores.keyOffset = keyOffset;
+  scores.t2 = t2;
+  scores.kScale = kScale;
+  scores.seqK = seqK;
+  scores.tileTest = tileTest;
+  scores.intervals = intervals;
+  scores.raggedQ = raggedQ;
   // O (`acc`, `slotOf` its row slots) rescaled by the tile's factors: only
   // where a row of the warp moved its maximum (sm.grown).
   auto rescaleO = [&](SmallVector<Value> acc, const TileSoftmax &sm,
