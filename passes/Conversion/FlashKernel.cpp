@@ -162,6 +162,29 @@ private:
   /// emits the three where the kernel first needs them.
   using WorkIndices = std::function<std::array<Value, 3>()>;
   LogicalResult buildTile(const WorkIndices &indices);
+  /// The key tiles' TMA boxes (defined below buildTile's helpers' banner),
+  /// from keyBoxes, which buildTile sets: the KV head, the sequence's keys
+  /// and over a paged cache the batch entry's page-table row and the last
+  /// page id.
+  struct KeyBoxes {
+    Value kvHead, seqK, pageRow, lastPage;
+  } keyBoxes;
+  int64_t boxBytes(bool values) const;
+  Value tileBase(Value stage, bool values);
+  Value clampPage(Value id);
+  Value pageEntry(Value key);
+  Value pageEntryUpTo(Value key);
+  Value producerWarp();
+  Value producerWarpIs(int64_t w);
+  void onProducerWarp(int64_t w, llvm::function_ref<void()> fn);
+  void loadBoxesAt(bool values, Value base, Value row, Value entry, Value bar);
+  Value slotKey(Value kt, int64_t i);
+  Value slotEntry(Value kt, int64_t i);
+  SmallVector<Value> tilePageEntries(Value kt);
+  void loadSlotBox(bool values, Value kt, Value stage, Value bar, int64_t i,
+                   Value entry);
+  void loadBoxes(bool values, Value kt, Value stage, Value bar,
+                 ValueRange entries);
   /// What the softmax of a key tile reads, as buildTile finds it: the
   /// mask and score context, the key tiles (boundary tiles outside
   /// [fullLo, fullHi)), each row slot's query position (and, clamped
@@ -419,10 +442,9 @@ private:
   /// Element offset of this (batch, head `h`) in a tensor of `stride`: of
   /// the query side (q, o), or with `keys` of k and v; in a ragged batch,
   /// of the sequence's first row in batch entry 0.
-  Value baseOf(const std::array<Value, 3> &stride, Value h,
-               bool keys = false) {
-    Value batchOffset = arith::MulIOp::create(
-        b, keys ? place.kBatch : place.qBatch, stride[0]);
+  Value baseOf(const std::array<Value, 3> &stride, Value h, bool keys = false) {
+    Value batchOffset =
+        arith::MulIOp::create(b, keys ? place.kBatch : place.qBatch, stride[0]);
     Value headOffset = arith::MulIOp::create(b, h, stride[1]);
     Value base = a.add(batchOffset, headOffset);
     if (keys ? place.raggedK : place.raggedQ)
@@ -435,10 +457,9 @@ private:
   Value packedRowOffset(const std::array<Value, 3> &strides, int64_t sl,
                         Value position) {
     Value h = a.add(place.head, place.headInGroup[sl]);
-    return toI64(
-        a.add(arith::MulIOp::create(b, place.batch, strides[0]),
-              a.add(arith::MulIOp::create(b, h, strides[1]),
-                    arith::MulIOp::create(b, position, strides[2]))));
+    return toI64(a.add(arith::MulIOp::create(b, place.batch, strides[0]),
+                       a.add(arith::MulIOp::create(b, h, strides[1]),
+                             arith::MulIOp::create(b, position, strides[2]))));
   }
 };
 } // namespace
@@ -947,6 +968,159 @@ LogicalResult KernelBuilder::buildWork() {
   });
 }
 
+//===----------------------------------------------------------------------===//
+// The key tiles' TMA boxes (the wgmma kernel's producer, and tma_loads)
+//===----------------------------------------------------------------------===//
+
+/// Bytes of a K (or with `values` V) tile's boxes: ceil(D / 64) boxes of
+/// 64 16-bit elements a row, or ceil(D / 128) of 128 fp8 codes.
+int64_t KernelBuilder::boxBytes(bool values) const {
+  const int64_t boxCols = problem.kvFp8 ? 128 : 64;
+  return ((values ? dv : d) + boxCols - 1) / boxCols * swizzled.keyBoxBytes;
+}
+
+/// Byte offset of stage `stage`'s K (or V) tile in shared memory; over an
+/// fp8 cache, of its stage of codes (from swizzled.fp8Offset).
+Value KernelBuilder::tileBase(Value stage, bool values) {
+  if (problem.kvFp8)
+    return a.add(idx(swizzled.fp8Offset + (values ? swizzled.codeVOffset : 0)),
+                 arith::MulIOp::create(b, stage, idx(swizzled.codeStageBytes)));
+  return a.add(arith::MulIOp::create(b, stage, idx(stageBytes)),
+               idx(values ? vOffset : 0));
+}
+
+/// A page id (index) read from the table, clamped into [0, num_pages) (a
+/// wrong page, never outside the buffer).
+Value KernelBuilder::clampPage(Value id) {
+  return a.min(a.max(id, idx(0)), keyBoxes.lastPage);
+}
+
+/// The raw entry (i32) page_table[batch, key / P]: key `key` of the
+/// sequence is row key mod P of that page, at element offset page *
+/// stride_b + (key mod P) * stride_s from the head's pointer (i64: pages
+/// may span more than 2^31 elements).
+Value KernelBuilder::pageEntry(Value key) {
+  return LLVM::LoadOp::create(
+      b, i32,
+      gep(keyBoxes.pageRow,
+          arith::DivUIOp::create(b, key, idx(problem.pageSize)), i32),
+      /*align=*/4);
+}
+
+/// pageEntry of `key` clamped to the sequence's last key (a real page for
+/// keys past it).
+Value KernelBuilder::pageEntryUpTo(Value key) {
+  return pageEntry(a.min(key, a.max(a.sub(keyBoxes.seqK, idx(1)), idx(0))));
+}
+
+/// With boxIssuers() > 1 the producer is the first lane of several warps:
+/// the lane's warp counted from the producer warpgroup's first (index; 0
+/// with one issuer).
+Value KernelBuilder::producerWarp() {
+  if (boxIssuers() == 1)
+    return idx(0);
+  return a.sub(arith::DivUIOp::create(
+                   b, gpu::ThreadIdOp::create(b, gpu::Dimension::x), idx(32)),
+               idx(config.getWarps()));
+}
+
+/// Whether the lane's producer warp is `w` (i1).
+Value KernelBuilder::producerWarpIs(int64_t w) {
+  return arith::CmpIOp::create(b, arith::CmpIPredicate::eq, producerWarp(),
+                               idx(w));
+}
+
+/// `fn` emitted under an scf.if on producerWarpIs(w) (as is with one
+/// issuer).
+void KernelBuilder::onProducerWarp(int64_t w, llvm::function_ref<void()> fn) {
+  if (boxIssuers() == 1) {
+    fn();
+    return;
+  }
+  auto ifWarp =
+      scf::IfOp::create(b, producerWarpIs(w), /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifWarp.getThenRegion().front());
+  fn();
+}
+
+/// The K or V boxes of rows from `row` (i32) of entry `entry` (index: the
+/// batch entry, or a page) into shared memory from byte `base`, completing
+/// on `bar`.
+void KernelBuilder::loadBoxesAt(bool values, Value base, Value row, Value entry,
+                                Value bar) {
+  const int64_t boxCols = problem.kvFp8 ? 128 : 64;
+  for (int64_t box = 0; box * boxCols < (values ? dv : d); ++box)
+    tma::load(b, mmaE->smemAt(a.add(base, idx(box * swizzled.keyBoxBytes))),
+              arg(values ? abi::VMap : abi::KMap),
+              {i32c(boxCols * box), row, toI32(keyBoxes.kvHead), toI32(entry)},
+              bar);
+}
+
+// The wgmma kernel over a paged cache: a key tile is bk / R boxes of R =
+// min(P, bk) rows (a page, or a tile of a larger page: GpuTarget makes one
+// divide the other), box j at rows j R of the stage from row (k0 + j R)
+// mod P of page page_table[batch, (k0 + j R) / P], the key clamped to the
+// sequence's last (a real page, whose rows there are masked and, in V,
+// zeroed) and the id into [0, num_pages). Producer warp w issues boxes j =
+// w + i * issuers (its slot i), so each lane holds its own boxes' entries.
+// It reads them (raw: nothing uses them where they are read) a tile ahead
+// of its loads (TmaKeyLoop::Hooks::ahead), once for the tile's K and V.
+
+/// The first key of slot i's box of tile kt (index).
+Value KernelBuilder::slotKey(Value kt, int64_t i) {
+  const int64_t bk = config.getBlockK();
+  const int64_t boxRows =
+      problem.pageSize ? std::min(problem.pageSize, bk) : bk;
+  Value box = a.add(producerWarp(), idx(i * boxIssuers()));
+  return a.add(arith::MulIOp::create(b, kt, idx(bk)),
+               arith::MulIOp::create(b, box, idx(boxRows)));
+}
+
+/// Slot i's raw page-table entry of tile kt (i32).
+Value KernelBuilder::slotEntry(Value kt, int64_t i) {
+  return pageEntryUpTo(slotKey(kt, i));
+}
+
+/// Every slot's raw page-table entry of tile kt.
+SmallVector<Value> KernelBuilder::tilePageEntries(Value kt) {
+  SmallVector<Value> entries;
+  for (int64_t i = 0; i < boxSlots(); ++i)
+    entries.push_back(slotEntry(kt, i));
+  return entries;
+}
+
+/// Slot i's box of tile kt from page-table entry `entry` (raw).
+void KernelBuilder::loadSlotBox(bool values, Value kt, Value stage, Value bar,
+                                int64_t i, Value entry) {
+  Value k0 = arith::MulIOp::create(b, kt, idx(config.getBlockK()));
+  Value key = slotKey(kt, i);
+  // Rows key - k0 of the stage, 128 bytes a row.
+  Value rowBytes =
+      arith::MulIOp::create(b, a.sub(key, k0), idx(kSwizzleRowBytes));
+  loadBoxesAt(values, a.add(tileBase(stage, values), rowBytes),
+              toI32(arith::RemUIOp::create(b, key, idx(problem.pageSize))),
+              clampPage(indexOf(entry)), bar);
+}
+
+/// The K (or V) boxes of tile kt into stage `stage`; `entries`:
+/// tilePageEntries of kt (a paged cache's wgmma kernel only; none: read
+/// here).
+void KernelBuilder::loadBoxes(bool values, Value kt, Value stage, Value bar,
+                              ValueRange entries) {
+  Value k0 = arith::MulIOp::create(b, kt, idx(config.getBlockK()));
+  if (problem.pageSize && config.getWgmma()) {
+    for (int64_t i = 0; i < boxSlots(); ++i)
+      loadSlotBox(values, kt, stage, bar, i,
+                  entries.empty() ? slotEntry(kt, i) : entries[i]);
+    return;
+  }
+  // Packed keys of a ragged batch: rows from the sequence's start in batch
+  // entry 0 (rows past its end are masked, their V rows zeroed).
+  loadBoxesAt(values, tileBase(stage, values), toI32(a.add(place.kStart, k0)),
+              place.kBatch, bar);
+}
+
 /// The key warps' row states merged (key_warps > 1): the warps of a row
 /// group saw different keys, so each writes its m, l and accumulators to
 /// shared memory and the group's first warp merges them as the combine
@@ -970,8 +1144,8 @@ void KernelBuilder::mergeKeyWarps(
   gpu::BarrierOp::create(b);
   Value keyWarp = arith::RemUIOp::create(b, warp, idx(keyWarps));
   auto smemF32 = [&](int64_t base, Value index) {
-    return mmaE->smemAt(a.add(idx(base), arith::MulIOp::create(
-                                              b, index, idx(4))));
+    return mmaE->smemAt(
+        a.add(idx(base), arith::MulIOp::create(b, index, idx(4))));
   };
   auto rowOf = [&](Value w, int64_t sl) {
     return a.add(arith::MulIOp::create(b, w, idx(bq)),
@@ -987,8 +1161,7 @@ void KernelBuilder::mergeKeyWarps(
   };
   for (int64_t sl = 0; sl < slots; ++sl) {
     Value row = rowOf(keyWarp, sl);
-    LLVM::StoreOp::create(b, mFinal[sl], smemF32(layout.mergeMOffset, row),
-                          4);
+    LLVM::StoreOp::create(b, mFinal[sl], smemF32(layout.mergeMOffset, row), 4);
     LLVM::StoreOp::create(b, lFinal[sl],
                           smemF32(layout.mergeLOffset, lIndex(row)), 4);
   }
@@ -999,8 +1172,8 @@ void KernelBuilder::mergeKeyWarps(
                 accIndex(rowOf(keyWarp, accLayout.slot(i)), i)),
         4);
   gpu::BarrierOp::create(b);
-  Value first = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, keyWarp,
-                                      idx(0));
+  Value first =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::eq, keyWarp, idx(0));
   auto ifFirst = scf::IfOp::create(b, first, /*withElseRegion=*/false);
   mergeGuard.emplace(b);
   b.setInsertionPointToStart(&ifFirst.getThenRegion().front());
@@ -1091,8 +1264,8 @@ Value KernelBuilder::mergeTailSegments(SmallVector<Value> &mFinal,
         u.div(u.add(u.mul(g.tailItems, i32c(blockWarps)), i32c(3)), i32c(4)),
         i32c(4));
     auto recordOf = [&](Value r) {
-      return a.add(
-          u.index(u.add(records, u.mul(r, i32c(values * consumers)))), tid);
+      return a.add(u.index(u.add(records, u.mul(r, i32c(values * consumers)))),
+                   tid);
     };
     Value mine = recordOf(u.add(u.mul(g.block, i32c(2)), ts.segment));
     for (int64_t v = 0; v < values; ++v)
@@ -1116,8 +1289,7 @@ Value KernelBuilder::mergeTailSegments(SmallVector<Value> &mFinal,
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPointToStart(&ifFirst.getThenRegion().front());
       Value before = inlinePtx(
-          b, i32,
-          ValueRange{LLVM::PtrToIntOp::create(b, i64, counter), tiles},
+          b, i32, ValueRange{LLVM::PtrToIntOp::create(b, i64, counter), tiles},
           "atom.acq_rel.gpu.add.u32 $0, [$1], $2;", "=r,l,r",
           /*sideEffects=*/true);
       scf::YieldOp::create(b, ValueRange{before});
@@ -1142,14 +1314,13 @@ Value KernelBuilder::mergeTailSegments(SmallVector<Value> &mFinal,
       // l W / B <= t < (l + 1) W / B).
       auto blockOf = [&](Value t) {
         Value n = u.mul(u.add(t, i32c(1)), g.blocks);
-        return u.sub(
-            u.div(u.add(n, u.sub(g.tailTiles, i32c(1))), g.tailTiles),
-            i32c(1));
+        return u.sub(u.div(u.add(n, u.sub(g.tailTiles, i32c(1))), g.tailTiles),
+                     i32c(1));
       };
       Value itemStart = u.mul(ts.item, g.keyTiles);
       Value from = blockOf(itemStart);
-      Value to = u.add(blockOf(u.sub(u.add(itemStart, g.keyTiles), i32c(1))),
-                       i32c(1));
+      Value to =
+          u.add(blockOf(u.sub(u.add(itemStart, g.keyTiles), i32c(1))), i32c(1));
       auto each =
           scf::ForOp::create(b, u.index(from), u.index(to), idx(1), state);
       {
@@ -1177,11 +1348,10 @@ Value KernelBuilder::mergeTailSegments(SmallVector<Value> &mFinal,
         b.setInsertionPointToStart(&ifOther.getThenRegion().front());
         // The item's place among that block's segments.
         Value itsFirst = u.div(itsFirstTile, g.keyTiles);
-        Value theirs = recordOf(
-            u.add(u.mul(other32, i32c(2)), u.sub(ts.item, itsFirst)));
+        Value theirs =
+            recordOf(u.add(u.mul(other32, i32c(2)), u.sub(ts.item, itsFirst)));
         // The offsets in the instructions: one address a record.
-        Value at =
-            LLVM::PtrToIntOp::create(b, i64, gep(scratch, theirs, f32));
+        Value at = LLVM::PtrToIntOp::create(b, i64, gep(scratch, theirs, f32));
         auto load = [&](int64_t v) {
           return inlinePtx(b, f32, ValueRange{at},
                            "ld.relaxed.gpu.f32 $0, [$1+" +
@@ -1231,8 +1401,7 @@ Value KernelBuilder::mergeTailSegments(SmallVector<Value> &mFinal,
 /// LSE of each row slot the lane holds, to O (and the LSE result), or
 /// with num_splits > 1 to this split's partial rows in the scratch (with
 /// a work list, to its item's record).
-void KernelBuilder::storeOutputs(const OutputPlace &at,
-                                 ArrayRef<Value> mFinal,
+void KernelBuilder::storeOutputs(const OutputPlace &at, ArrayRef<Value> mFinal,
                                  ArrayRef<Value> lFinal,
                                  ArrayRef<Value> accFinal) {
   const int64_t bq = config.getBlockQ(), mt = config.getMTiles();
@@ -1242,22 +1411,22 @@ void KernelBuilder::storeOutputs(const OutputPlace &at,
   Value head = place.head, qBatch = place.qBatch, qStart = place.qStart;
   ArrayRef<Value> headInGroup = place.headInGroup, rows = at.rows,
                   positions = at.positions;
-  Value q0 = at.q0, seqQ = at.seqQ, seqQAll = at.seqQAll, t = at.t,
-        t2 = at.t2, batchSize = at.batchSize, numSplits = at.numSplits,
-        split = at.split, partialSlot = at.partialSlot, planned = at.planned;
+  Value q0 = at.q0, seqQ = at.seqQ, seqQAll = at.seqQAll, t = at.t, t2 = at.t2,
+        batchSize = at.batchSize, numSplits = at.numSplits, split = at.split,
+        partialSlot = at.partialSlot, planned = at.planned;
   OutputRows out;
   for (Value position : positions)
-    out.valid.push_back(arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
-                                              position, seqQ));
+    out.valid.push_back(
+        arith::CmpIOp::create(b, arith::CmpIPredicate::slt, position, seqQ));
   out.laneInQuad = t;
   // The LSE index of slot sl's row in [B, Hq, Sq].
   // In a ragged batch: [1, Hq, Tq], the sequence's rows from its offset.
   auto lseRow = [&](int64_t sl) {
     Value h = pack == 1 ? head : a.add(head, headInGroup[sl]);
-    return a.add(arith::MulIOp::create(
-                     b, a.add(arith::MulIOp::create(b, qBatch, idx(heads)), h),
-                     seqQAll),
-                 a.add(qStart, positions[sl]));
+    return a.add(
+        arith::MulIOp::create(
+            b, a.add(arith::MulIOp::create(b, qBatch, idx(heads)), h), seqQAll),
+        a.add(qStart, positions[sl]));
   };
   auto storeLseAt = [&](Value base, Value index, Value value) {
     LLVM::StoreOp::create(b, value, gep(base, index, f32), 4);
@@ -1271,8 +1440,7 @@ void KernelBuilder::storeOutputs(const OutputPlace &at,
       direct.rowBase = [&, oRowStride](int64_t sl) {
         return rowOffset(positions[sl], oRowStride, t2);
       };
-      direct.storePair = [&, oHead](Value rowOff, int64_t j, Value x,
-                                    Value y) {
+      direct.storePair = [&, oHead](Value rowOff, int64_t j, Value x, Value y) {
         Value at = arith::AddIOp::create(
             b, rowOff, arith::ConstantIntOp::create(b, 8 * j, 32));
         LLVM::StoreOp::create(b, mmaE->packPair(x, y), gep32(b, oHead, at, i16),
@@ -1314,9 +1482,9 @@ void KernelBuilder::storeOutputs(const OutputPlace &at,
       direct.storePair = [&](Value rowOff, int64_t j, Value x, Value y) {
         Value at = arith::AddIOp::create(
             b, rowOff, arith::ConstantIntOp::create(b, 8 * j, 64));
-        Value address = LLVM::GEPOp::create(
-            b, LLVM::LLVMPointerType::get(b.getContext()), i16, o,
-            ValueRange{at});
+        Value address =
+            LLVM::GEPOp::create(b, LLVM::LLVMPointerType::get(b.getContext()),
+                                i16, o, ValueRange{at});
         LLVM::StoreOp::create(b, mmaE->packPair(x, y), address, 4);
       };
     }
@@ -1329,8 +1497,8 @@ void KernelBuilder::storeOutputs(const OutputPlace &at,
   if (!config.getSplitKv()) {
     storeToO();
   } else {
-    Value single = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
-                                         numSplits, idx(1));
+    Value single =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, numSplits, idx(1));
     auto ifSingle = scf::IfOp::create(b, single, /*withElseRegion=*/true);
     b.setInsertionPointToStart(&ifSingle.getThenRegion().front());
     storeToO();
@@ -2227,134 +2395,19 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   // A TMA box is 128 bytes wide: 64 16-bit elements, or 128 fp8 codes
   // (whose stages sit from swizzled.fp8Offset).
   const int64_t boxCols = fp8 ? 128 : 64;
-  auto boxBytes = [&](bool values) {
-    return ((values ? dv : d) + boxCols - 1) / boxCols * swizzled.keyBoxBytes;
-  };
-  auto tileBase = [&](Value stage, bool values) {
-    if (fp8)
-      return a.add(
-          idx(swizzled.fp8Offset + (values ? swizzled.codeVOffset : 0)),
-          arith::MulIOp::create(b, stage, idx(swizzled.codeStageBytes)));
-    return a.add(arith::MulIOp::create(b, stage, idx(stageBytes)),
-                 idx(values ? vOffset : 0));
-  };
   // A paged cache: key `key` of this sequence is row key mod P of page
-  // page_table[batch, key / P], the id clamped into [0, num_pages) (a wrong
-  // page, never outside the buffer), at element offset page * stride_b +
-  // (key mod P) * stride_s from the head's pointer (i64: pages may span
-  // more than 2^31 elements).
-  Value pageRow, lastPage;
+  // page_table[batch, key / P] (pageEntry, clampPage).
   if (pageSize) {
-    pageRow =
+    keyBoxes.pageRow =
         gep(arg(abi::PageTable),
             arith::MulIOp::create(b, batch, indexOf(arg(abi::MaxPages))), i32);
-    lastPage = a.sub(indexOf(arg(abi::NumPages)), idx(1));
+    keyBoxes.lastPage = a.sub(indexOf(arg(abi::NumPages)), idx(1));
   }
-  // A page id (index) read from the table, clamped into [0, num_pages).
-  auto clampPage = [&](Value id) { return a.min(a.max(id, idx(0)), lastPage); };
-  // The raw entry (i32) page_table[batch, key / P]; pageEntryUpTo first
-  // clamps the key to the sequence's last (a real page for keys past it).
-  auto pageEntry = [&](Value key) -> Value {
-    return LLVM::LoadOp::create(
-        b, i32,
-        gep(pageRow, arith::DivUIOp::create(b, key, idx(pageSize)), i32),
-        /*align=*/4);
-  };
-  auto pageEntryUpTo = [&](Value key) {
-    return pageEntry(a.min(key, a.max(a.sub(seqK, idx(1)), idx(0))));
-  };
-  // With boxIssuers() > 1 the producer is the first lane of several warps:
-  // producerWarp() (index) is the lane's warp counted from the producer
-  // warpgroup's first (0 with one issuer), producerWarpIs(w) (i1) its
-  // being w; onProducerWarp emits `fn` under an scf.if on that (as is
-  // with one issuer).
+  keyBoxes.kvHead = kvHead;
+  keyBoxes.seqK = seqK;
   const int64_t issuers = boxIssuers();
-  auto producerWarp = [&]() -> Value {
-    if (issuers == 1)
-      return idx(0);
-    return a.sub(arith::DivUIOp::create(
-                     b, gpu::ThreadIdOp::create(b, gpu::Dimension::x), idx(32)),
-                 idx(config.getWarps()));
-  };
-  auto producerWarpIs = [&](int64_t w) -> Value {
-    return arith::CmpIOp::create(b, arith::CmpIPredicate::eq, producerWarp(),
-                                 idx(w));
-  };
-  auto onProducerWarp = [&](int64_t w, llvm::function_ref<void()> fn) {
-    if (issuers == 1) {
-      fn();
-      return;
-    }
-    auto ifWarp =
-        scf::IfOp::create(b, producerWarpIs(w), /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&ifWarp.getThenRegion().front());
-    fn();
-  };
-  // The K or V boxes of rows from `row` (i32) of entry `entry` (index:
-  // the batch entry, or a page) into shared memory from byte `base`.
-  auto loadBoxesAt = [&](bool values, Value base, Value row, Value entry,
-                         Value bar) {
-    for (int64_t box = 0; box * boxCols < (values ? dv : d); ++box)
-      tma::load(b, mmaE->smemAt(a.add(base, idx(box * swizzled.keyBoxBytes))),
-                arg(values ? abi::VMap : abi::KMap),
-                {i32c(boxCols * box), row, toI32(kvHead), toI32(entry)}, bar);
-  };
-  // The wgmma kernel over a paged cache: a key tile is bk / R boxes of R
-  // = min(P, bk) rows (a page, or a tile of a larger page: GpuTarget makes
-  // one divide the other), box j at rows j R of the stage from row (k0 +
-  // j R) mod P of page page_table[batch, (k0 + j R) / P], the key clamped
-  // to the sequence's last (a real page, whose rows there are masked and,
-  // in V, zeroed) and the id into [0, num_pages). Producer warp w issues
-  // boxes j = w + i * issuers (its slot i), so each lane holds its own
-  // boxes' entries. It reads them (raw: nothing uses them where they are
-  // read) a tile ahead of its loads (TmaKeyLoop::Hooks::ahead), once for
-  // the tile's K and V.
   const int64_t boxRows = pageSize ? std::min(pageSize, bk) : bk;
   const int64_t boxSlots = this->boxSlots();
-  // The first key of slot i's box of tile kt (index).
-  auto slotKey = [&](Value kt, int64_t i) {
-    Value box = a.add(producerWarp(), idx(i * issuers));
-    return a.add(arith::MulIOp::create(b, kt, idx(bk)),
-                 arith::MulIOp::create(b, box, idx(boxRows)));
-  };
-  // Slot i's raw page-table entry of tile kt (i32).
-  auto slotEntry = [&](Value kt, int64_t i) {
-    return pageEntryUpTo(slotKey(kt, i));
-  };
-  auto tilePageEntries = [&](Value kt) {
-    SmallVector<Value> entries;
-    for (int64_t i = 0; i < boxSlots; ++i)
-      entries.push_back(slotEntry(kt, i));
-    return entries;
-  };
-  // Slot i's box of tile kt from page-table entry `entry` (raw).
-  auto loadSlotBox = [&](bool values, Value kt, Value stage, Value bar,
-                         int64_t i, Value entry) {
-    Value k0 = arith::MulIOp::create(b, kt, idx(bk));
-    Value key = slotKey(kt, i);
-    // Rows key - k0 of the stage, 128 bytes a row.
-    Value rowBytes =
-        arith::MulIOp::create(b, a.sub(key, k0), idx(kSwizzleRowBytes));
-    loadBoxesAt(values, a.add(tileBase(stage, values), rowBytes),
-                toI32(arith::RemUIOp::create(b, key, idx(pageSize))),
-                clampPage(indexOf(entry)), bar);
-  };
-  // `entries`: tilePageEntries of kt (a paged cache's wgmma kernel only).
-  auto loadBoxes = [&](bool values, Value kt, Value stage, Value bar,
-                       ValueRange entries) {
-    Value k0 = arith::MulIOp::create(b, kt, idx(bk));
-    if (pageSize && wgmma) {
-      for (int64_t i = 0; i < boxSlots; ++i)
-        loadSlotBox(values, kt, stage, bar, i,
-                    entries.empty() ? slotEntry(kt, i) : entries[i]);
-      return;
-    }
-    // Packed keys of a ragged batch: rows from the sequence's start in
-    // batch entry 0 (rows past its end are masked, their V rows zeroed).
-    loadBoxesAt(values, tileBase(stage, values), toI32(a.add(kStart, k0)),
-                kBatch, bar);
-  };
   // With several issuers the first warp's lane expects the bytes: a box
   // of another warp may complete before, taking the barrier's transaction
   // count below zero for a while (the phase still waits for that arrival).
@@ -2860,7 +2913,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   if (wgmma) {
     TmaKeyLoop::Hooks hooks{issueKeys, issueValues, notEmpty, nullptr};
     if (pageSize && pagesAheadOneTile() && !converts)
-      hooks.ahead = tilePageEntries;
+      hooks.ahead = [&](Value kt) { return tilePageEntries(kt); };
     if (converts) {
       hooks.issueKeys = convertKeys;
       hooks.issueValues = convertValues;
@@ -3881,7 +3934,6 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   if (config.getSplitKv() && gridDependencies)
     NVVM::GriddepcontrolOp::create(b,
                                    NVVM::GridDepActionKind::launch_dependents);
-  MmaAccumulatorLayout accOut{mt, vTiles};
   SmallVector<Value> mFinal(res.take_front(slots)),
       lFinal(res.slice(slots, slots)), accFinal(res.drop_front(2 * slots));
   // fp8 values: P . (code * scale) = (P . code) * scale.
@@ -3900,8 +3952,8 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     tailGuard.emplace(b);
     b.setInsertionPointToStart(&ifStore.getThenRegion().front());
   }
-  OutputPlace at{rows, positions, q0, seqQ, seqQAll, t, t2, batchSize,
-                 numSplits, split, partialSlot, planned};
+  OutputPlace at{rows, positions, q0,        seqQ,  seqQAll,     t,
+                 t2,   batchSize, numSplits, split, partialSlot, planned};
   storeOutputs(at, mFinal, lFinal, accFinal);
   tailGuard.reset();
   mergeGuard.reset();
