@@ -162,6 +162,29 @@ private:
   /// emits the three where the kernel first needs them.
   using WorkIndices = std::function<std::array<Value, 3>()>;
   LogicalResult buildTile(const WorkIndices &indices);
+  /// The fp8 codes' conversion (convertsCodes), from `codes`, which
+  /// buildTile sets: the producer warpgroup's first lane (i1) and the key
+  /// tiles; keyRefill, the K codes converted in the current iteration,
+  /// whose refill waits for its values (convertValues).
+  struct CodeConversion {
+    Value producerLane0, tid;
+    KeyTileRange range;
+  } codes;
+  struct KeyRefill {
+    Value kt, stage, round;
+    SmallVector<Value> entries;
+  };
+  std::optional<KeyRefill> keyRefill;
+  void loadCodes(bool values, Value kt, Value use, Value inRange,
+                 ValueRange entries, bool keptEntries);
+  void convertCodes(bool values, Value stage, Value full);
+  void convertHalf(bool values, Value stage, Value round, Value full);
+  void refill(bool values, Value kt, Value stage, Value round, Value cond,
+              ValueRange entries);
+  SmallVector<Value> codeEntries(Value kt);
+  void convertKeys(Value kt, Value stage, Value round, Value full,
+                   ValueRange entries);
+  void convertValues(Value kt, Value stage, Value round, Value full);
   /// The key tiles' TMA boxes (defined below buildTile's helpers' banner),
   /// from keyBoxes, which buildTile sets: the KV head, the sequence's keys
   /// and over a paged cache the batch entry's page-table row and the last
@@ -1121,6 +1144,202 @@ void KernelBuilder::loadBoxes(bool values, Value kt, Value stage, Value bar,
               place.kBatch, bar);
 }
 
+//===----------------------------------------------------------------------===//
+// The fp8 codes' conversion by the wgmma kernel's producer warpgroup
+//===----------------------------------------------------------------------===//
+
+/// The K (values false) or V codes of tile kt for ring use `use`, once
+/// their stage of codes has been converted from (its empty barrier's
+/// previous phase); `inRange` (i1): kt is below hi.
+/// `entries`: a paged cache's entries of kt's K boxes read ahead (none:
+/// read here). With `keptEntries` the K codes' entries are kept in the
+/// stage's slots and the V codes' read from there.
+void KernelBuilder::loadCodes(bool values, Value kt, Value use, Value inRange,
+                              ValueRange entries, bool keptEntries) {
+  const int64_t stages = config.getStages();
+  const int64_t pageSize = problem.pageSize;
+  const int64_t boxSlots = this->boxSlots();
+  Value producerLane0 = codes.producerLane0;
+  auto ifLoad =
+      scf::IfOp::create(b, arith::AndIOp::create(b, inRange, producerLane0),
+                        /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifLoad.getThenRegion().front());
+  Value stage = arith::RemUIOp::create(b, use, idx(stages));
+  Value n = arith::DivUIOp::create(b, use, idx(stages));
+  tma::wait(b, codeBarrier(2 + values, stage),
+            toI32(arith::RemUIOp::create(b, a.add(n, idx(1)), idx(2))));
+  Value bar = codeBarrier(values, stage);
+  tma::arriveExpectTx(b, bar, boxBytes(values));
+  if (!pageSize) {
+    loadBoxes(values, kt, stage, bar, {});
+    return;
+  }
+  // The K codes' entries, read ahead, are kept in the stage's slots for
+  // its V codes, which the first lane loads an iteration later.
+  auto slot = [&](int64_t i) {
+    return mmaE->smemAt(
+        a.add(idx(swizzled.entryOffset + 4 * i),
+              arith::MulIOp::create(
+                  b, stage, idx(4 * SwizzledSmemLayout::kMaxBoxSlots))));
+  };
+  for (int64_t i = 0; i < boxSlots; ++i) {
+    Value entry;
+    if (values && keptEntries) {
+      entry = LLVM::LoadOp::create(b, i32, slot(i), /*align=*/4);
+    } else {
+      entry = entries.empty() ? slotEntry(kt, i) : entries[i];
+      if (keptEntries)
+        LLVM::StoreOp::create(b, entry, slot(i), /*align=*/4);
+    }
+    loadSlotBox(values, kt, stage, bar, i, entry);
+  }
+}
+
+/// Thread p of the producer warpgroup converts 16-code chunks of a tile
+/// (D = 128: 8 a row), 16 rows at a time: lanes l = p mod 16 of group p /
+/// 16 take rows 2 (p / 16) + ((l mod 8) / 4 xor l / 8) + 16 i, chunk l
+/// mod 8, so its rows' swizzle phase (row mod 8) is the same in every i
+/// and each quarter-warp's 16-byte loads and stores meet 8 distinct bank
+/// groups (half its lanes on an even row, half on an odd one, with the
+/// chunks' halves apart). Code chunk c of a row (16 codes at (c xor row
+/// mod 8) * 16) becomes the 16-bit chunks 2c and 2c + 1 (box 2c / 8, each
+/// at its own chunk xor row mod 8): the tile the TMA would have written.
+/// A thread's loads are issued a batch at a time (kCodeLoadBatch) before
+/// the batch's stores, which ptxas would not move them past.
+void KernelBuilder::convertCodes(bool values, Value stage, Value full) {
+  const int64_t bk = config.getBlockK();
+  const int64_t pageSize = problem.pageSize;
+  Value tid = codes.tid;
+  const int64_t width = values ? dv : d, perRow = width / 16;
+  assert(perRow == 8 && "the converter takes rows of 128 codes");
+  const int64_t rowStep = kProducerThreads / perRow;
+  Value p = a.sub(tid, idx(32 * config.getWarps()));
+  Value lane16 = arith::RemUIOp::create(b, p, idx(16));
+  Value c = arith::RemUIOp::create(b, lane16, idx(8));
+  Value row = a.add(
+      arith::MulIOp::create(b, arith::DivUIOp::create(b, p, idx(16)), idx(2)),
+      arith::XOrIOp::create(b, arith::DivUIOp::create(b, c, idx(4)),
+                            arith::DivUIOp::create(b, lane16, idx(8))));
+  Value phase = arith::RemUIOp::create(b, row, idx(8));
+  Value rowBytes = arith::MulIOp::create(b, row, idx(kSwizzleRowBytes));
+  Value src = a.add(
+      a.add(tileBase(stage, values), rowBytes),
+      arith::MulIOp::create(b, arith::XOrIOp::create(b, c, phase), idx(16)));
+  Value dstTile = a.add(arith::MulIOp::create(b, stage, idx(stageBytes)),
+                        idx(values ? vOffset : 0));
+  Value c2 = arith::MulIOp::create(b, c, idx(2));
+  SmallVector<Value, 2> dst;
+  for (int64_t half = 0; half < 2; ++half) {
+    Value chunk = a.add(c2, idx(half));
+    dst.push_back(a.add(
+        a.add(dstTile, rowBytes),
+        a.add(arith::MulIOp::create(b, arith::DivUIOp::create(b, chunk, idx(8)),
+                                    idx(swizzled.keyBoxBytes)),
+              arith::MulIOp::create(
+                  b,
+                  arith::XOrIOp::create(
+                      b, arith::RemUIOp::create(b, chunk, idx(8)), phase),
+                  idx(16)))));
+  }
+  Type v4 = VectorType::get({4}, i32);
+  const int64_t chunks = bk / rowStep;
+  auto at = [&](Value base, int64_t j) {
+    return mmaE->smemAt(a.add(base, idx(j * rowStep * kSwizzleRowBytes)));
+  };
+  const int64_t batch = pageSize ? kCodeLoadBatch / 2 : kCodeLoadBatch;
+  for (int64_t first = 0; first < chunks; first += batch) {
+    const int64_t last = std::min(first + batch, chunks);
+    SmallVector<Value> loaded;
+    for (int64_t j = first; j < last; ++j)
+      loaded.push_back(LLVM::LoadOp::create(b, v4, at(src, j), /*align=*/16));
+    for (int64_t j = first; j < last; ++j) {
+      SmallVector<Value> words;
+      for (int64_t w = 0; w < 4; ++w) {
+        auto [lo, hi] = mmaV->convertFp8x4(LLVM::ExtractElementOp::create(
+            b, loaded[j - first], arith::ConstantIntOp::create(b, w, 32)));
+        words.push_back(lo);
+        words.push_back(hi);
+      }
+      for (int64_t half = 0; half < 2; ++half) {
+        Value out = LLVM::UndefOp::create(b, v4);
+        for (int64_t w = 0; w < 4; ++w)
+          out = LLVM::InsertElementOp::create(
+              b, out, words[4 * half + w],
+              arith::ConstantIntOp::create(b, w, 32));
+        LLVM::StoreOp::create(b, out, at(dst[half], j), /*align=*/16);
+      }
+    }
+  }
+  NVVM::FenceProxyOp::create(
+      b, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(b.getContext(),
+                                 NVVM::SharedSpace::shared_cta));
+  tma::arrive(b, full);
+}
+
+/// A stage's K or V codes complete phase n of their full barrier with
+/// its 16-bit use n. Once converted, the stage of codes takes tile kt +
+/// stages's (whose ring use is `stages` further).
+void KernelBuilder::convertHalf(bool values, Value stage, Value round,
+                                Value full) {
+  tma::wait(b, codeBarrier(values, stage),
+            toI32(arith::RemUIOp::create(b, round, idx(2))));
+  convertCodes(values, stage, full);
+  tma::arrive(b, codeBarrier(2 + values, stage));
+}
+
+void KernelBuilder::refill(bool values, Value kt, Value stage, Value round,
+                           Value cond, ValueRange entries) {
+  const int64_t stages = config.getStages();
+  const KeyTileRange &range = codes.range;
+  Value next = a.add(kt, idx(stages));
+  Value inRange =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::slt, next, range.hi);
+  loadCodes(
+      values, next,
+      a.add(arith::MulIOp::create(b, a.add(round, idx(1)), idx(stages)), stage),
+      cond ? arith::AndIOp::create(b, cond, inRange) : inRange, entries,
+      /*keptEntries=*/true);
+}
+
+/// Over pages, the entries of the K codes an iteration loads (tile kt +
+/// stages's), read at its top, so that their latency hides behind the
+/// conversions; its V codes (tile kt - 1 + stages's) take those the
+/// iteration before kept.
+SmallVector<Value> KernelBuilder::codeEntries(Value kt) {
+  const int64_t stages = config.getStages();
+  return tilePageEntries(a.add(kt, idx(stages)));
+}
+
+/// The refill of a stage of K codes waits for every converter to be done
+/// with it, and its first lane then issues the loads (over pages, a box a
+/// page): after the values of kt - 1 are converted, not between them and
+/// the keys of kt, where the values' full barrier waited for that lane
+/// (the consumers wait for the values). The first tile's K codes refill
+/// at once (no values before them in the loop).
+void KernelBuilder::convertKeys(Value kt, Value stage, Value round, Value full,
+                                ValueRange entries) {
+  const KeyTileRange &range = codes.range;
+  convertHalf(false, stage, round, full);
+  refill(false, kt, stage, round,
+         arith::CmpIOp::create(b, arith::CmpIPredicate::eq, kt, range.lo),
+         entries);
+  keyRefill = KeyRefill{kt, stage, round, llvm::to_vector(entries)};
+}
+
+void KernelBuilder::convertValues(Value kt, Value stage, Value round,
+                                  Value full) {
+  convertHalf(true, stage, round, full);
+  // In the loop (past its first tile), the keys converted in this
+  // iteration; after it, none (their values are the loop body's).
+  if (keyRefill && keyRefill->kt.getParentRegion()->isAncestor(
+                       b.getInsertionBlock()->getParent()))
+    refill(false, keyRefill->kt, keyRefill->stage, keyRefill->round, nullptr,
+           keyRefill->entries);
+  refill(true, kt, stage, round, nullptr, {});
+}
+
 /// The key warps' row states merged (key_warps > 1): the warps of a row
 /// group saw different keys, so each writes its m, l and accumulators to
 /// shared memory and the group's first warp merges them as the combine
@@ -1892,8 +2111,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   const int64_t keyWarps = config.getKeyWarps(), subK = bk / keyWarps;
   const int64_t nTiles = subK / 8, vTiles = dv / 8, kSteps = d / 16;
 
-  Value q = arg(abi::Q), k = arg(abi::K), v = arg(abi::V), o = arg(abi::O),
-        lse = arg(abi::Lse);
+  Value q = arg(abi::Q), k = arg(abi::K), v = arg(abi::V);
   // seqK: the keys of this block's sequence (kv_lens, set below once the
   // batch entry is known); seqKAll: the key dimension of the operands.
   // seqQ: the query rows of this block's sequence (a ragged batch's own,
@@ -2731,195 +2949,25 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   if (converts)
     producerLane0 = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid,
                                           idx(32 * config.getWarps()));
-  // The K (values false) or V codes of tile kt for ring use `use`, once
-  // their stage of codes has been converted from (its empty barrier's
-  // previous phase); `inRange` (i1): kt is below hi.
-  // `entries`: a paged cache's entries of kt's K boxes read ahead (none:
-  // read here). With `keptEntries` the K codes' entries are kept in the
-  // stage's slots and the V codes' read from there.
-  auto loadCodes = [&](bool values, Value kt, Value use, Value inRange,
-                       ValueRange entries, bool keptEntries) {
-    auto ifLoad =
-        scf::IfOp::create(b, arith::AndIOp::create(b, inRange, producerLane0),
-                          /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&ifLoad.getThenRegion().front());
-    Value stage = arith::RemUIOp::create(b, use, idx(stages));
-    Value n = arith::DivUIOp::create(b, use, idx(stages));
-    tma::wait(b, codeBarrier(2 + values, stage),
-              toI32(arith::RemUIOp::create(b, a.add(n, idx(1)), idx(2))));
-    Value bar = codeBarrier(values, stage);
-    tma::arriveExpectTx(b, bar, boxBytes(values));
-    if (!pageSize) {
-      loadBoxes(values, kt, stage, bar, {});
-      return;
-    }
-    // The K codes' entries, read ahead, are kept in the stage's slots for
-    // its V codes, which the first lane loads an iteration later.
-    auto slot = [&](int64_t i) {
-      return mmaE->smemAt(
-          a.add(idx(swizzled.entryOffset + 4 * i),
-                arith::MulIOp::create(
-                    b, stage, idx(4 * SwizzledSmemLayout::kMaxBoxSlots))));
-    };
-    for (int64_t i = 0; i < boxSlots; ++i) {
-      Value entry;
-      if (values && keptEntries) {
-        entry = LLVM::LoadOp::create(b, i32, slot(i), /*align=*/4);
-      } else {
-        entry = entries.empty() ? slotEntry(kt, i) : entries[i];
-        if (keptEntries)
-          LLVM::StoreOp::create(b, entry, slot(i), /*align=*/4);
-      }
-      loadSlotBox(values, kt, stage, bar, i, entry);
-    }
-  };
-  // Thread p of the producer warpgroup converts 16-code chunks of a tile
-  // (D = 128: 8 a row), 16 rows at a time: lanes l = p mod 16 of group p /
-  // 16 take rows 2 (p / 16) + ((l mod 8) / 4 xor l / 8) + 16 i, chunk l
-  // mod 8, so its rows' swizzle phase (row mod 8) is the same in every i
-  // and each quarter-warp's 16-byte loads and stores meet 8 distinct bank
-  // groups (half its lanes on an even row, half on an odd one, with the
-  // chunks' halves apart). Code chunk c of a row (16 codes at (c xor row
-  // mod 8) * 16) becomes the 16-bit chunks 2c and 2c + 1 (box 2c / 8, each
-  // at its own chunk xor row mod 8): the tile the TMA would have written.
-  // A thread's loads are issued a batch at a time (kCodeLoadBatch) before
-  // the batch's stores, which ptxas would not move them past.
-  auto convertCodes = [&](bool values, Value stage, Value full) {
-    const int64_t width = values ? dv : d, perRow = width / 16;
-    assert(perRow == 8 && "the converter takes rows of 128 codes");
-    const int64_t rowStep = kProducerThreads / perRow;
-    Value p = a.sub(tid, idx(32 * config.getWarps()));
-    Value lane16 = arith::RemUIOp::create(b, p, idx(16));
-    Value c = arith::RemUIOp::create(b, lane16, idx(8));
-    Value row = a.add(
-        arith::MulIOp::create(b, arith::DivUIOp::create(b, p, idx(16)), idx(2)),
-        arith::XOrIOp::create(b, arith::DivUIOp::create(b, c, idx(4)),
-                              arith::DivUIOp::create(b, lane16, idx(8))));
-    Value phase = arith::RemUIOp::create(b, row, idx(8));
-    Value rowBytes = arith::MulIOp::create(b, row, idx(kSwizzleRowBytes));
-    Value src = a.add(
-        a.add(tileBase(stage, values), rowBytes),
-        arith::MulIOp::create(b, arith::XOrIOp::create(b, c, phase), idx(16)));
-    Value dstTile = a.add(arith::MulIOp::create(b, stage, idx(stageBytes)),
-                          idx(values ? vOffset : 0));
-    Value c2 = arith::MulIOp::create(b, c, idx(2));
-    SmallVector<Value, 2> dst;
-    for (int64_t half = 0; half < 2; ++half) {
-      Value chunk = a.add(c2, idx(half));
-      dst.push_back(a.add(
-          a.add(dstTile, rowBytes),
-          a.add(arith::MulIOp::create(b,
-                                      arith::DivUIOp::create(b, chunk, idx(8)),
-                                      idx(swizzled.keyBoxBytes)),
-                arith::MulIOp::create(
-                    b,
-                    arith::XOrIOp::create(
-                        b, arith::RemUIOp::create(b, chunk, idx(8)), phase),
-                    idx(16)))));
-    }
-    Type v4 = VectorType::get({4}, i32);
-    const int64_t chunks = bk / rowStep;
-    auto at = [&](Value base, int64_t j) {
-      return mmaE->smemAt(a.add(base, idx(j * rowStep * kSwizzleRowBytes)));
-    };
-    const int64_t batch = pageSize ? kCodeLoadBatch / 2 : kCodeLoadBatch;
-    for (int64_t first = 0; first < chunks; first += batch) {
-      const int64_t last = std::min(first + batch, chunks);
-      SmallVector<Value> loaded;
-      for (int64_t j = first; j < last; ++j)
-        loaded.push_back(LLVM::LoadOp::create(b, v4, at(src, j), /*align=*/16));
-      for (int64_t j = first; j < last; ++j) {
-        SmallVector<Value> words;
-        for (int64_t w = 0; w < 4; ++w) {
-          auto [lo, hi] = mmaV->convertFp8x4(LLVM::ExtractElementOp::create(
-              b, loaded[j - first], arith::ConstantIntOp::create(b, w, 32)));
-          words.push_back(lo);
-          words.push_back(hi);
-        }
-        for (int64_t half = 0; half < 2; ++half) {
-          Value out = LLVM::UndefOp::create(b, v4);
-          for (int64_t w = 0; w < 4; ++w)
-            out = LLVM::InsertElementOp::create(
-                b, out, words[4 * half + w],
-                arith::ConstantIntOp::create(b, w, 32));
-          LLVM::StoreOp::create(b, out, at(dst[half], j), /*align=*/16);
-        }
-      }
-    }
-    NVVM::FenceProxyOp::create(
-        b, NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(b.getContext(),
-                                   NVVM::SharedSpace::shared_cta));
-    tma::arrive(b, full);
-  };
-  // A stage's K or V codes complete phase n of their full barrier with
-  // its 16-bit use n. Once converted, the stage of codes takes tile kt +
-  // stages's (whose ring use is `stages` further).
-  auto convertHalf = [&](bool values, Value stage, Value round, Value full) {
-    tma::wait(b, codeBarrier(values, stage),
-              toI32(arith::RemUIOp::create(b, round, idx(2))));
-    convertCodes(values, stage, full);
-    tma::arrive(b, codeBarrier(2 + values, stage));
-  };
-  auto refill = [&](bool values, Value kt, Value stage, Value round, Value cond,
-                    ValueRange entries) {
-    Value next = a.add(kt, idx(stages));
-    Value inRange =
-        arith::CmpIOp::create(b, arith::CmpIPredicate::slt, next, range.hi);
-    loadCodes(values, next,
-              a.add(arith::MulIOp::create(b, a.add(round, idx(1)), idx(stages)),
-                    stage),
-              cond ? arith::AndIOp::create(b, cond, inRange) : inRange, entries,
-              /*keptEntries=*/true);
-  };
-  // Over pages, the entries of the K codes an iteration loads (tile kt +
-  // stages's), read at its top, so that their latency hides behind the
-  // conversions; its V codes (tile kt - 1 + stages's) take those the
-  // iteration before kept.
-  auto codeEntries = [&](Value kt) {
-    return tilePageEntries(a.add(kt, idx(stages)));
-  };
-  // The refill of a stage of K codes waits for every converter to be done
-  // with it, and its first lane then issues the loads (over pages, a box a
-  // page): after the values of kt - 1 are converted, not between them and
-  // the keys of kt, where the values' full barrier waited for that lane
-  // (the consumers wait for the values). The first tile's K codes refill
-  // at once (no values before them in the loop).
-  struct KeyRefill {
-    Value kt, stage, round;
-    SmallVector<Value> entries;
-  };
-  std::optional<KeyRefill> keyRefill;
-  auto convertKeys = [&](Value kt, Value stage, Value round, Value full,
-                         ValueRange entries) {
-    convertHalf(false, stage, round, full);
-    refill(false, kt, stage, round,
-           arith::CmpIOp::create(b, arith::CmpIPredicate::eq, kt, range.lo),
-           entries);
-    keyRefill = KeyRefill{kt, stage, round, llvm::to_vector(entries)};
-  };
-  auto convertValues = [&](Value kt, Value stage, Value round, Value full,
-                           ValueRange) {
-    convertHalf(true, stage, round, full);
-    // In the loop (past its first tile), the keys converted in this
-    // iteration; after it, none (their values are the loop body's).
-    if (keyRefill && keyRefill->kt.getParentRegion()->isAncestor(
-                         b.getInsertionBlock()->getParent()))
-      refill(false, keyRefill->kt, keyRefill->stage, keyRefill->round, nullptr,
-             keyRefill->entries);
-    refill(true, kt, stage, round, nullptr, {});
-  };
+  codes.producerLane0 = producerLane0;
+  codes.tid = tid;
+  codes.range = range;
   if (wgmma) {
     TmaKeyLoop::Hooks hooks{issueKeys, issueValues, notEmpty, nullptr};
     if (pageSize && pagesAheadOneTile() && !converts)
       hooks.ahead = [&](Value kt) { return tilePageEntries(kt); };
     if (converts) {
-      hooks.issueKeys = convertKeys;
-      hooks.issueValues = convertValues;
+      hooks.issueKeys = [&](Value kt, Value stage, Value round, Value full,
+                            ValueRange entries) {
+        convertKeys(kt, stage, round, full, entries);
+      };
+      hooks.issueValues = [&](Value kt, Value stage, Value round, Value full,
+                              ValueRange) {
+        convertValues(kt, stage, round, full);
+      };
       // 16 entries (pages of 8 rows) read ahead spilled (ptxas -v).
       if (pageSize && boxSlots <= 8)
-        hooks.ahead = codeEntries;
+        hooks.ahead = [&](Value kt) { return codeEntries(kt); };
     }
     tmaLoop.emplace(b, std::move(hooks), stages, stageBytes,
                     config.getWarps() / 4,
