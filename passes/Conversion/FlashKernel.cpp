@@ -162,6 +162,24 @@ private:
   /// emits the three where the kernel first needs them.
   using WorkIndices = std::function<std::array<Value, 3>()>;
   LogicalResult buildTile(const WorkIndices &indices);
+  /// The wgmma consumers' GEMMs and their helpers, from `consumer`, which
+  /// buildTile sets: the sequence's keys, the thread and its warpgroup,
+  /// and with trim_keys the keys [wgKeyLo, wgKeyHi) the warpgroup's rows
+  /// may see.
+  struct ConsumerInputs {
+    Value seqK, tid, warpGroup, wgKeyLo, wgKeyHi;
+    bool trimKeys = false;
+  } consumer;
+  Value qSlab();
+  SmallVector<Value> issueQK(Value slab, Value stageBase);
+  SmallVector<Value> packP(ArrayRef<Value> weights);
+  void zeroVTail(Value kt, Value stageBase, Value codes = Value());
+  SmallVector<Value> keyRangePV(ArrayRef<Value> p, Value stageBase,
+                                ArrayRef<Value> acc, int64_t from, int64_t to);
+  SmallVector<Value> issuePV(ArrayRef<Value> p, Value stageBase,
+                             ArrayRef<Value> acc);
+  SmallVector<Value> issuePVAt(ArrayRef<Value> p, Value stageBase,
+                               ArrayRef<Value> acc, Value kt);
   /// The fp8 codes' conversion (convertsCodes), from `codes`, which
   /// buildTile sets: the producer warpgroup's first lane (i1) and the key
   /// tiles; keyRefill, the K codes converted in the current iteration,
@@ -239,6 +257,10 @@ private:
   TileSoftmax softmaxTile(Value kt, const TileFlags &flags,
                           SmallVector<Value> s, ValueRange mOld,
                           ValueRange lOld, bool oIsZero = false);
+  /// O (`acc`, `slotOf` its row slots) rescaled by the tile's factors: only
+  /// where a row of the warp moved its maximum (sm.grown).
+  SmallVector<Value> rescaleO(SmallVector<Value> acc, const TileSoftmax &sm,
+                              llvm::function_ref<int64_t(int64_t)> slotOf);
   /// The work item's query rows as the epilogue stores them: each row
   /// slot's tile row and query position, the tile's first row, the
   /// sequence's rows and the operands' (Sq), the lane's place in its quad
@@ -1338,6 +1360,176 @@ void KernelBuilder::convertValues(Value kt, Value stage, Value round,
     refill(false, keyRefill->kt, keyRefill->stage, keyRefill->round, nullptr,
            keyRefill->entries);
   refill(true, kt, stage, round, nullptr, {});
+}
+
+//===----------------------------------------------------------------------===//
+// The wgmma consumers' GEMMs
+//===----------------------------------------------------------------------===//
+
+/// O (`acc`, `slotOf` its row slots) rescaled by the tile's factors: only
+/// where a row of the warp moved its maximum (sm.grown).
+SmallVector<Value>
+KernelBuilder::rescaleO(SmallVector<Value> acc, const TileSoftmax &sm,
+                        llvm::function_ref<int64_t(int64_t)> slotOf) {
+  auto scaled = [&]() {
+    for (int64_t i = 0; i < static_cast<int64_t>(acc.size()); ++i)
+      acc[i] = arith::MulFOp::create(b, acc[i], sm.alpha[slotOf(i)]);
+    return acc;
+  };
+  if (!sm.grown)
+    return scaled();
+  auto ifGrown =
+      scf::IfOp::create(b, ValueRange(acc).getTypes(), sm.grown, true, true);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&ifGrown.getElseRegion().front());
+    scf::YieldOp::create(b, acc);
+    b.setInsertionPointToStart(&ifGrown.getThenRegion().front());
+    scf::YieldOp::create(b, scaled());
+  }
+  return SmallVector<Value>(ifGrown.getResults());
+}
+
+Value KernelBuilder::qSlab() {
+  Value warpGroup = consumer.warpGroup;
+  return a.add(idx(qOffset),
+               arith::MulIOp::create(b, warpGroup, idx(64 * kSwizzleRowBytes)));
+}
+
+SmallVector<Value> KernelBuilder::issueQK(Value slab, Value stageBase) {
+  const int64_t bk = config.getBlockK();
+  const int64_t kSteps = d / 16;
+  return wgmmaE->gemmSS(wgmmaE->descriptor(slab, 16, 1024),
+                        swizzled.queryBoxBytes,
+                        wgmmaE->descriptor(stageBase, 16, 1024),
+                        swizzled.keyBoxBytes, kSteps, bk);
+}
+
+SmallVector<Value> KernelBuilder::packP(ArrayRef<Value> weights) {
+  const int64_t pRegs = config.getBlockK() / 16 * 4;
+  SmallVector<Value> p;
+  for (int64_t i = 0; i < pRegs; ++i)
+    p.push_back(mmaV->packPair(weights[2 * i], weights[2 * i + 1]));
+  return p;
+}
+
+/// Packed keys of a ragged batch: a TMA tile that runs past the
+/// sequence's keys holds the next sequence's rows (or whatever follows the
+/// last); in a cache with per-sequence lengths (kv_lens), whatever the
+/// rows past the sequence's length hold. Their scores are masked, but P V
+/// would still multiply the zero weights by those V rows (NaN * 0 is NaN):
+/// before the P V of such a tile (only a sequence's last can be), the consumer
+/// threads zero its V rows past the keys, make the writes visible to wgmma's
+/// async proxy and meet at a named barrier. The 128-byte swizzle permutes the
+/// 16-byte chunks within a row, so a row of a box is its 128 contiguous bytes.
+/// The condition is uniform over the consumers. tma_loads over an fp8 cache
+/// zeroes the V codes (rows of boxes of 128 codes from `codes`) before their
+/// conversion instead.
+void KernelBuilder::zeroVTail(Value kt, Value stageBase, Value codes) {
+  const int64_t bk = config.getBlockK();
+  const bool wgmma = config.getWgmma();
+  const bool tmaLoads = config.getTmaLoads();
+  const int64_t boxCols = problem.kvFp8 ? 128 : 64;
+  const bool raggedK = place.raggedK;
+  Value seqK = consumer.seqK;
+  Value tid = consumer.tid;
+  if (!((raggedK || problem.kvLens) && wgmma) && !(tmaLoads && problem.kvLens))
+    return;
+  Value k0 = arith::MulIOp::create(b, kt, idx(bk));
+  Value keep = a.max(a.min(a.sub(seqK, k0), idx(bk)), idx(0));
+  Value partial =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::ult, keep, idx(bk));
+  auto ifPartial = scf::IfOp::create(b, partial, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifPartial.getThenRegion().front());
+  // Boxes of 128 codes (the TMA stage of codes), or of 64 16-bit values
+  // (the wgmma kernel's V tile, also where its producer converts codes).
+  const int64_t zeroBoxCols = codes ? boxCols : 64;
+  const int64_t boxes = (dv + zeroBoxCols - 1) / zeroBoxCols,
+                perRow = boxes * 8;
+  const int64_t consumers = 32 * config.getWarps();
+  Value chunks = arith::MulIOp::create(b, a.sub(idx(bk), keep), idx(perRow));
+  Type v4 = VectorType::get({4}, i32);
+  Value zeros = LLVM::ZeroOp::create(b, v4);
+  scf::ForOp::create(
+      b, tid, chunks, idx(consumers), ValueRange(),
+      [&](OpBuilder &lb, Location loc, Value chunk, ValueRange) {
+        ImplicitLocOpBuilder ib(loc, lb);
+        IndexArith ia{ib};
+        Value r = ia.add(keep, arith::DivUIOp::create(ib, chunk, idx(perRow)));
+        Value rest = arith::RemUIOp::create(ib, chunk, idx(perRow));
+        Value box = arith::DivUIOp::create(ib, rest, idx(8));
+        Value c = arith::RemUIOp::create(ib, rest, idx(8));
+        Value at = ia.add(
+            codes ? codes : ia.add(stageBase, idx(vOffset)),
+            ia.add(arith::MulIOp::create(ib, box, idx(swizzled.keyBoxBytes)),
+                   ia.add(arith::MulIOp::create(ib, r, idx(kSwizzleRowBytes)),
+                          arith::MulIOp::create(ib, c, idx(16)))));
+        LLVM::StoreOp::create(ib, zeros, mmaE->smemAt(at), /*align=*/16);
+        scf::YieldOp::create(ib);
+      });
+  NVVM::FenceProxyOp::create(
+      b, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(b.getContext(),
+                                 NVVM::SharedSpace::shared_cta));
+  NVVM::BarrierOp::create(b, /*res=*/Type(), i32c(kZeroTailBarrier),
+                          i32c(consumers), /*reductionOp=*/{},
+                          /*reductionPredicate=*/Value());
+}
+
+/// O += P V over keys [from, to) of the tile (multiples of 16).
+SmallVector<Value> KernelBuilder::keyRangePV(ArrayRef<Value> p, Value stageBase,
+                                             ArrayRef<Value> acc, int64_t from,
+                                             int64_t to) {
+  SmallVector<SmallVector<Value, 4>> frags;
+  for (int64_t kk = from / 16; kk < to / 16; ++kk)
+    frags.push_back({p[4 * kk], p[4 * kk + 1], p[4 * kk + 2], p[4 * kk + 3]});
+  return wgmmaE->gemmRS(
+      frags,
+      wgmmaE->descriptor(
+          a.add(stageBase, idx(vOffset + from * kSwizzleRowBytes)),
+          swizzled.keyBoxBytes, 1024),
+      acc);
+}
+
+SmallVector<Value> KernelBuilder::issuePV(ArrayRef<Value> p, Value stageBase,
+                                          ArrayRef<Value> acc) {
+  const int64_t bk = config.getBlockK();
+  return keyRangePV(p, stageBase, acc, 0, bk);
+}
+
+/// trim_keys: where the warpgroup's rows see only keys [0, trimSplit) or
+/// [trimSplit, bk) of tile kt (the weights of the others are 0), P V reads
+/// only their key steps. S stays whole: S GEMMs of two widths merging at a
+/// branch made ptxas 13.0 serialise every wgmma of the kernel (C7511),
+/// even with the branch in the first tile's S only; the same width in
+/// every branch spilled 40 bytes.
+SmallVector<Value> KernelBuilder::issuePVAt(ArrayRef<Value> p, Value stageBase,
+                                            ArrayRef<Value> acc, Value kt) {
+  const int64_t bk = config.getBlockK();
+  const bool trimKeys = consumer.trimKeys;
+  const int64_t trimSplit = config.getBlockK() / 32 * 16;
+  Value wgKeyLo = consumer.wgKeyLo, wgKeyHi = consumer.wgKeyHi;
+  if (!trimKeys)
+    return issuePV(p, stageBase, acc);
+  Value split = a.add(arith::MulIOp::create(b, kt, idx(bk)), idx(trimSplit));
+  Value lower =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::sle, wgKeyHi, split);
+  Value upper =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::sge, wgKeyLo, split);
+  SmallVector<Type> types(acc.size(), f32);
+  OpBuilder::InsertionGuard g(b);
+  auto ifLower = scf::IfOp::create(b, types, lower, true);
+  b.setInsertionPointToStart(&ifLower.getThenRegion().front());
+  scf::YieldOp::create(b, keyRangePV(p, stageBase, acc, 0, trimSplit));
+  b.setInsertionPointToStart(&ifLower.getElseRegion().front());
+  auto ifUpper = scf::IfOp::create(b, types, upper, true);
+  scf::YieldOp::create(b, ifUpper.getResults());
+  b.setInsertionPointToStart(&ifUpper.getThenRegion().front());
+  scf::YieldOp::create(b, keyRangePV(p, stageBase, acc, trimSplit, bk));
+  b.setInsertionPointToStart(&ifUpper.getElseRegion().front());
+  scf::YieldOp::create(b, issuePV(p, stageBase, acc));
+  return SmallVector<Value>(ifLower.getResults());
 }
 
 /// The key warps' row states merged (key_warps > 1): the warps of a row
@@ -2607,14 +2799,10 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   inits.append(mt * accPerTile, zero);
 
   const int64_t stages = config.getStages();
-  // The wgmma kernel's tile loads: TMA (KernelAbi.h tensor maps), ceil(D /
-  // 64) boxes of K or of V, completing on the stage's keys or values full
-  // barrier.
-  // A TMA box is 128 bytes wide: 64 16-bit elements, or 128 fp8 codes
-  // (whose stages sit from swizzled.fp8Offset).
-  const int64_t boxCols = fp8 ? 128 : 64;
-  // A paged cache: key `key` of this sequence is row key mod P of page
-  // page_table[batch, key / P] (pageEntry, clampPage).
+  // The wgmma kernel's tile loads: TMA (KernelAbi.h tensor maps) of a key
+  // tile's boxes (boxBytes, loadBoxes), completing on the stage's keys or
+  // values full barrier. A paged cache: key `key` of this sequence is row
+  // key mod P of page page_table[batch, key / P] (pageEntry, clampPage).
   if (pageSize) {
     keyBoxes.pageRow =
         gep(arg(abi::PageTable),
@@ -2934,7 +3122,6 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   // warpgroup may see, from its first and last rows.
   const bool trimKeys = wgmma && config.getTrimKeys() && bk >= 32 &&
                         intervals && c.spec.kind != mask::MaskKind::None;
-  const int64_t trimSplit = bk / 32 * 16;
   Value wgKeyLo, wgKeyHi;
   // The wgmma kernel over an fp8 cache (convertsCodes): the producer
   // warpgroup's first lane loads tile kt + 1's K and V codes by TMA into
@@ -3152,6 +3339,13 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     keyLoop->prologueRest(range.lo, range.hi);
   }
 
+  consumer.seqK = seqK;
+  consumer.tid = tid;
+  consumer.warpGroup = warpGroup;
+  consumer.trimKeys = trimKeys;
+  consumer.wgKeyLo = wgKeyLo;
+  consumer.wgKeyHi = wgKeyHi;
+
   // Lane parts of the ldmatrix addresses (elements): lane = 8 m + r
   // supplies row r of matrix m. K (x4): matrices (keys 8n.., d lo/hi),
   // (keys 8n + 8.., d lo/hi). V (x4, transposed): (keys lo/hi, dv 8j..),
@@ -3223,28 +3417,6 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   scores.tileTest = tileTest;
   scores.intervals = intervals;
   scores.raggedQ = raggedQ;
-  // O (`acc`, `slotOf` its row slots) rescaled by the tile's factors: only
-  // where a row of the warp moved its maximum (sm.grown).
-  auto rescaleO = [&](SmallVector<Value> acc, const TileSoftmax &sm,
-                      llvm::function_ref<int64_t(int64_t)> slotOf) {
-    auto scaled = [&]() {
-      for (int64_t i = 0; i < static_cast<int64_t>(acc.size()); ++i)
-        acc[i] = arith::MulFOp::create(b, acc[i], sm.alpha[slotOf(i)]);
-      return acc;
-    };
-    if (!sm.grown)
-      return scaled();
-    auto ifGrown =
-        scf::IfOp::create(b, ValueRange(acc).getTypes(), sm.grown, true, true);
-    {
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(&ifGrown.getElseRegion().front());
-      scf::YieldOp::create(b, acc);
-      b.setInsertionPointToStart(&ifGrown.getThenRegion().front());
-      scf::YieldOp::create(b, scaled());
-    }
-    return SmallVector<Value>(ifGrown.getResults());
-  };
 
   // The tile's work (CpAsyncKeyLoop has issued, committed and waited for
   // it), skipped for a tile proven empty (block-uniform).
@@ -3255,124 +3427,6 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   // P as pRegs 32-bit pairs (packP of the weights), V read MN-major, its
   // boxes (64 value columns each) the leading byte offset apart.
   const int64_t pRegs = bk / 16 * 4;
-  auto qSlab = [&]() {
-    return a.add(idx(qOffset), arith::MulIOp::create(
-                                   b, warpGroup, idx(64 * kSwizzleRowBytes)));
-  };
-  auto issueQK = [&](Value slab, Value stageBase) {
-    return wgmmaE->gemmSS(wgmmaE->descriptor(slab, 16, 1024),
-                          swizzled.queryBoxBytes,
-                          wgmmaE->descriptor(stageBase, 16, 1024),
-                          swizzled.keyBoxBytes, kSteps, bk);
-  };
-  auto packP = [&](ArrayRef<Value> weights) {
-    SmallVector<Value> p;
-    for (int64_t i = 0; i < pRegs; ++i)
-      p.push_back(mmaV->packPair(weights[2 * i], weights[2 * i + 1]));
-    return p;
-  };
-  // Packed keys of a ragged batch: a TMA tile that runs past the
-  // sequence's keys holds the next sequence's rows (or whatever follows the
-  // last); in a cache with per-sequence lengths (kv_lens), whatever the
-  // rows past the sequence's length hold. Their scores are masked, but P V
-  // would still multiply the zero weights by those V rows (NaN * 0 is NaN):
-  // before the P V of such a tile (only a sequence's last can be), the consumer
-  // threads zero its V rows past the keys, make the writes visible to wgmma's
-  // async proxy and meet at a named barrier. The 128-byte swizzle permutes the
-  // 16-byte chunks within a row, so a row of a box is its 128 contiguous bytes.
-  // The condition is uniform over the consumers. tma_loads over an fp8 cache
-  // zeroes the V codes (rows of boxes of 128 codes from `codes`) before their
-  // conversion instead.
-  auto zeroVTail = [&](Value kt, Value stageBase, Value codes = Value()) {
-    if (!((raggedK || problem.kvLens) && wgmma) &&
-        !(tmaLoads && problem.kvLens))
-      return;
-    Value k0 = arith::MulIOp::create(b, kt, idx(bk));
-    Value keep = a.max(a.min(a.sub(seqK, k0), idx(bk)), idx(0));
-    Value partial =
-        arith::CmpIOp::create(b, arith::CmpIPredicate::ult, keep, idx(bk));
-    auto ifPartial = scf::IfOp::create(b, partial, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&ifPartial.getThenRegion().front());
-    // Boxes of 128 codes (the TMA stage of codes), or of 64 16-bit values
-    // (the wgmma kernel's V tile, also where its producer converts codes).
-    const int64_t zeroBoxCols = codes ? boxCols : 64;
-    const int64_t boxes = (dv + zeroBoxCols - 1) / zeroBoxCols,
-                  perRow = boxes * 8;
-    const int64_t consumers = 32 * config.getWarps();
-    Value chunks = arith::MulIOp::create(b, a.sub(idx(bk), keep), idx(perRow));
-    Type v4 = VectorType::get({4}, i32);
-    Value zeros = LLVM::ZeroOp::create(b, v4);
-    scf::ForOp::create(
-        b, tid, chunks, idx(consumers), ValueRange(),
-        [&](OpBuilder &lb, Location loc, Value chunk, ValueRange) {
-          ImplicitLocOpBuilder ib(loc, lb);
-          IndexArith ia{ib};
-          Value r = ia.add(keep, arith::DivUIOp::create(ib, chunk, idx(perRow)));
-          Value rest = arith::RemUIOp::create(ib, chunk, idx(perRow));
-          Value box = arith::DivUIOp::create(ib, rest, idx(8));
-          Value c = arith::RemUIOp::create(ib, rest, idx(8));
-          Value at = ia.add(
-              codes ? codes : ia.add(stageBase, idx(vOffset)),
-              ia.add(arith::MulIOp::create(ib, box, idx(swizzled.keyBoxBytes)),
-                     ia.add(arith::MulIOp::create(ib, r, idx(kSwizzleRowBytes)),
-                            arith::MulIOp::create(ib, c, idx(16)))));
-          LLVM::StoreOp::create(ib, zeros, mmaE->smemAt(at), /*align=*/16);
-          scf::YieldOp::create(ib);
-        });
-    NVVM::FenceProxyOp::create(
-        b, NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(b.getContext(),
-                                   NVVM::SharedSpace::shared_cta));
-    NVVM::BarrierOp::create(b, /*res=*/Type(), i32c(kZeroTailBarrier),
-                            i32c(consumers), /*reductionOp=*/{},
-                            /*reductionPredicate=*/Value());
-  };
-  // O += P V over keys [from, to) of the tile (multiples of 16).
-  auto keyRangePV = [&](ArrayRef<Value> p, Value stageBase, ArrayRef<Value> acc,
-                        int64_t from, int64_t to) {
-    SmallVector<SmallVector<Value, 4>> frags;
-    for (int64_t kk = from / 16; kk < to / 16; ++kk)
-      frags.push_back({p[4 * kk], p[4 * kk + 1], p[4 * kk + 2], p[4 * kk + 3]});
-    return wgmmaE->gemmRS(
-        frags,
-        wgmmaE->descriptor(
-            a.add(stageBase, idx(vOffset + from * kSwizzleRowBytes)),
-            swizzled.keyBoxBytes, 1024),
-        acc);
-  };
-  auto issuePV = [&](ArrayRef<Value> p, Value stageBase, ArrayRef<Value> acc) {
-    return keyRangePV(p, stageBase, acc, 0, bk);
-  };
-  // trim_keys: where the warpgroup's rows see only keys [0, trimSplit) or
-  // [trimSplit, bk) of tile kt (the weights of the others are 0), P V reads
-  // only their key steps. S stays whole: S GEMMs of two widths merging at a
-  // branch made ptxas 13.0 serialise every wgmma of the kernel (C7511),
-  // even with the branch in the first tile's S only; the same width in
-  // every branch spilled 40 bytes.
-  auto issuePVAt = [&](ArrayRef<Value> p, Value stageBase, ArrayRef<Value> acc,
-                       Value kt) -> SmallVector<Value> {
-    if (!trimKeys)
-      return issuePV(p, stageBase, acc);
-    Value split = a.add(arith::MulIOp::create(b, kt, idx(bk)), idx(trimSplit));
-    Value lower =
-        arith::CmpIOp::create(b, arith::CmpIPredicate::sle, wgKeyHi, split);
-    Value upper =
-        arith::CmpIOp::create(b, arith::CmpIPredicate::sge, wgKeyLo, split);
-    SmallVector<Type> types(acc.size(), f32);
-    OpBuilder::InsertionGuard g(b);
-    auto ifLower = scf::IfOp::create(b, types, lower, true);
-    b.setInsertionPointToStart(&ifLower.getThenRegion().front());
-    scf::YieldOp::create(b, keyRangePV(p, stageBase, acc, 0, trimSplit));
-    b.setInsertionPointToStart(&ifLower.getElseRegion().front());
-    auto ifUpper = scf::IfOp::create(b, types, upper, true);
-    scf::YieldOp::create(b, ifUpper.getResults());
-    b.setInsertionPointToStart(&ifUpper.getThenRegion().front());
-    scf::YieldOp::create(b, keyRangePV(p, stageBase, acc, trimSplit, bk));
-    b.setInsertionPointToStart(&ifUpper.getElseRegion().front());
-    scf::YieldOp::create(b, issuePV(p, stageBase, acc));
-    return SmallVector<Value>(ifLower.getResults());
-  };
 
   // The block_k rows of `width` codes at byte `src` (row pitch `width`
   // bytes) into the padded tile at byte `dst` (row pitch `pitch`
