@@ -238,6 +238,8 @@ private:
     SmallVector<Value> positions, safeRows, qUnscale;
     std::optional<SmallVector<RowMask>> itemRowMasks;
     Value keyOffset, t2, kScale, seqK;
+    /// The f32 constants -inf and 0 of the kernel's loop state.
+    Value negInf, zero;
     /// Tiles tested at run time; rows that each see one interval of keys
     /// (interval masks and cu_seqlens documents: rowKeys); documents of
     /// cu_seqlens; a ragged batch's query rows.
@@ -1544,7 +1546,7 @@ void KernelBuilder::mergeKeyWarps(
   const bool tmaLoads = config.getTmaLoads();
   const int64_t keyWarps = config.getKeyWarps(), bq = config.getBlockQ();
   const int64_t mt = config.getMTiles(), slots = 2 * mt, vTiles = dv / 8;
-  Value negInf = f32c(-INFINITY), zero = f32c(0.0);
+  Value negInf = scores.negInf, zero = scores.zero;
   // The warps of a row group saw different keys: each writes its state to
   // shared memory (over the stages, once every copy has landed and every
   // warp is done with them), and the group's first warp merges them as
@@ -1992,7 +1994,7 @@ KernelBuilder::softmaxTile(Value kt, const TileFlags &flags,
         seqK = scores.seqK;
   const bool tileTest = scores.tileTest, intervals = scores.intervals,
              raggedQ = scores.raggedQ;
-  Value negInf = f32c(-INFINITY), zero = f32c(0.0);
+  Value negInf = scores.negInf, zero = scores.zero;
   Value k0 = arith::MulIOp::create(b, kt, idx(bk));
   // Scores: the score pipeline, log2(e) folded in, -inf past Sk.
   // Which row slot and column each score register holds.
@@ -3414,6 +3416,8 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   scores.t2 = t2;
   scores.kScale = kScale;
   scores.seqK = seqK;
+  scores.negInf = negInf;
+  scores.zero = zero;
   scores.tileTest = tileTest;
   scores.intervals = intervals;
   scores.raggedQ = raggedQ;
