@@ -6,8 +6,9 @@
 # without the CUDA toolkit) and of bench/bench.list (its standard
 # configurations also not rebuilt smaller by the spill ladder), examples/embed built against an installed attnc,
 # the unit tests again under ASan + UBSan, an IR
-# mutation smoke run over attnc-opt, and the libFuzzer targets of fuzz/
-# (bounded).
+# mutation smoke run over attnc-opt, the libFuzzer targets of fuzz/
+# (bounded), and a random-spec sweep (scripts/spec-sweep.sh: random specs
+# compiled for sm_90a and sm_80 and run on the CPU against float64).
 # Ends with
 # the line "N passed, M failed" counting every test of every kind; exits
 # non-zero when any test fails.
@@ -51,6 +52,10 @@ echo "== IR mutation smoke run: attnc-opt and the passes on mutated attn IR"
 echo "== fuzz targets (libFuzzer, bounded): spec parser, artifact reader, .npy reader, work planner"
 scripts/fuzz.sh "$BUILD_DIR/fuzz" | tee "$RESULTS/fuzz.txt"
 
+echo "== random-spec sweep: compiled for sm_90a and sm_80, run on the CPU against float64"
+scripts/spec-sweep.sh "${SPEC_SWEEP_SEED:-1}" "${SPEC_SWEEP_COUNT:-16}" "$BUILD_DIR" |
+  tee "$RESULTS/spec-sweep.txt" | grep -v "^PASS"
+
 /usr/bin/python3 - "$RESULTS" <<'PY'
 import json, os, re, sys
 d = sys.argv[1]
@@ -77,7 +82,7 @@ if os.path.exists(unit):
                 passed += 1
 else:
     failed += 1
-for name in ("sweep.txt", "ptx.txt", "ptx-bench.txt", "embed.txt", "sanitize.txt", "mutate.txt", "fuzz.txt"):
+for name in ("sweep.txt", "ptx.txt", "ptx-bench.txt", "embed.txt", "sanitize.txt", "mutate.txt", "fuzz.txt", "spec-sweep.txt"):
     lines = open(os.path.join(d, name)).read().strip().splitlines()
     m = re.fullmatch(r"(\d+) passed, (\d+) failed", lines[-1] if lines else "")
     if m:

@@ -162,13 +162,45 @@ private:
   /// emits the three where the kernel first needs them.
   using WorkIndices = std::function<std::array<Value, 3>()>;
   LogicalResult buildTile(const WorkIndices &indices);
+  /// The tiled IR's key-tile bounds and tile tests rematerialised in the
+  /// kernel (kernelValue), as buildTile sets them up: its query tile's
+  /// indices mapped to the work item's.
+  std::optional<Rematerializer> remat;
+  IRMapping hostToKernel;
+  bool rematFailed = false;
+  // A warp's cursor over the tiles of [lo, hi) holding a visible pair: the
+  // tile tests of 32 consecutive tiles run at once, one a lane, and two
+  // ballots keep which are visible and which full; the next visible tile
+  // is then a count of trailing zeros, and only a cursor leaving its 32
+  // tiles tests again. (Every lane of the warp takes part: the compacted
+  // loop is warp-uniform.)
+  struct TileCursor {
+    Value kt;                // the visible tile found (hi when none is left)
+    Value full;              // its `full` flag
+    Value base;              // the first of the 32 tiles tested
+    Value visible, fullBits; // i32 ballots over base + lane
+  };
+  /// The wgmma kernel's key/value ring (buildTile).
+  std::optional<TmaKeyLoop> tmaLoop;
+  Value kernelValue(Value host, IRMapping &map);
+  TileFlags tileFlags(Value kt);
+  Value notEmpty(Value kt, Value cond);
+  TileFlags guardedTileFlags(Value kt, Value hi);
+  TileCursor findVisible(Value from, Value hi, Value base, Value visible,
+                         Value fullBits);
+  ValueRange overlappedWgmmaLoop(Value lo, Value hi, ValueRange inits,
+                                 bool compacted);
   /// The wgmma consumers' GEMMs and their helpers, from `consumer`, which
   /// buildTile sets: the sequence's keys, the thread and its warpgroup,
   /// and with trim_keys the keys [wgKeyLo, wgKeyHi) the warpgroup's rows
   /// may see.
   struct ConsumerInputs {
-    Value seqK, tid, warpGroup, wgKeyLo, wgKeyHi;
+    Value seqK, tid, lane, warpGroup, wgKeyLo, wgKeyHi;
+    /// One thread of each warpgroup (i1), which releases a ring stage.
+    Value releases;
     bool trimKeys = false;
+    /// A persistent grid's Q released in the key loop (overlappedWgmmaLoop).
+    bool earlyQ = false;
   } consumer;
   Value qSlab();
   SmallVector<Value> issueQK(Value slab, Value stageBase);
@@ -1392,6 +1424,12 @@ KernelBuilder::rescaleO(SmallVector<Value> acc, const TileSoftmax &sm,
   return SmallVector<Value>(ifGrown.getResults());
 }
 
+/// The wgmma kernel's GEMMs on the tile at byte `stageBase`, issued and
+/// committed, not waited for. S = Q K^T: the warpgroup's 64 rows of Q (its
+/// slab of each box, at byte qSlab()) against the tile's bk keys, both
+/// K-major. O += P V: P as pRegs = bk / 4 32-bit pairs (packP of the
+/// weights), V read MN-major, its boxes (64 value columns each) the leading
+/// byte offset apart.
 Value KernelBuilder::qSlab() {
   Value warpGroup = consumer.warpGroup;
   return a.add(idx(qOffset),
@@ -1532,6 +1570,393 @@ SmallVector<Value> KernelBuilder::issuePVAt(ArrayRef<Value> p, Value stageBase,
   b.setInsertionPointToStart(&ifUpper.getElseRegion().front());
   scf::YieldOp::create(b, issuePV(p, stageBase, acc));
   return SmallVector<Value>(ifLower.getResults());
+}
+
+//===----------------------------------------------------------------------===//
+// Key tiles: the tiled IR's bounds and tile tests, and the wgmma consumers'
+// loop
+//===----------------------------------------------------------------------===//
+
+/// Host value `host` of the tiled IR computed in the kernel at the
+/// insertion point (through `map`); where it cannot be, rematFailed is
+/// set and 0 returned.
+Value KernelBuilder::kernelValue(Value host, IRMapping &map) {
+  FailureOr<Value> v = remat->get(host, map);
+  if (failed(v)) {
+    rematFailed = true;
+    return idx(0);
+  }
+  return *v;
+}
+
+TileFlags KernelBuilder::tileFlags(Value kt) {
+  IRMapping map = hostToKernel;
+  map.map(tiled.loops[0].getInductionVar(), kt);
+  Value any = kernelValue(tiled.anyTile.getCondition(), map);
+  TileFlags flags;
+  flags.full = kernelValue(tiled.fullTile.getCondition(), map);
+  flags.empty =
+      arith::XOrIOp::create(b, any, arith::ConstantIntOp::create(b, 1, 1));
+  return flags;
+}
+
+/// `cond` and, with a tile test, tile `kt` not empty. The test runs only
+/// when `cond` holds (kt < hi), so it never reads mask operands for a tile
+/// past the keys (none exist when Sk = 0).
+Value KernelBuilder::notEmpty(Value kt, Value cond) {
+  const bool tileTest = scores.tileTest;
+  if (!tileTest)
+    return cond;
+  auto ifCond = scf::IfOp::create(b, TypeRange{b.getI1Type()}, cond,
+                                  /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifCond.getThenRegion().front());
+  Value empty = tileFlags(kt).empty;
+  scf::YieldOp::create(b,
+                       ValueRange{arith::XOrIOp::create(
+                           b, empty, arith::ConstantIntOp::create(b, 1, 1))});
+  b.setInsertionPointToStart(&ifCond.getElseRegion().front());
+  scf::YieldOp::create(b, ValueRange{arith::ConstantIntOp::create(b, 0, 1)});
+  return ifCond.getResult(0);
+}
+
+/// Tile kt's flags when kt < hi; past it (no tile, nothing to read) empty.
+TileFlags KernelBuilder::guardedTileFlags(Value kt, Value hi) {
+  Value inRange = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, kt, hi);
+  Type i1 = b.getI1Type();
+  auto ifIn = scf::IfOp::create(b, TypeRange{i1, i1}, inRange,
+                                /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifIn.getThenRegion().front());
+    TileFlags f = tileFlags(kt);
+    scf::YieldOp::create(b, ValueRange{f.empty, f.full});
+    b.setInsertionPointToStart(&ifIn.getElseRegion().front());
+    scf::YieldOp::create(b, ValueRange{arith::ConstantIntOp::create(b, 1, 1),
+                                       arith::ConstantIntOp::create(b, 0, 1)});
+  }
+  TileFlags f;
+  f.empty = ifIn.getResult(0);
+  f.full = ifIn.getResult(1);
+  return f;
+}
+
+KernelBuilder::TileCursor KernelBuilder::findVisible(Value from, Value hi,
+                                                     Value base, Value visible,
+                                                     Value fullBits) {
+  Value lane = consumer.lane;
+  Type indexType = b.getIndexType(), i32 = b.getI32Type();
+  Value c32 = idx(32);
+  Value zero32 = arith::ConstantIntOp::create(b, 0, 32);
+  Value all = arith::ConstantIntOp::create(b, -1, 32);
+  // The bits of tiles from `from` on in the chunk at `base` (none when
+  // `from` is past it).
+  auto bitsFrom = [&](Value at, Value chunk, Value vis) {
+    Value inChunk = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, at,
+                                          a.add(chunk, c32));
+    Value shift = arith::SelectOp::create(
+        b, inChunk,
+        arith::IndexCastOp::create(b, i32, a.sub(at, chunk)).getResult(),
+        zero32);
+    return arith::SelectOp::create(
+               b, inChunk, arith::ShRUIOp::create(b, vis, shift).getResult(),
+               zero32)
+        .getResult();
+  };
+  SmallVector<Type> types = {indexType, indexType, i32, i32};
+  auto search =
+      scf::WhileOp::create(b, types, ValueRange{from, base, visible, fullBits});
+  {
+    OpBuilder::InsertionGuard g(b);
+    SmallVector<Location> locs(4, b.getLoc());
+    Block *before = b.createBlock(&search.getBefore(), {}, types, locs);
+    Value at = before->getArgument(0), chunk = before->getArgument(1);
+    Value bits = bitsFrom(at, chunk, before->getArgument(2));
+    Value found = arith::OrIOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::sge, at, hi),
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ne, bits, zero32));
+    scf::ConditionOp::create(
+        b,
+        arith::XOrIOp::create(b, found, arith::ConstantIntOp::create(b, 1, 1)),
+        before->getArguments());
+    Block *after = b.createBlock(&search.getAfter(), {}, types, locs);
+    // Test the 32 tiles from max(at, chunk + 32): this lane's one.
+    Value next = arith::MaxSIOp::create(b, after->getArgument(0),
+                                        a.add(after->getArgument(1), c32));
+    TileFlags f = guardedTileFlags(a.add(next, lane), hi);
+    Value vis = NVVM::VoteSyncOp::create(
+        b, i32, all,
+        arith::XOrIOp::create(b, f.empty,
+                              arith::ConstantIntOp::create(b, 1, 1)),
+        NVVM::VoteSyncKind::ballot);
+    Value fullVote = NVVM::VoteSyncOp::create(b, i32, all, f.full,
+                                              NVVM::VoteSyncKind::ballot);
+    scf::YieldOp::create(b, ValueRange{next, next, vis, fullVote});
+  }
+  TileCursor c;
+  Value at = search.getResult(0);
+  c.base = search.getResult(1);
+  c.visible = search.getResult(2);
+  c.fullBits = search.getResult(3);
+  Value bits = bitsFrom(at, c.base, c.visible);
+  Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, at, hi);
+  Value skip = arith::IndexCastOp::create(
+      b, indexType,
+      LLVM::CountTrailingZerosOp::create(b, i32, bits, false).getResult());
+  c.kt = arith::SelectOp::create(b, any, a.add(at, skip), hi);
+  Value offset = arith::SelectOp::create(
+      b, any,
+      arith::IndexCastOp::create(b, i32, a.sub(c.kt, c.base)).getResult(),
+      zero32);
+  Value bit =
+      arith::AndIOp::create(b, arith::ShRUIOp::create(b, c.fullBits, offset),
+                            arith::ConstantIntOp::create(b, 1, 32));
+  c.full = arith::AndIOp::create(
+      b, any, arith::CmpIOp::create(b, arith::CmpIPredicate::ne, bit, zero32));
+  return c;
+}
+
+/// The wgmma consumers' loop with the softmax of one tile overlapping the
+/// GEMMs (FlashAttention-3, Algorithm 2): at tile kt, S = Q K(kt)^T and
+/// O += P(prev) V(prev) are issued together; the softmax of S runs while
+/// P V completes; O is then rescaled to the new row maxima and P(kt)
+/// packed (its registers free only once the P V reading the previous P
+/// has completed). The state carries P of the last tile (bf16/f16 pairs)
+/// besides m, l and O. Without a tile test every tile of [lo, hi) is
+/// visited (prev = kt - 1). With one (`compacted`: block masks, seq_ids
+/// documents, mask_fn regions on a block grid) the ring is compacted:
+/// the producer loads only the tiles holding a visible pair, the first
+/// of them is found before the loop, and the loop visits only those
+/// (findVisible's cursor: 32 tiles tested at once, a lane each), carrying
+/// the ring's next use, the last tile visited (prev), the next visible
+/// tile with its `full` flag and the cursor, moved while the GEMMs of the
+/// tile before are in flight.
+ValueRange KernelBuilder::overlappedWgmmaLoop(Value lo, Value hi,
+                                              ValueRange inits,
+                                              bool compacted) {
+  Value releases = consumer.releases;
+  const bool earlyQ = consumer.earlyQ;
+  Value warpGroup = consumer.warpGroup;
+  const int64_t slots = 2 * config.getMTiles();
+  const int64_t pRegs = config.getBlockK() / 16 * 4;
+  const int64_t vTiles = dv / 8;
+  Value slab = qSlab();
+  // Q's empty barrier, arrived on where `cond` holds (earlyQ).
+  auto releaseQIf = [&](Value cond) {
+    if (!earlyQ)
+      return;
+    auto ifRelease =
+        scf::IfOp::create(b, arith::AndIOp::create(b, cond, releases),
+                          /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&ifRelease.getThenRegion().front());
+    tma::arrive(b, qBarrier(1));
+  };
+  auto isLastTile = [&](Value kt) {
+    return arith::CmpIOp::create(b, arith::CmpIPredicate::eq, kt,
+                                 a.sub(hi, idx(1)));
+  };
+  MmaAccumulatorLayout accLayout{1, vTiles};
+  Value one = idx(1);
+  // Ping-pong (FlashAttention-3): with several consumer warpgroups, they
+  // take turns to issue their GEMMs, so that one's softmax runs while
+  // another's GEMMs hold the tensor cores. Warpgroup g waits on named
+  // barrier 1 + g (its 128 threads and the 128 of the warpgroup before it,
+  // which arrive once they have issued); the last warpgroup lets the first
+  // start. A tile test is block-uniform: every warpgroup visits the same
+  // tiles.
+  const int64_t groups = config.getWarps() / 4;
+  // Turns (ping_pong), with more than one consumer warpgroup.
+  const bool turns = groups > 1 && config.getPingPong();
+  Value i32Threads = i32c(256);
+  auto turnBarrier = [&](Value group) {
+    return arith::AddIOp::create(b, arith::IndexCastOp::create(b, i32, group),
+                                 i32c(1));
+  };
+  // The first tile: lo, or the first tile of [lo, hi) holding a visible
+  // pair (hi when none does), with its flags.
+  Value first = lo;
+  TileFlags firstFlags;
+  TileCursor cursor;
+  if (compacted) {
+    // No tiles tested yet: a chunk ending at lo, so the cursor tests the
+    // 32 tiles from lo first.
+    cursor = findVisible(lo, hi, a.sub(lo, idx(32)),
+                         arith::ConstantIntOp::create(b, 0, 32),
+                         arith::ConstantIntOp::create(b, 0, 32));
+    first = cursor.kt;
+    firstFlags.full = cursor.full;
+    firstFlags.empty = arith::ConstantIntOp::create(b, 0, 1);
+  }
+  Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, first, hi);
+  auto ifAny = scf::IfOp::create(b, inits.getTypes(), any,
+                                 /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifAny.getElseRegion().front());
+  scf::YieldOp::create(b, inits);
+  b.setInsertionPointToStart(&ifAny.getThenRegion().front());
+  // A persistent grid keeps the turns going from one item to the next:
+  // each item's first S and last P V take turns too, so that one
+  // warpgroup's epilogue and first softmax run while another's GEMMs
+  // hold the tensor cores. The first turn is given once, before the
+  // block's first item with a key tile (no ring use before it).
+  const bool continuousTurns = turns && round;
+  auto takeTurn = [&]() {
+    NVVM::BarrierOp::create(b, /*res=*/Type(), turnBarrier(warpGroup),
+                            i32Threads, /*reductionOp=*/{},
+                            /*reductionPredicate=*/Value());
+  };
+  auto passTurn = [&]() {
+    NVVM::BarrierArriveOp::create(b,
+                                  turnBarrier(arith::RemUIOp::create(
+                                      b, a.add(warpGroup, one), idx(groups))),
+                                  i32Threads);
+  };
+  if (turns) {
+    Value last = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, warpGroup,
+                                       idx(groups - 1));
+    if (continuousTurns)
+      last = arith::AndIOp::create(
+          b, last,
+          arith::CmpIOp::create(b, arith::CmpIPredicate::eq, ringBase, idx(0)));
+    auto ifLast = scf::IfOp::create(b, last, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&ifLast.getThenRegion().front());
+    NVVM::BarrierArriveOp::create(b, turnBarrier(idx(0)), i32Threads);
+  }
+  // The first tile: S and its softmax alone (O is still zero).
+  // Each tile's keys are released once its S has completed, its values
+  // once its P V has: the producer loads the next keys a tile earlier
+  // than a release of the whole stage after P V would let it.
+  // Ring uses: the compacted ring counts its own from 0.
+  Value use0 = compacted ? idx(0) : tmaLoop->useOf(first, lo);
+  Value stage0 = tmaLoop->waitKeys(use0);
+  if (continuousTurns)
+    takeTurn();
+  SmallVector<Value> s0Pending = issueQK(slab, stage0);
+  if (continuousTurns)
+    passTurn();
+  SmallVector<Value> s0 = wgmmaE->wait(0, s0Pending);
+  releaseQIf(isLastTile(first));
+  tmaLoop->releaseKeys(use0, releases);
+  TileSoftmax firstSm =
+      softmaxTile(first, firstFlags, s0, inits.take_front(slots),
+                  inits.slice(slots, slots), /*oIsZero=*/true);
+  SmallVector<Value> loopInits(firstSm.mNew);
+  loopInits.append(firstSm.lNew);
+  loopInits.append(inits.begin() + 2 * slots, inits.end());
+  SmallVector<Value> p0 = packP(firstSm.p);
+  loopInits.append(p0);
+  // Compacted: the next use, the last tile visited, the next visible
+  // tile with its `full` flag, and the cursor's 32 tiles.
+  const size_t stateSize = loopInits.size();
+  if (compacted) {
+    TileCursor next = findVisible(a.add(first, one), hi, cursor.base,
+                                  cursor.visible, cursor.fullBits);
+    loopInits.append({one, first, next.kt, next.full, next.base, next.visible,
+                      next.fullBits});
+  }
+  // One overlapped step at tile kt (ring use `use`) after ring use
+  // prevUse: the new m, l, O and P. `whileInFlight` runs once both GEMMs
+  // are issued, before the first wait on them: work there (the next
+  // tile's test, its loads) overlaps the tensor cores.
+  auto step = [&](Value kt, Value use, Value prevUse, Value prevKt,
+                  const TileFlags &flags, ValueRange it,
+                  llvm::function_ref<void()> whileInFlight =
+                      nullptr) -> SmallVector<Value> {
+    ValueRange m = it.take_front(slots), l = it.slice(slots, slots);
+    ValueRange acc = it.slice(2 * slots, it.size() - 2 * slots - pRegs);
+    ValueRange p = it.take_back(pRegs);
+    Value stage = tmaLoop->waitKeys(use);
+    Value prevStage = tmaLoop->waitValues(prevUse);
+    if (turns)
+      takeTurn();
+    SmallVector<Value> sPending = issueQK(slab, stage);
+    SmallVector<Value> accPending = issuePVAt(SmallVector<Value>(p), prevStage,
+                                              SmallVector<Value>(acc), prevKt);
+    if (turns)
+      passTurn();
+    if (whileInFlight)
+      whileInFlight();
+    SmallVector<Value> sDone = wgmmaE->wait(1, sPending);
+    tmaLoop->releaseKeys(use, releases);
+    TileSoftmax sm = softmaxTile(kt, flags, sDone, m, l);
+    SmallVector<Value> accDone = wgmmaE->wait(0, accPending);
+    tmaLoop->releaseValues(prevUse, releases);
+    releaseQIf(isLastTile(kt));
+    SmallVector<Value> yields(sm.mNew);
+    yields.append(sm.lNew);
+    yields.append(
+        rescaleO(accDone, sm, [&](int64_t i) { return accLayout.slot(i); }));
+    yields.append(packP(sm.p));
+    return yields;
+  };
+  // Without a tile test every tile after the first; with one (compacted)
+  // the visible ones only, each found while the GEMMs of the one before
+  // are in flight.
+  Operation *loop;
+  if (!compacted) {
+    auto forOp = scf::ForOp::create(b, a.add(first, one), hi, one, loopInits);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(forOp.getBody());
+    Value kt = forOp.getInductionVar();
+    Value use = tmaLoop->useOf(kt, lo);
+    scf::YieldOp::create(b, step(kt, use, a.sub(use, one), a.sub(kt, one),
+                                 TileFlags(), forOp.getRegionIterArgs()));
+    loop = forOp;
+  } else {
+    ValueRange initRange(loopInits);
+    SmallVector<Type> types(initRange.getTypes().begin(),
+                            initRange.getTypes().end());
+    auto whileOp = scf::WhileOp::create(b, types, loopInits);
+    OpBuilder::InsertionGuard inner(b);
+    SmallVector<Location> locs(types.size(), b.getLoc());
+    Block *before = b.createBlock(&whileOp.getBefore(), {}, types, locs);
+    scf::ConditionOp::create(
+        b,
+        arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
+                              before->getArgument(stateSize + 2), hi),
+        before->getArguments());
+    Block *after = b.createBlock(&whileOp.getAfter(), {}, types, locs);
+    ValueRange it = after->getArguments();
+    ValueRange state = it.take_front(stateSize);
+    Value use = it[stateSize], kt = it[stateSize + 2];
+    TileFlags flags;
+    flags.empty = arith::ConstantIntOp::create(b, 0, 1);
+    flags.full = it[stateSize + 3];
+    TileCursor next;
+    SmallVector<Value> yields =
+        step(kt, use, a.sub(use, one), it[stateSize + 1], flags, state, [&] {
+          next = findVisible(a.add(kt, one), hi, it[stateSize + 4],
+                             it[stateSize + 5], it[stateSize + 6]);
+        });
+    yields.append({a.add(use, one), kt, next.kt, next.full, next.base,
+                   next.visible, next.fullBits});
+    scf::YieldOp::create(b, yields);
+    loop = whileOp;
+  }
+  // The last tile's P V (the only tile that can run past a sequence's
+  // keys: a ragged batch's, or its kv_lens).
+  ValueRange fin = loop->getResults().take_front(stateSize);
+  Value last = compacted ? loop->getResult(stateSize + 1) : a.sub(hi, one);
+  Value lastUse = compacted ? a.sub(loop->getResult(stateSize), one)
+                            : tmaLoop->useOf(last, lo);
+  Value lastStage = tmaLoop->waitValues(lastUse);
+  zeroVTail(last, lastStage);
+  if (continuousTurns)
+    takeTurn();
+  SmallVector<Value> accPending = issuePVAt(
+      SmallVector<Value>(fin.take_back(pRegs)), lastStage,
+      SmallVector<Value>(fin.slice(2 * slots, fin.size() - 2 * slots - pRegs)),
+      last);
+  if (continuousTurns)
+    passTurn();
+  SmallVector<Value> acc = wgmmaE->wait(0, accPending);
+  tmaLoop->releaseValues(lastUse, releases);
+  SmallVector<Value> yields(fin.take_front(2 * slots));
+  yields.append(acc);
+  scf::YieldOp::create(b, yields);
+  return ifAny.getResults();
 }
 
 /// The key warps' row states merged (key_warps > 1): the warps of a row
@@ -2732,21 +3157,13 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     return LLVM::LoadOp::create(lb, elt, gep(arg(param), linear, elt), align)
         .getResult();
   };
-  Rematerializer remat(b, operandMemrefs, dimOf, loadOf);
-  IRMapping hostToKernel;
+  remat.emplace(b, operandMemrefs, dimOf, loadOf);
+  hostToKernel = IRMapping();
   ValueRange ivs = tiled.queryTiles.getInductionVars();
   hostToKernel.map(ivs[0], batch);
   hostToKernel.map(ivs[1], head);
   hostToKernel.map(ivs[2], tile);
-  bool rematFailed = false;
-  auto kernelValue = [&](Value host, IRMapping &map) -> Value {
-    FailureOr<Value> v = remat.get(host, map);
-    if (failed(v)) {
-      rematFailed = true;
-      return idx(0);
-    }
-    return *v;
-  };
+  rematFailed = false;
   KeyTileRange range;
   if (tiled.keyLoop == TiledAttention::KeyLoop::Split) {
     range.lo = kernelValue(tiled.loops[0].getLowerBound(), hostToKernel);
@@ -2958,149 +3375,15 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   // computed. A region scan is not run on the GPU: those tiles stay
   // element-wise.
   bool tileTest = tiled.testsTilesAtRunTime();
+  scores.tileTest = tileTest;
   // Tile tests on the wgmma kernel take the overlapped schedule on a
   // compacted ring (overlappedWgmmaLoop), except on a persistent grid (its
   // items continue one another's ring uses, counted in tiles visited) and
   // for heads wider than 128 (D = 256 block masks spilled 12 bytes there):
   // those run one tile at a time, the next tile's flags carried (body).
   const bool compactedRing = wgmma && tileTest && !round && d + dv <= 256;
-  auto tileFlags = [&](Value kt) {
-    IRMapping map = hostToKernel;
-    map.map(tiled.loops[0].getInductionVar(), kt);
-    Value any = kernelValue(tiled.anyTile.getCondition(), map);
-    TileFlags flags;
-    flags.full = kernelValue(tiled.fullTile.getCondition(), map);
-    flags.empty = arith::XOrIOp::create(b, any,
-                                        arith::ConstantIntOp::create(b, 1, 1));
-    return flags;
-  };
-  // `cond` and, with a tile test, tile `kt` not empty. The test runs only
-  // when `cond` holds (kt < hi), so it never reads mask operands for a tile
-  // past the keys (none exist when Sk = 0).
-  auto notEmpty = [&](Value kt, Value cond) -> Value {
-    if (!tileTest)
-      return cond;
-    auto ifCond = scf::IfOp::create(b, TypeRange{b.getI1Type()}, cond,
-                                    /*withElseRegion=*/true);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&ifCond.getThenRegion().front());
-    Value empty = tileFlags(kt).empty;
-    scf::YieldOp::create(
-        b, ValueRange{arith::XOrIOp::create(
-               b, empty, arith::ConstantIntOp::create(b, 1, 1))});
-    b.setInsertionPointToStart(&ifCond.getElseRegion().front());
-    scf::YieldOp::create(b, ValueRange{arith::ConstantIntOp::create(b, 0, 1)});
-    return ifCond.getResult(0);
-  };
-  // Tile kt's flags when kt < hi; past it (no tile, nothing to read) empty.
-  auto guardedTileFlags = [&](Value kt, Value hi) -> TileFlags {
-    Value inRange = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, kt, hi);
-    Type i1 = b.getI1Type();
-    auto ifIn = scf::IfOp::create(b, TypeRange{i1, i1}, inRange,
-                                  /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&ifIn.getThenRegion().front());
-      TileFlags f = tileFlags(kt);
-      scf::YieldOp::create(b, ValueRange{f.empty, f.full});
-      b.setInsertionPointToStart(&ifIn.getElseRegion().front());
-      scf::YieldOp::create(b,
-                           ValueRange{arith::ConstantIntOp::create(b, 1, 1),
-                                      arith::ConstantIntOp::create(b, 0, 1)});
-    }
-    TileFlags f;
-    f.empty = ifIn.getResult(0);
-    f.full = ifIn.getResult(1);
-    return f;
-  };
-  // A warp's cursor over the tiles of [lo, hi) holding a visible pair: the
-  // tile tests of 32 consecutive tiles run at once, one a lane, and two
-  // ballots keep which are visible and which full; the next visible tile
-  // is then a count of trailing zeros, and only a cursor leaving its 32
-  // tiles tests again. (Every lane of the warp takes part: the compacted
-  // loop is warp-uniform.)
-  struct TileCursor {
-    Value kt;                // the visible tile found (hi when none is left)
-    Value full;              // its `full` flag
-    Value base;              // the first of the 32 tiles tested
-    Value visible, fullBits; // i32 ballots over base + lane
-  };
-  auto findVisible = [&](Value from, Value hi, Value base, Value visible,
-                         Value fullBits) -> TileCursor {
-    Type indexType = b.getIndexType(), i32 = b.getI32Type();
-    Value c32 = idx(32);
-    Value zero32 = arith::ConstantIntOp::create(b, 0, 32);
-    Value all = arith::ConstantIntOp::create(b, -1, 32);
-    // The bits of tiles from `from` on in the chunk at `base` (none when
-    // `from` is past it).
-    auto bitsFrom = [&](Value at, Value chunk, Value vis) {
-      Value inChunk = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, at,
-                                            a.add(chunk, c32));
-      Value shift = arith::SelectOp::create(
-          b, inChunk,
-          arith::IndexCastOp::create(b, i32, a.sub(at, chunk)).getResult(),
-          zero32);
-      return arith::SelectOp::create(
-                 b, inChunk, arith::ShRUIOp::create(b, vis, shift).getResult(),
-                 zero32)
-          .getResult();
-    };
-    SmallVector<Type> types = {indexType, indexType, i32, i32};
-    auto search = scf::WhileOp::create(
-        b, types, ValueRange{from, base, visible, fullBits});
-    {
-      OpBuilder::InsertionGuard g(b);
-      SmallVector<Location> locs(4, b.getLoc());
-      Block *before = b.createBlock(&search.getBefore(), {}, types, locs);
-      Value at = before->getArgument(0), chunk = before->getArgument(1);
-      Value bits = bitsFrom(at, chunk, before->getArgument(2));
-      Value found = arith::OrIOp::create(
-          b, arith::CmpIOp::create(b, arith::CmpIPredicate::sge, at, hi),
-          arith::CmpIOp::create(b, arith::CmpIPredicate::ne, bits, zero32));
-      scf::ConditionOp::create(
-          b,
-          arith::XOrIOp::create(b, found,
-                                arith::ConstantIntOp::create(b, 1, 1)),
-          before->getArguments());
-      Block *after = b.createBlock(&search.getAfter(), {}, types, locs);
-      // Test the 32 tiles from max(at, chunk + 32): this lane's one.
-      Value next = arith::MaxSIOp::create(b, after->getArgument(0),
-                                          a.add(after->getArgument(1), c32));
-      TileFlags f = guardedTileFlags(a.add(next, lane), hi);
-      Value vis = NVVM::VoteSyncOp::create(
-          b, i32, all,
-          arith::XOrIOp::create(b, f.empty,
-                                arith::ConstantIntOp::create(b, 1, 1)),
-          NVVM::VoteSyncKind::ballot);
-      Value fullVote = NVVM::VoteSyncOp::create(b, i32, all, f.full,
-                                                NVVM::VoteSyncKind::ballot);
-      scf::YieldOp::create(b, ValueRange{next, next, vis, fullVote});
-    }
-    TileCursor c;
-    Value at = search.getResult(0);
-    c.base = search.getResult(1);
-    c.visible = search.getResult(2);
-    c.fullBits = search.getResult(3);
-    Value bits = bitsFrom(at, c.base, c.visible);
-    Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, at, hi);
-    Value skip = arith::IndexCastOp::create(
-        b, indexType,
-        LLVM::CountTrailingZerosOp::create(b, i32, bits, false).getResult());
-    c.kt = arith::SelectOp::create(b, any, a.add(at, skip), hi);
-    Value offset = arith::SelectOp::create(
-        b, any,
-        arith::IndexCastOp::create(b, i32, a.sub(c.kt, c.base)).getResult(),
-        zero32);
-    Value bit =
-        arith::AndIOp::create(b, arith::ShRUIOp::create(b, c.fullBits, offset),
-                              arith::ConstantIntOp::create(b, 1, 32));
-    c.full = arith::AndIOp::create(
-        b, any,
-        arith::CmpIOp::create(b, arith::CmpIPredicate::ne, bit, zero32));
-    return c;
-  };
   std::optional<CpAsyncKeyLoop> keyLoop;
-  std::optional<TmaKeyLoop> tmaLoop;
+  tmaLoop.reset();
   std::optional<TmaTileRing> tmaRing;
   const bool tmaLoads = config.getTmaLoads();
   // A wgmma kernel's consumer part sits in this scf.if (splitRoles).
@@ -3142,7 +3425,10 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   codes.tid = tid;
   codes.range = range;
   if (wgmma) {
-    TmaKeyLoop::Hooks hooks{issueKeys, issueValues, notEmpty, nullptr};
+    auto notEmptyHook = [&](Value kt, Value cond) {
+      return notEmpty(kt, cond);
+    };
+    TmaKeyLoop::Hooks hooks{issueKeys, issueValues, notEmptyHook, nullptr};
     if (pageSize && pagesAheadOneTile() && !converts)
       hooks.ahead = [&](Value kt) { return tilePageEntries(kt); };
     if (converts) {
@@ -3316,7 +3602,10 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   } else if (tmaLoads) {
     Value leader =
         arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, idx(0));
-    TmaTileRing::Hooks hooks{issueTileTma, nullptr, notEmpty, nullptr};
+    auto notEmptyHook = [&](Value kt, Value cond) {
+      return notEmpty(kt, cond);
+    };
+    TmaTileRing::Hooks hooks{issueTileTma, nullptr, notEmptyHook, nullptr};
     Value issuer = leader;
     if (pageSize) {
       hooks.issue = issuePagedTma;
@@ -3330,7 +3619,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   } else {
     CpAsyncKeyLoop::Hooks hooks;
     hooks.issue = issueTile;
-    hooks.notEmpty = notEmpty;
+    hooks.notEmpty = [&](Value kt, Value cond) { return notEmpty(kt, cond); };
     keyLoop.emplace(b, *copier, hooks, fp8 ? layout.fp8StageBytes : stageBytes,
                     config.getStages());
     keyLoop->prologue(range.lo, range.hi);
@@ -3343,6 +3632,8 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
 
   consumer.seqK = seqK;
   consumer.tid = tid;
+  consumer.lane = lane;
+  consumer.releases = releases;
   consumer.warpGroup = warpGroup;
   consumer.trimKeys = trimKeys;
   consumer.wgKeyLo = wgKeyLo;
@@ -3422,16 +3713,6 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   scores.intervals = intervals;
   scores.raggedQ = raggedQ;
 
-  // The tile's work (CpAsyncKeyLoop has issued, committed and waited for
-  // it), skipped for a tile proven empty (block-uniform).
-  // The wgmma kernel's GEMMs on the tile at byte `stageBase`, issued and
-  // committed, not waited for. S = Q K^T: the warpgroup's 64 rows of Q (its
-  // slab of each box, at byte qSlab()) against the tile's bk keys, both
-  // K-major. O += P V:
-  // P as pRegs 32-bit pairs (packP of the weights), V read MN-major, its
-  // boxes (64 value columns each) the leading byte offset apart.
-  const int64_t pRegs = bk / 16 * 4;
-
   // The block_k rows of `width` codes at byte `src` (row pitch `width`
   // bytes) into the padded tile at byte `dst` (row pitch `pitch`
   // elements): a thread takes 16 codes at a time, one 16-byte load and two
@@ -3495,6 +3776,8 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   // fp8 keys in registers: the staging stage of the tile's codes (set
   // before each body).
   Value kCodes;
+  // The tile's work (CpAsyncKeyLoop has issued, committed and waited for
+  // it), skipped for a tile proven empty (block-uniform).
   auto body = [&](Value kt, Value stageBase,
                   ValueRange it) -> SmallVector<Value> {
     // The wgmma consumers carry the tile's flags in the loop's last two
@@ -3719,243 +4002,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   // bench/RESULTS.md, eighteenth session run 3: D=128 no mask 1K 502-506
   // -> 518-521 TFLOP/s, 4K, 16K and the 1024-key window level or above.
   const bool earlyQ = wgmma && round && !tileTest;
-  // The wgmma consumers' loop with the softmax of one tile overlapping the
-  // GEMMs (FlashAttention-3, Algorithm 2): at tile kt, S = Q K(kt)^T and
-  // O += P(prev) V(prev) are issued together; the softmax of S runs while
-  // P V completes; O is then rescaled to the new row maxima and P(kt)
-  // packed (its registers free only once the P V reading the previous P
-  // has completed). The state carries P of the last tile (bf16/f16 pairs)
-  // besides m, l and O. Without a tile test every tile of [lo, hi) is
-  // visited (prev = kt - 1). With one (`compacted`: block masks, seq_ids
-  // documents, mask_fn regions on a block grid) the ring is compacted:
-  // the producer loads only the tiles holding a visible pair, the first
-  // of them is found before the loop, and the loop visits only those
-  // (findVisible's cursor: 32 tiles tested at once, a lane each), carrying
-  // the ring's next use, the last tile visited (prev), the next visible
-  // tile with its `full` flag and the cursor, moved while the GEMMs of the
-  // tile before are in flight.
-  auto overlappedWgmmaLoop = [&](Value lo, Value hi, ValueRange inits,
-                                 bool compacted) -> ValueRange {
-    Value slab = qSlab();
-    // Q's empty barrier, arrived on where `cond` holds (earlyQ).
-    auto releaseQIf = [&](Value cond) {
-      if (!earlyQ)
-        return;
-      auto ifRelease =
-          scf::IfOp::create(b, arith::AndIOp::create(b, cond, releases),
-                            /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(&ifRelease.getThenRegion().front());
-      tma::arrive(b, qBarrier(1));
-    };
-    auto isLastTile = [&](Value kt) {
-      return arith::CmpIOp::create(b, arith::CmpIPredicate::eq, kt,
-                                   a.sub(hi, idx(1)));
-    };
-    MmaAccumulatorLayout accLayout{1, vTiles};
-    Value one = idx(1);
-    // Ping-pong (FlashAttention-3): with several consumer warpgroups, they
-    // take turns to issue their GEMMs, so that one's softmax runs while
-    // another's GEMMs hold the tensor cores. Warpgroup g waits on named
-    // barrier 1 + g (its 128 threads and the 128 of the warpgroup before it,
-    // which arrive once they have issued); the last warpgroup lets the first
-    // start. A tile test is block-uniform: every warpgroup visits the same
-    // tiles.
-    const int64_t groups = config.getWarps() / 4;
-    // Turns (ping_pong), with more than one consumer warpgroup.
-    const bool turns = groups > 1 && config.getPingPong();
-    Value i32Threads = i32c(256);
-    auto turnBarrier = [&](Value group) {
-      return arith::AddIOp::create(
-          b, arith::IndexCastOp::create(b, i32, group), i32c(1));
-    };
-    // The first tile: lo, or the first tile of [lo, hi) holding a visible
-    // pair (hi when none does), with its flags.
-    Value first = lo;
-    TileFlags firstFlags;
-    TileCursor cursor;
-    if (compacted) {
-      // No tiles tested yet: a chunk ending at lo, so the cursor tests the
-      // 32 tiles from lo first.
-      cursor = findVisible(lo, hi, a.sub(lo, idx(32)),
-                           arith::ConstantIntOp::create(b, 0, 32),
-                           arith::ConstantIntOp::create(b, 0, 32));
-      first = cursor.kt;
-      firstFlags.full = cursor.full;
-      firstFlags.empty = arith::ConstantIntOp::create(b, 0, 1);
-    }
-    Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, first, hi);
-    auto ifAny = scf::IfOp::create(b, inits.getTypes(), any,
-                                   /*withElseRegion=*/true);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&ifAny.getElseRegion().front());
-    scf::YieldOp::create(b, inits);
-    b.setInsertionPointToStart(&ifAny.getThenRegion().front());
-    // A persistent grid keeps the turns going from one item to the next:
-    // each item's first S and last P V take turns too, so that one
-    // warpgroup's epilogue and first softmax run while another's GEMMs
-    // hold the tensor cores. The first turn is given once, before the
-    // block's first item with a key tile (no ring use before it).
-    const bool continuousTurns = turns && round;
-    auto takeTurn = [&]() {
-      NVVM::BarrierOp::create(b, /*res=*/Type(), turnBarrier(warpGroup),
-                              i32Threads, /*reductionOp=*/{},
-                              /*reductionPredicate=*/Value());
-    };
-    auto passTurn = [&]() {
-      NVVM::BarrierArriveOp::create(b,
-                                    turnBarrier(arith::RemUIOp::create(
-                                        b, a.add(warpGroup, one), idx(groups))),
-                                    i32Threads);
-    };
-    if (turns) {
-      Value last = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
-                                         warpGroup, idx(groups - 1));
-      if (continuousTurns)
-        last = arith::AndIOp::create(
-            b, last,
-            arith::CmpIOp::create(b, arith::CmpIPredicate::eq, ringBase,
-                                  idx(0)));
-      auto ifLast = scf::IfOp::create(b, last, /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(&ifLast.getThenRegion().front());
-      NVVM::BarrierArriveOp::create(b, turnBarrier(idx(0)), i32Threads);
-    }
-    // The first tile: S and its softmax alone (O is still zero).
-    // Each tile's keys are released once its S has completed, its values
-    // once its P V has: the producer loads the next keys a tile earlier
-    // than a release of the whole stage after P V would let it.
-    // Ring uses: the compacted ring counts its own from 0.
-    Value use0 = compacted ? idx(0) : tmaLoop->useOf(first, lo);
-    Value stage0 = tmaLoop->waitKeys(use0);
-    if (continuousTurns)
-      takeTurn();
-    SmallVector<Value> s0Pending = issueQK(slab, stage0);
-    if (continuousTurns)
-      passTurn();
-    SmallVector<Value> s0 = wgmmaE->wait(0, s0Pending);
-    releaseQIf(isLastTile(first));
-    tmaLoop->releaseKeys(use0, releases);
-    TileSoftmax firstSm =
-        softmaxTile(first, firstFlags, s0, inits.take_front(slots),
-                    inits.slice(slots, slots), /*oIsZero=*/true);
-    SmallVector<Value> loopInits(firstSm.mNew);
-    loopInits.append(firstSm.lNew);
-    loopInits.append(inits.begin() + 2 * slots, inits.end());
-    SmallVector<Value> p0 = packP(firstSm.p);
-    loopInits.append(p0);
-    // Compacted: the next use, the last tile visited, the next visible
-    // tile with its `full` flag, and the cursor's 32 tiles.
-    const size_t stateSize = loopInits.size();
-    if (compacted) {
-      TileCursor next = findVisible(a.add(first, one), hi, cursor.base,
-                                    cursor.visible, cursor.fullBits);
-      loopInits.append({one, first, next.kt, next.full, next.base, next.visible,
-                        next.fullBits});
-    }
-    // One overlapped step at tile kt (ring use `use`) after ring use
-    // prevUse: the new m, l, O and P. `whileInFlight` runs once both GEMMs
-    // are issued, before the first wait on them: work there (the next
-    // tile's test, its loads) overlaps the tensor cores.
-    auto step = [&](Value kt, Value use, Value prevUse, Value prevKt,
-                    const TileFlags &flags, ValueRange it,
-                    llvm::function_ref<void()> whileInFlight =
-                        nullptr) -> SmallVector<Value> {
-      ValueRange m = it.take_front(slots), l = it.slice(slots, slots);
-      ValueRange acc = it.slice(2 * slots, it.size() - 2 * slots - pRegs);
-      ValueRange p = it.take_back(pRegs);
-      Value stage = tmaLoop->waitKeys(use);
-      Value prevStage = tmaLoop->waitValues(prevUse);
-      if (turns)
-        takeTurn();
-      SmallVector<Value> sPending = issueQK(slab, stage);
-      SmallVector<Value> accPending = issuePVAt(
-          SmallVector<Value>(p), prevStage, SmallVector<Value>(acc), prevKt);
-      if (turns)
-        passTurn();
-      if (whileInFlight)
-        whileInFlight();
-      SmallVector<Value> sDone = wgmmaE->wait(1, sPending);
-      tmaLoop->releaseKeys(use, releases);
-      TileSoftmax sm = softmaxTile(kt, flags, sDone, m, l);
-      SmallVector<Value> accDone = wgmmaE->wait(0, accPending);
-      tmaLoop->releaseValues(prevUse, releases);
-      releaseQIf(isLastTile(kt));
-      SmallVector<Value> yields(sm.mNew);
-      yields.append(sm.lNew);
-      yields.append(
-          rescaleO(accDone, sm, [&](int64_t i) { return accLayout.slot(i); }));
-      yields.append(packP(sm.p));
-      return yields;
-    };
-    // Without a tile test every tile after the first; with one (compacted)
-    // the visible ones only, each found while the GEMMs of the one before
-    // are in flight.
-    Operation *loop;
-    if (!compacted) {
-      auto forOp = scf::ForOp::create(b, a.add(first, one), hi, one, loopInits);
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(forOp.getBody());
-      Value kt = forOp.getInductionVar();
-      Value use = tmaLoop->useOf(kt, lo);
-      scf::YieldOp::create(b, step(kt, use, a.sub(use, one), a.sub(kt, one),
-                                   TileFlags(), forOp.getRegionIterArgs()));
-      loop = forOp;
-    } else {
-      ValueRange initRange(loopInits);
-      SmallVector<Type> types(initRange.getTypes().begin(),
-                              initRange.getTypes().end());
-      auto whileOp = scf::WhileOp::create(b, types, loopInits);
-      OpBuilder::InsertionGuard inner(b);
-      SmallVector<Location> locs(types.size(), b.getLoc());
-      Block *before = b.createBlock(&whileOp.getBefore(), {}, types, locs);
-      scf::ConditionOp::create(
-          b,
-          arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
-                                before->getArgument(stateSize + 2), hi),
-          before->getArguments());
-      Block *after = b.createBlock(&whileOp.getAfter(), {}, types, locs);
-      ValueRange it = after->getArguments();
-      ValueRange state = it.take_front(stateSize);
-      Value use = it[stateSize], kt = it[stateSize + 2];
-      TileFlags flags;
-      flags.empty = arith::ConstantIntOp::create(b, 0, 1);
-      flags.full = it[stateSize + 3];
-      TileCursor next;
-      SmallVector<Value> yields =
-          step(kt, use, a.sub(use, one), it[stateSize + 1], flags, state, [&] {
-            next = findVisible(a.add(kt, one), hi, it[stateSize + 4],
-                               it[stateSize + 5], it[stateSize + 6]);
-          });
-      yields.append({a.add(use, one), kt, next.kt, next.full, next.base,
-                     next.visible, next.fullBits});
-      scf::YieldOp::create(b, yields);
-      loop = whileOp;
-    }
-    // The last tile's P V (the only tile that can run past a sequence's
-    // keys: a ragged batch's, or its kv_lens).
-    ValueRange fin = loop->getResults().take_front(stateSize);
-    Value last = compacted ? loop->getResult(stateSize + 1) : a.sub(hi, one);
-    Value lastUse = compacted ? a.sub(loop->getResult(stateSize), one)
-                              : tmaLoop->useOf(last, lo);
-    Value lastStage = tmaLoop->waitValues(lastUse);
-    zeroVTail(last, lastStage);
-    if (continuousTurns)
-      takeTurn();
-    SmallVector<Value> accPending =
-        issuePVAt(SmallVector<Value>(fin.take_back(pRegs)), lastStage,
-                  SmallVector<Value>(
-                      fin.slice(2 * slots, fin.size() - 2 * slots - pRegs)),
-                  last);
-    if (continuousTurns)
-      passTurn();
-    SmallVector<Value> acc = wgmmaE->wait(0, accPending);
-    tmaLoop->releaseValues(lastUse, releases);
-    SmallVector<Value> yields(fin.take_front(2 * slots));
-    yields.append(acc);
-    scf::YieldOp::create(b, yields);
-    return ifAny.getResults();
-  };
+  consumer.earlyQ = earlyQ;
 
   ValueRange res;
   if (wgmma && (!tileTest || compactedRing)) {
