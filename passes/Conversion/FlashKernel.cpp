@@ -3,7 +3,11 @@
 // Builds the kernel of one attn.attention (GpuTarget's kernel builder): the
 // mma.sync kernel (sm_80, decode) or, with wgmma = true, the warp-specialised
 // wgmma kernel (sm_90a prefill), whose blocks with persistent = true each
-// walk several work items (buildWork). mma.sync fragment layouts follow the PTX
+// walk several work items (buildWork). buildTile lays out one work item and
+// calls KernelBuilder's methods for the pieces that stand alone (the tile
+// softmax, the TMA box loads, the fp8 conversion, the wgmma consumers'
+// GEMMs and key loop, the tile tests, the epilogue; docs/gpu.md lists them).
+// mma.sync fragment layouts follow the PTX
 // ISA, "Matrix Fragments for mma.m16n8k16 with floating point type": with
 // lane = 4 g + t, A (16x16, row) registers hold (g, 2t..2t+1), (g+8, 2t..),
 // (g, 2t+8..), (g+8, 2t+8..); B (16x8, col) registers hold (k = 2t..2t+1,
@@ -168,12 +172,12 @@ private:
   std::optional<Rematerializer> remat;
   IRMapping hostToKernel;
   bool rematFailed = false;
-  // A warp's cursor over the tiles of [lo, hi) holding a visible pair: the
-  // tile tests of 32 consecutive tiles run at once, one a lane, and two
-  // ballots keep which are visible and which full; the next visible tile
-  // is then a count of trailing zeros, and only a cursor leaving its 32
-  // tiles tests again. (Every lane of the warp takes part: the compacted
-  // loop is warp-uniform.)
+  /// A warp's cursor over the tiles of [lo, hi) holding a visible pair: the
+  /// tile tests of 32 consecutive tiles run at once, one a lane, and two
+  /// ballots keep which are visible and which full; the next visible tile
+  /// is then a count of trailing zeros, and only a cursor leaving its 32
+  /// tiles tests again. (Every lane of the warp takes part: the compacted
+  /// loop is warp-uniform.)
   struct TileCursor {
     Value kt;                // the visible tile found (hi when none is left)
     Value full;              // its `full` flag
