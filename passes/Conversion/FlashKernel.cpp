@@ -7,11 +7,11 @@
 // calls KernelBuilder's methods for the pieces that stand alone (the tile
 // softmax, the TMA box loads, the fp8 conversion, the wgmma consumers'
 // GEMMs and key loop, the tile tests, the epilogue; docs/gpu.md lists them).
-// mma.sync fragment layouts follow the PTX
-// ISA, "Matrix Fragments for mma.m16n8k16 with floating point type": with
-// lane = 4 g + t, A (16x16, row) registers hold (g, 2t..2t+1), (g+8, 2t..),
-// (g, 2t+8..), (g+8, 2t+8..); B (16x8, col) registers hold (k = 2t..2t+1,
-// n = g) and (k = 2t+8.., n = g); C holds (g, 2t..2t+1) and (g+8, 2t..).
+// mma.sync fragment layouts follow the PTX ISA, "Matrix Fragments for
+// mma.m16n8k16 with floating point type": with lane = 4 g + t, A (16x16,
+// row) registers hold (g, 2t..2t+1), (g+8, 2t..), (g, 2t+8..), (g+8,
+// 2t+8..); B (16x8, col) registers hold (k = 2t..2t+1, n = g) and
+// (k = 2t+8.., n = g); C holds (g, 2t..2t+1) and (g+8, 2t..).
 // The m64nN accumulator of wgmma has the same layout per warp (Wgmma.h).
 //
 //===----------------------------------------------------------------------===//
