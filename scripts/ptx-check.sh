@@ -15,6 +15,10 @@
 # Prints one
 # line per (artifact, target) and ends with "N passed, M failed"; exits
 # non-zero when one fails. Without $CUDA_ROOT/bin/ptxas it skips everything.
+# With PTX_SNAPSHOT=DIR it also keeps each kernel's PTX and attnc's remarks
+# as DIR/<target>/<name>.ptx and .remark, so that a change meant to leave
+# the kernels alone (a refactor of the kernel builder) can be checked:
+# a snapshot before and one after, then `diff -r` (no output: identical).
 # Usage: scripts/ptx-check.sh [conformance list] [build dir]
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -76,6 +80,11 @@ run_job() {
     echo compile > "$LOGS/$j.rc"
     return
   fi
+  if [ -n "${PTX_SNAPSHOT:-}" ]; then
+    mkdir -p "$PTX_SNAPSHOT/$t"
+    cp "$LOGS/$j.ptx" "$PTX_SNAPSHOT/$t/$(cat "$LOGS/$j.name").ptx"
+    cp "$LOGS/$j.log" "$PTX_SNAPSHOT/$t/$(cat "$LOGS/$j.name").remark"
+  fi
   # The spill ladder's remarks: each configuration that spilled.
   grep -oE "(the kernel spills registers|ptxas has too few registers for the kernel) with #attn.gpu_kernel<[^>]*>" \
     "$LOGS/$j.log" > "$LOGS/$j.ladder"
@@ -84,7 +93,7 @@ run_job() {
   echo $? > "$LOGS/$j.rc"
 }
 export -f run_job
-export ATTNC PTXAS LOGS
+export ATTNC PTXAS LOGS PTX_SNAPSHOT
 seq 1 "$n" | xargs -r -P "$JOBS" -I{} bash -c 'run_job {}'
 
 # The value of key `key` (d, dv) in a spec; dv defaults to d.

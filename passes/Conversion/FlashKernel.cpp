@@ -3713,7 +3713,6 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   scores.seqK = seqK;
   scores.negInf = negInf;
   scores.zero = zero;
-  scores.tileTest = tileTest;
   scores.intervals = intervals;
   scores.raggedQ = raggedQ;
 
