@@ -56,6 +56,9 @@ echo "== random-spec sweep: compiled for sm_90a and sm_80, run on the CPU agains
 scripts/spec-sweep.sh "${SPEC_SWEEP_SEED:-1}" "${SPEC_SWEEP_COUNT:-16}" "$BUILD_DIR" |
   tee "$RESULTS/spec-sweep.txt" | grep -v "^PASS"
 
+echo "== tile geometry (bench/tile_geometry.py): visible pairs over computed ones against closed forms"
+/usr/bin/python3 bench/tile_geometry.py --check | tee "$RESULTS/geometry.txt" | grep -v "^PASS"
+
 /usr/bin/python3 - "$RESULTS" <<'PY'
 import json, os, re, sys
 d = sys.argv[1]
@@ -82,7 +85,8 @@ if os.path.exists(unit):
                 passed += 1
 else:
     failed += 1
-for name in ("sweep.txt", "ptx.txt", "ptx-bench.txt", "embed.txt", "sanitize.txt", "mutate.txt", "fuzz.txt", "spec-sweep.txt"):
+for name in ("sweep.txt", "ptx.txt", "ptx-bench.txt", "embed.txt", "sanitize.txt", "mutate.txt", "fuzz.txt", "spec-sweep.txt",
+             "geometry.txt"):
     lines = open(os.path.join(d, name)).read().strip().splitlines()
     m = re.fullmatch(r"(\d+) passed, (\d+) failed", lines[-1] if lines else "")
     if m:
