@@ -46,8 +46,9 @@ def row_intervals(mask, S, docs=None):
     raise ValueError(f"unknown mask {mask!r}")
 
 
-def fraction(mask, S, bq, bk, rows, docs=None):
-    """(visible pairs, computed pairs) for one head."""
+def fraction(mask, S, bk, rows, docs=None):
+    """(visible pairs, computed pairs) for one head: ranges of `rows` query
+    rows on key tiles of `bk`."""
     lo, hi = row_intervals(mask, S, docs)
     visible = int((hi - lo).sum())
     computed = 0
@@ -81,19 +82,19 @@ def report(mask, args):
         rng = np.random.default_rng(1)
         draws = ([[int(x) for x in args.docs.split(",")]] if args.docs
                  else [draw_docs(S, rng) for _ in range(args.draws)])
-        fr = [fraction(mask, S, bq, bk, rows, d) for d in draws]
+        fr = [fraction(mask, S, bk, rows, d) for d in draws]
         vis = sum(v for v, _ in fr) / len(fr)
         f = float(np.mean([v / c for v, c in fr]))
         label = f"document ({len(draws)} draw{'s' if len(draws) > 1 else ''})"
     else:
-        vis, comp = fraction(mask, S, bq, bk, rows)
+        vis, comp = fraction(mask, S, bk, rows)
         f = vis / comp
         label = mask
     line = (f"{label:24s} S={S} tiles {bq}x{bk} rows {rows}: "
             f"visible/computed {f:.4f}")
     if args.match:
         sc = matched_causal_seq(int(vis))
-        cv, cc = fraction("causal", sc, bq, bk, rows)
+        cv, cc = fraction("causal", sc, bk, rows)
         line += (f"; causal S={sc} {cv / cc:.4f}; ratio {f / (cv / cc):.4f}")
     print(line)
     return f
@@ -113,26 +114,26 @@ def check():
     # Causal on whole tiles: T (T + 1) / 2 tiles of bq bk for S (S + 1) / 2 pairs.
     S, b = 4096, 128
     T = S // b
-    v, c = fraction("causal", S, b, b, b)
+    v, c = fraction("causal", S, b, b)
     expect("causal 4096, 128x128", v / c, S * (S + 1) / 2 / (b * b * T * (T + 1) / 2))
     # No mask: every computed pair is visible when S is a multiple of the tiles.
-    v, c = fraction("none", 2048, 128, 128, 128)
+    v, c = fraction("none", 2048, 128, 128)
     expect("none 2048", v / c, 1.0)
     # A 1024-key window (left 1023): row r sees min(r + 1, 1024) keys; the
     # query tile q of 128 rows computes min(q + 1, 9) key tiles of 128, a
     # range of 64 rows j (64-key tiles) min(j + 1, 17) tiles of 64.
     S = 8192
     vis = sum(min(r + 1, 1024) for r in range(S))
-    v, c = fraction("window:1023", S, 128, 128, 128)
+    v, c = fraction("window:1023", S, 128, 128)
     expect("window 1023, 128x128", v / c,
            vis / sum(128 * 128 * min(q + 1, 9) for q in range(S // 128)))
-    v, c = fraction("window:1023", S, 128, 64, 64)
+    v, c = fraction("window:1023", S, 64, 64)
     expect("window 1023, rows of 64, 64-key tiles", v / c,
            vis / sum(64 * 64 * min(j + 1, 17) for j in range(S // 64)))
     # Documents: a tile inside one document is causal's; two documents of
     # 1024 keys each on 128-key tiles are two causal heads of 1024.
-    v, c = fraction("document", 2048, 128, 128, 128, [1024, 1024])
-    cv, cc = fraction("causal", 1024, 128, 128, 128)
+    v, c = fraction("document", 2048, 128, 128, [1024, 1024])
+    cv, cc = fraction("causal", 1024, 128, 128)
     expect("documents 1024 + 1024", v / c, cv / cc)
     print(f"{total - bad} passed, {bad} failed")
     return 1 if bad else 0
