@@ -3,6 +3,8 @@
 for side-by-side sweeps of #attn.gpu_kernel parameters (bench.py VARIANTS=...).
 
 Usage: python3 bench/make_variants.py BUILD_DIR OUT_DIR NAME:D:KEY=VAL,KEY=VAL ...
+  (LIST=bench/conformance.list ONLY=regex: that list's entries whose names match instead;
+  D=0 takes every head dim)
   e.g. w4k64:128:warps=4,block_k=64   (block_q follows warps and m_tiles)
 Each variant NAME gets OUT_DIR/NAME/artifacts/bench_d{D}_{mask}.attnc for every
 bench.list entry of head dim D: the chosen configuration (attnc compile --emit=attn)
@@ -20,11 +22,12 @@ def main():
     attnc = os.path.join(build, "bin", "attnc")
     here = os.path.dirname(os.path.abspath(__file__))
     entries = []
-    for line in open(os.path.join(here, "bench.list")):
+    only = re.compile(os.environ.get("ONLY", "."))
+    for line in open(os.environ.get("LIST", os.path.join(here, "bench.list"))):
         if not line.strip() or line.startswith("#"):
             continue
         name, spec = (x.strip() for x in line.split("|")[:2])
-        if "decode=1" in spec:
+        if "decode=1" in spec or not only.search(name):
             continue
         entries.append((name, spec))
     for variant in sys.argv[3:]:
@@ -32,7 +35,7 @@ def main():
         sets = dict(kv.split("=") for kv in params.split(","))
         os.makedirs(os.path.join(out, vname, "artifacts"), exist_ok=True)
         for name, spec in entries:
-            if f"d={dim} " not in spec + " ":
+            if dim != "0" and f"d={dim} " not in spec + " ":
                 continue
             ir = subprocess.run([attnc, "compile", "--spec", spec, "--target=sm_90a",
                                  "--emit=attn"], capture_output=True, text=True, check=True).stdout
