@@ -206,6 +206,26 @@ private:
     /// A persistent grid's Q released in the key loop (overlappedWgmmaLoop).
     bool earlyQ = false;
   } consumer;
+  /// The mma.sync kernels' key tile (tileBody; buildTile sets it): Q's
+  /// fragments [m-tile][k-step] (loaded once, or read from shared memory in
+  /// each tile with q_in_smem), the lane parts of the ldmatrix addresses
+  /// (setTileLanes), the warp's row group and key offset (key_warps), and
+  /// fp8 keys in registers: the stage of the tile's codes (set before each
+  /// body), whether Q K^T is an f16 MMA, and the emitter of Q K^T.
+  struct MmaSyncTile {
+    SmallVector<SmallVector<SmallVector<Value, 4>>> qFrag;
+    Value qLane, kLane, vLane, mLow, mHigh, rIdx, rowWarp, keyOffset;
+    Value kRowBytes, vRowBytes;
+    SmallVector<Value, 4> kChunk, vChunk;
+    Value kCodes;
+    bool kInRegisters = false, f16Scores = false;
+    MmaSyncEmitter *mmaK = nullptr;
+  } mmaTile;
+  void setTileLanes(Value lane, Value rowWarp, Value keyOffset);
+  Value swizzledRow(Value laneRow);
+  Value swizzledAt(Value laneRow, int64_t rows, int64_t chunk,
+                   ArrayRef<Value> lanes);
+  SmallVector<Value> tileBody(Value kt, Value stageBase, ValueRange it);
   Value qSlab();
   SmallVector<Value> issueQK(Value slab, Value stageBase);
   SmallVector<Value> packP(ArrayRef<Value> weights);
@@ -2726,13 +2746,314 @@ KernelBuilder::softmaxTile(Value kt, const TileFlags &flags,
   return TileSoftmax{s, mNew, lNew, alpha, grown};
 }
 
+/// The lane parts of the mma.sync kernels' ldmatrix addresses (tileBody):
+/// lane = 8 m + r supplies row r of matrix m. K (x4): matrices (keys 8n..,
+/// d lo/hi), (keys 8n + 8.., d lo/hi). V (x4, transposed): (keys lo/hi, dv
+/// 8j..), (keys lo/hi, dv 8j + 8..). With tma_loads the same lanes' rows in
+/// the swizzled boxes (Wgmma.h), K's row 8 mHigh + r and V's 8 mLow + r
+/// (bytes), and the swizzled 16-byte chunk of each column pair: K's k-step
+/// ks reads chunk 2 (ks % 4) + mLow of box ks / 4, V's n-tiles j, j + 1
+/// chunk j % 8 + mHigh of box j / 8, each xor r (every row the lane supplies
+/// is r mod 8).
+void KernelBuilder::setTileLanes(Value lane, Value rowWarp, Value keyOffset) {
+  mmaTile.rowWarp = rowWarp;
+  mmaTile.keyOffset = keyOffset;
+  Value mIdx = arith::DivUIOp::create(b, lane, idx(8));
+  Value rIdx = arith::RemUIOp::create(b, lane, idx(8));
+  Value mLow = arith::RemUIOp::create(b, mIdx, idx(2));
+  Value mHigh = arith::DivUIOp::create(b, mIdx, idx(2));
+  mmaTile.rIdx = rIdx;
+  mmaTile.mLow = mLow;
+  mmaTile.mHigh = mHigh;
+  mmaTile.kLane = a.add(
+      arith::MulIOp::create(
+          b, a.add(arith::MulIOp::create(b, mHigh, idx(8)), rIdx), idx(kPitch)),
+      arith::MulIOp::create(b, mLow, idx(8)));
+  mmaTile.qLane = a.add(
+      arith::MulIOp::create(
+          b, a.add(arith::MulIOp::create(b, mLow, idx(8)), rIdx), idx(qPitch)),
+      arith::MulIOp::create(b, mHigh, idx(8)));
+  mmaTile.vLane = a.add(
+      arith::MulIOp::create(
+          b, a.add(arith::MulIOp::create(b, mLow, idx(8)), rIdx), idx(vPitch)),
+      arith::MulIOp::create(b, mHigh, idx(8)));
+  if (!config.getTmaLoads())
+    return;
+  auto rowBytes = [&](Value m8) {
+    return arith::MulIOp::create(
+        b, a.add(arith::MulIOp::create(b, m8, idx(8)), rIdx),
+        idx(kSwizzleRowBytes));
+  };
+  mmaTile.kRowBytes = rowBytes(mHigh);
+  mmaTile.vRowBytes = rowBytes(mLow);
+  for (int64_t j = 0; j < 4; ++j)
+    for (auto [chunk, low] :
+         {std::pair{&mmaTile.kChunk, mLow}, std::pair{&mmaTile.vChunk, mHigh}})
+      chunk->push_back(arith::MulIOp::create(
+          b, arith::XOrIOp::create(b, a.add(idx(2 * j), low), rIdx), idx(16)));
+}
+
+/// The lane's row `laneRow` of a tile plus the key warp's first key.
+Value KernelBuilder::swizzledRow(Value laneRow) {
+  return mmaTile.keyOffset
+             ? a.add(laneRow, arith::MulIOp::create(b, mmaTile.keyOffset,
+                                                    idx(kSwizzleRowBytes)))
+             : laneRow;
+}
+
+/// The lane's swizzled address `rows` rows below `laneRow`, at even 16-byte
+/// chunk `chunk` of the row (box chunk / 8), whose lane part is
+/// lanes[chunk % 8 / 2].
+Value KernelBuilder::swizzledAt(Value laneRow, int64_t rows, int64_t chunk,
+                                ArrayRef<Value> lanes) {
+  return a.add(a.add(laneRow, idx(rows * kSwizzleRowBytes +
+                                  chunk / 8 * swizzled.keyBoxBytes)),
+               lanes[chunk % 8 / 2]);
+}
+
+/// A key tile's work in the loops other than the overlapped wgmma loop (the
+/// mma.sync kernels' ring and cp.async loops, the wgmma kernel with a tile
+/// test on the tile ring): S = Q K^T, its softmax and O += P V from the
+/// stage at byte `stageBase`, the row state `it` (m, l, O; with a wgmma
+/// tile test the tile's carried flags last) in and out; skipped for a tile
+/// proven empty (block-uniform). The loops have issued, committed and
+/// waited for the tile's loads.
+SmallVector<Value> KernelBuilder::tileBody(Value kt, Value stageBase,
+                                           ValueRange it) {
+  const bool wgmma = config.getWgmma(), tileTest = scores.tileTest;
+  const bool tmaLoads = config.getTmaLoads(), fp8 = problem.kvFp8;
+  const int64_t mt = config.getMTiles(), slots = 2 * mt;
+  const int64_t subK = config.getBlockK() / config.getKeyWarps(),
+                nTiles = subK / 8, vTiles = dv / 8, kSteps = d / 16,
+                accPerTile = vTiles * 4;
+  // The wgmma consumers carry the tile's flags in the loop's last two
+  // values (empty, full), tested an iteration ahead (below).
+  const bool carriesFlags = tileTest && wgmma;
+  TileFlags carried;
+  if (carriesFlags) {
+    carried.empty = it[it.size() - 2];
+    carried.full = it[it.size() - 1];
+    it = it.drop_back(2);
+  }
+  SmallVector<Value> mOld(it.begin(), it.begin() + slots);
+  SmallVector<Value> lOld(it.begin() + slots, it.begin() + 2 * slots);
+  SmallVector<Value> acc(it.begin() + 2 * slots, it.end());
+
+  // The tile's work, skipped for a tile proven empty (block-uniform).
+  // With carried flags the next tile is tested here: its mask reads
+  // (the block table, document ids) then wait behind this tile's GEMMs
+  // instead of before them.
+  TileFlags flags;
+  Value work = arith::ConstantIntOp::create(b, 1, 1);
+  std::optional<std::pair<Value, Value>> nextFlags;
+  if (carriesFlags) {
+    flags = carried;
+    TileFlags next = guardedTileFlags(a.add(kt, idx(1)), scores.range.hi);
+    nextFlags = {next.empty, next.full};
+    work = arith::XOrIOp::create(b, flags.empty, work);
+  } else if (tileTest) {
+    flags = tileFlags(kt);
+    work = arith::XOrIOp::create(b, flags.empty, work);
+  }
+  auto withFlags = [&](SmallVector<Value> state) {
+    if (nextFlags) {
+      state.push_back(nextFlags->first);
+      state.push_back(nextFlags->second);
+    }
+    return state;
+  };
+  SmallVector<Type> stateTypes(it.getTypes().begin(), it.getTypes().end());
+  auto ifWork = scf::IfOp::create(b, stateTypes, work,
+                                  /*withElseRegion=*/true);
+  b.setInsertionPointToStart(&ifWork.getElseRegion().front());
+  scf::YieldOp::create(b, it);
+  b.setInsertionPointToStart(&ifWork.getThenRegion().front());
+
+  // Q fragments from shared memory (ldmatrix x4: matrices rows 0-7 /
+  // 8-15 by columns 0-7 / 8-15 of the 16x16 block).
+  if (config.getQInSmem() && !wgmma) {
+    Value qLaneBytes =
+        a.add(idx(qOffset), arith::MulIOp::create(b, mmaTile.qLane, idx(2)));
+    for (int64_t m = 0; m < mt; ++m)
+      for (int64_t ks = 0; ks < kSteps; ++ks)
+        mmaTile.qFrag[m][ks] = mmaE->ldmatrix(
+            a.add(qLaneBytes,
+                  a.add(arith::MulIOp::create(b, mmaTile.rowWarp,
+                                              idx(16 * mt * qPitch * 2)),
+                        idx((16 * m * qPitch + 16 * ks) * 2))),
+            false);
+  }
+
+  // S = Q K^T for the warp's rows and the tile's keys; s holds, per
+  // m-tile, nTiles C fragments. Each K fragment serves every m-tile.
+  const int64_t sPerTile = nTiles * 4;
+  SmallVector<Value> s(mt * sPerTile, scores.zero);
+  if (wgmma)
+    s = wgmmaE->wait(0, issueQK(qSlab(), stageBase));
+  // fp8 keys in registers: one ldmatrix x4 of codes gives a lane, per
+  // matrix m, the codes (4t .. 4t+3) of key g of n-tile n + m / 2 in
+  // k-step ks + m mod 2 (a 16-code row of a key is eight b16 elements);
+  // converted, they are that B fragment in the permuted head-dim order
+  // of qPairCol. Lane 8 m + r addresses row r of matrix m.
+  for (int64_t n = 0; n < (mmaTile.kInRegisters ? nTiles : 0); n += 2) {
+    // Codes of k-steps ks, ks + 1 (16 bytes of each key row from byte
+    // 16 ks): padded rows, or (tma_loads) swizzled boxes of 128 codes,
+    // chunk ks + mmaTile.mLow of the row.
+    Value laneCodes;
+    if (tmaLoads) {
+      laneCodes = swizzledRow(a.add(mmaTile.kCodes, mmaTile.kRowBytes));
+    } else {
+      laneCodes =
+          a.add(mmaTile.kCodes,
+                a.add(arith::MulIOp::create(
+                          b,
+                          a.add(arith::MulIOp::create(b, mmaTile.mHigh, idx(8)),
+                                mmaTile.rIdx),
+                          idx(layout.fp8KPitch)),
+                      arith::MulIOp::create(b, mmaTile.mLow, idx(16))));
+      if (mmaTile.keyOffset)
+        laneCodes =
+            a.add(laneCodes, arith::MulIOp::create(b, mmaTile.keyOffset,
+                                                   idx(layout.fp8KPitch)));
+    }
+    auto codesAt = [&](int64_t ks) -> Value {
+      if (tmaLoads)
+        return swizzledAt(laneCodes, 8 * n, ks, mmaTile.kChunk);
+      return a.add(laneCodes, idx(8 * n * layout.fp8KPitch + 16 * ks));
+    };
+    SmallVector<SmallVector<Value, 4>> c0(
+        mt, {scores.zero, scores.zero, scores.zero, scores.zero}),
+        c1 = c0;
+    for (int64_t ks = 0; ks < kSteps; ks += 2) {
+      SmallVector<Value, 4> frag = mmaE->ldmatrix(codesAt(ks), false);
+      SmallVector<std::pair<Value, Value>> bFrag;
+      for (Value word : frag)
+        bFrag.push_back(mmaTile.mmaK->convertFp8x4(word));
+      for (int64_t m = 0; m < mt; ++m)
+        for (int64_t step = 0; step < 2; ++step) {
+          auto [lo0, hi0] = bFrag[step];
+          auto [lo1, hi1] = bFrag[2 + step];
+          c0[m] =
+              mmaTile.mmaK->mma(mmaTile.qFrag[m][ks + step], {lo0, hi0}, c0[m]);
+          c1[m] =
+              mmaTile.mmaK->mma(mmaTile.qFrag[m][ks + step], {lo1, hi1}, c1[m]);
+        }
+    }
+    for (int64_t m = 0; m < mt; ++m) {
+      // f16 scores: C registers j of a fragment hold row slot 2 m + j / 2.
+      for (int64_t j = 0; j < 4 && mmaTile.f16Scores; ++j) {
+        c0[m][j] =
+            arith::MulFOp::create(b, c0[m][j], scores.qUnscale[2 * m + j / 2]);
+        c1[m][j] =
+            arith::MulFOp::create(b, c1[m][j], scores.qUnscale[2 * m + j / 2]);
+      }
+      std::copy(c0[m].begin(), c0[m].end(), s.begin() + m * sPerTile + 4 * n);
+      std::copy(c1[m].begin(), c1[m].end(),
+                s.begin() + m * sPerTile + 4 * (n + 1));
+    }
+  }
+  // The byte address of K's ldmatrix of n-tiles n, n + 1 and k-step ks:
+  // padded rows, or (tma_loads) swizzled boxes (swizzledLane).
+  std::function<Value(int64_t, int64_t)> kFragAt;
+  if (tmaLoads) {
+    Value row = swizzledRow(a.add(stageBase, mmaTile.kRowBytes));
+    kFragAt = [&, row](int64_t n, int64_t ks) {
+      return swizzledAt(row, 8 * n, 2 * ks, mmaTile.kChunk);
+    };
+  } else {
+    Value kLaneBytes =
+        a.add(stageBase, arith::MulIOp::create(b, mmaTile.kLane, idx(2)));
+    if (mmaTile.keyOffset)
+      kLaneBytes = a.add(kLaneBytes, arith::MulIOp::create(b, mmaTile.keyOffset,
+                                                           idx(kPitch * 2)));
+    kFragAt = [&, kLaneBytes](int64_t n, int64_t ks) {
+      return a.add(kLaneBytes, idx((8 * n * kPitch + 16 * ks) * 2));
+    };
+  }
+  for (int64_t n = 0; n < (wgmma || mmaTile.kInRegisters ? 0 : nTiles);
+       n += 2) {
+    SmallVector<SmallVector<Value, 4>> c0(
+        mt, {scores.zero, scores.zero, scores.zero, scores.zero}),
+        c1 = c0;
+    for (int64_t ks = 0; ks < kSteps; ++ks) {
+      SmallVector<Value, 4> frag = mmaE->ldmatrix(kFragAt(n, ks), false);
+      for (int64_t m = 0; m < mt; ++m) {
+        c0[m] = mmaE->mma(mmaTile.qFrag[m][ks], {frag[0], frag[1]}, c0[m]);
+        c1[m] = mmaE->mma(mmaTile.qFrag[m][ks], {frag[2], frag[3]}, c1[m]);
+      }
+    }
+    for (int64_t m = 0; m < mt; ++m) {
+      std::copy(c0[m].begin(), c0[m].end(), s.begin() + m * sPerTile + 4 * n);
+      std::copy(c1[m].begin(), c1[m].end(),
+                s.begin() + m * sPerTile + 4 * (n + 1));
+    }
+  }
+  TileSoftmax sm = softmaxTile(kt, flags, s, mOld, lOld);
+  s = sm.p;
+  SmallVector<Value> mNew = sm.mNew, lNew = sm.lNew;
+  MmaAccumulatorLayout accLayout{mt, vTiles};
+  acc = rescaleO(acc, sm, [&](int64_t i) { return accLayout.slot(i); });
+
+  // O += P V: P's C fragments of key n-tiles 2kk and 2kk + 1 are the A
+  // fragment of key step kk; V's B fragments come from ldmatrix.trans.
+  // The byte address of V's ldmatrix.trans of key step kk and dv n-tiles
+  // j, j + 1, as K's.
+  std::function<Value(int64_t, int64_t)> vFragAt;
+  if (tmaLoads && !fp8) {
+    Value row =
+        swizzledRow(a.add(stageBase, a.add(idx(vOffset), mmaTile.vRowBytes)));
+    vFragAt = [&, row](int64_t kk, int64_t j) {
+      return swizzledAt(row, 16 * kk, j, mmaTile.vChunk);
+    };
+    zeroVTail(kt, stageBase);
+  } else {
+    Value vLaneBytes = a.add(
+        stageBase,
+        a.add(idx(vOffset), arith::MulIOp::create(b, mmaTile.vLane, idx(2))));
+    if (mmaTile.keyOffset)
+      vLaneBytes = a.add(vLaneBytes, arith::MulIOp::create(b, mmaTile.keyOffset,
+                                                           idx(vPitch * 2)));
+    vFragAt = [&, vLaneBytes](int64_t kk, int64_t j) {
+      return a.add(vLaneBytes, idx((16 * kk * vPitch + 8 * j) * 2));
+    };
+  }
+  if (wgmma) {
+    zeroVTail(kt, stageBase);
+    acc = wgmmaE->wait(0, issuePV(packP(s), stageBase, acc));
+  }
+  for (int64_t kk = 0; kk < (wgmma ? 0 : subK / 16); ++kk) {
+    SmallVector<SmallVector<Value, 4>> pFrag;
+    for (int64_t m = 0; m < mt; ++m) {
+      const Value *p = s.begin() + m * sPerTile + 8 * kk;
+      pFrag.push_back({mmaV->packPair(p[0], p[1]), mmaV->packPair(p[2], p[3]),
+                       mmaV->packPair(p[4], p[5]), mmaV->packPair(p[6], p[7])});
+    }
+    for (int64_t j = 0; j < vTiles; j += 2) {
+      SmallVector<Value, 4> frag = mmaE->ldmatrix(vFragAt(kk, j), true);
+      for (int64_t m = 0; m < mt; ++m)
+        for (int64_t h = 0; h < 2; ++h) {
+          auto at = acc.begin() + m * accPerTile + 4 * (j + h);
+          SmallVector<Value, 4> cfrag(at, at + 4);
+          cfrag = mmaV->mma(pFrag[m], {frag[2 * h], frag[2 * h + 1]}, cfrag);
+          std::copy(cfrag.begin(), cfrag.end(), at);
+        }
+    }
+  }
+  SmallVector<Value> yields(mNew.begin(), mNew.end());
+  yields.append(lNew.begin(), lNew.end());
+  yields.append(acc.begin(), acc.end());
+  scf::YieldOp::create(b, yields);
+  b.setInsertionPointAfter(ifWork);
+  return withFlags(SmallVector<Value>(ifWork.getResults()));
+}
+
 LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   const bool wgmma = config.getWgmma();
   const int64_t bq = config.getBlockQ(), bk = config.getBlockK();
   // key_warps: that many warps share each row group and split every key
   // tile into sub-tiles of subK keys (1: a warp takes the whole tile).
   const int64_t keyWarps = config.getKeyWarps(), subK = bk / keyWarps;
-  const int64_t nTiles = subK / 8, vTiles = dv / 8, kSteps = d / 16;
+  const int64_t vTiles = dv / 8, kSteps = d / 16;
 
   Value q = arg(abi::Q), k = arg(abi::K), v = arg(abi::V);
   // seqK: the keys of this block's sequence (kv_lens, set below once the
@@ -3643,64 +3964,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   consumer.wgKeyLo = wgKeyLo;
   consumer.wgKeyHi = wgKeyHi;
 
-  // Lane parts of the ldmatrix addresses (elements): lane = 8 m + r
-  // supplies row r of matrix m. K (x4): matrices (keys 8n.., d lo/hi),
-  // (keys 8n + 8.., d lo/hi). V (x4, transposed): (keys lo/hi, dv 8j..),
-  // (keys lo/hi, dv 8j + 8..).
-  Value mIdx = arith::DivUIOp::create(b, lane, idx(8));
-  Value rIdx = arith::RemUIOp::create(b, lane, idx(8));
-  Value mLow = arith::RemUIOp::create(b, mIdx, idx(2));
-  Value mHigh = arith::DivUIOp::create(b, mIdx, idx(2));
-  Value kLane = a.add(
-      arith::MulIOp::create(
-          b, a.add(arith::MulIOp::create(b, mHigh, idx(8)), rIdx), idx(kPitch)),
-      arith::MulIOp::create(b, mLow, idx(8)));
-  Value qLane = a.add(
-      arith::MulIOp::create(
-          b, a.add(arith::MulIOp::create(b, mLow, idx(8)), rIdx), idx(qPitch)),
-      arith::MulIOp::create(b, mHigh, idx(8)));
-  Value vLane = a.add(
-      arith::MulIOp::create(
-          b, a.add(arith::MulIOp::create(b, mLow, idx(8)), rIdx), idx(vPitch)),
-      arith::MulIOp::create(b, mHigh, idx(8)));
-  // tma_loads: the same lanes' rows in the swizzled boxes (Wgmma.h), K's
-  // row 8 mHigh + r and V's 8 mLow + r (bytes), and the swizzled 16-byte
-  // chunk of each column pair: K's k-step ks reads chunk 2 (ks % 4) + mLow
-  // of box ks / 4, V's n-tiles j, j + 1 chunk j % 8 + mHigh of box j / 8,
-  // each xor r (every row the lane supplies is r mod 8).
-  struct {
-    Value kRowBytes, vRowBytes;
-    SmallVector<Value, 4> kChunk, vChunk;
-  } swizzledLane;
-  if (tmaLoads) {
-    auto rowBytes = [&](Value m8) {
-      return arith::MulIOp::create(
-          b, a.add(arith::MulIOp::create(b, m8, idx(8)), rIdx),
-          idx(kSwizzleRowBytes));
-    };
-    swizzledLane.kRowBytes = rowBytes(mHigh);
-    swizzledLane.vRowBytes = rowBytes(mLow);
-    for (int64_t j = 0; j < 4; ++j)
-      for (auto [chunk, low] : {std::pair{&swizzledLane.kChunk, mLow},
-                                std::pair{&swizzledLane.vChunk, mHigh}})
-        chunk->push_back(arith::MulIOp::create(
-            b, arith::XOrIOp::create(b, a.add(idx(2 * j), low), rIdx),
-            idx(16)));
-  }
-  // The lane's swizzled address `rows` rows below `laneRow` (its row of a
-  // tile, plus the key warp's first key), at even 16-byte chunk `chunk` of
-  // the row (box chunk / 8), whose lane part is lanes[chunk % 8 / 2].
-  auto swizzledRow = [&](Value laneRow) {
-    return keyOffset ? a.add(laneRow, arith::MulIOp::create(
-                                          b, keyOffset, idx(kSwizzleRowBytes)))
-                     : laneRow;
-  };
-  auto swizzledAt = [&](Value laneRow, int64_t rows, int64_t chunk,
-                        ArrayRef<Value> lanes) {
-    return a.add(a.add(laneRow, idx(rows * kSwizzleRowBytes +
-                                    chunk / 8 * swizzled.keyBoxBytes)),
-                 lanes[chunk % 8 / 2]);
-  };
+  setTileLanes(lane, rowWarp, keyOffset);
 
   scores.range = range;
   scores.positions = positions;
@@ -3776,224 +4040,15 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       }
     }
   };
-  // fp8 keys in registers: the staging stage of the tile's codes (set
-  // before each body).
-  Value kCodes;
-  // The tile's work (CpAsyncKeyLoop has issued, committed and waited for
-  // it), skipped for a tile proven empty (block-uniform).
+  // The tile's work of the loops other than the overlapped wgmma loop
+  // (tileBody), from the Q fragments and lanes set here.
+  mmaTile.qFrag = qFrag;
+  mmaTile.kInRegisters = kInRegisters;
+  mmaTile.f16Scores = f16Scores;
+  mmaTile.mmaK = &mmaK;
   auto body = [&](Value kt, Value stageBase,
                   ValueRange it) -> SmallVector<Value> {
-    // The wgmma consumers carry the tile's flags in the loop's last two
-    // values (empty, full), tested an iteration ahead (below).
-    const bool carriesFlags = tileTest && wgmma;
-    TileFlags carried;
-    if (carriesFlags) {
-      carried.empty = it[it.size() - 2];
-      carried.full = it[it.size() - 1];
-      it = it.drop_back(2);
-    }
-    SmallVector<Value> mOld(it.begin(), it.begin() + slots);
-    SmallVector<Value> lOld(it.begin() + slots, it.begin() + 2 * slots);
-    SmallVector<Value> acc(it.begin() + 2 * slots, it.end());
-
-    // The tile's work, skipped for a tile proven empty (block-uniform).
-    // With carried flags the next tile is tested here: its mask reads
-    // (the block table, document ids) then wait behind this tile's GEMMs
-    // instead of before them.
-    TileFlags flags;
-    Value work = arith::ConstantIntOp::create(b, 1, 1);
-    std::optional<std::pair<Value, Value>> nextFlags;
-    if (carriesFlags) {
-      flags = carried;
-      TileFlags next = guardedTileFlags(a.add(kt, idx(1)), range.hi);
-      nextFlags = {next.empty, next.full};
-      work = arith::XOrIOp::create(b, flags.empty, work);
-    } else if (tileTest) {
-      flags = tileFlags(kt);
-      work = arith::XOrIOp::create(b, flags.empty, work);
-    }
-    auto withFlags = [&](SmallVector<Value> state) {
-      if (nextFlags) {
-        state.push_back(nextFlags->first);
-        state.push_back(nextFlags->second);
-      }
-      return state;
-    };
-    SmallVector<Type> stateTypes(it.getTypes().begin(), it.getTypes().end());
-    auto ifWork = scf::IfOp::create(b, stateTypes, work,
-                                    /*withElseRegion=*/true);
-    b.setInsertionPointToStart(&ifWork.getElseRegion().front());
-    scf::YieldOp::create(b, it);
-    b.setInsertionPointToStart(&ifWork.getThenRegion().front());
-
-    // Q fragments from shared memory (ldmatrix x4: matrices rows 0-7 /
-    // 8-15 by columns 0-7 / 8-15 of the 16x16 block).
-    if (config.getQInSmem() && !wgmma) {
-      Value qLaneBytes =
-          a.add(idx(qOffset), arith::MulIOp::create(b, qLane, idx(2)));
-      for (int64_t m = 0; m < mt; ++m)
-        for (int64_t ks = 0; ks < kSteps; ++ks)
-          qFrag[m][ks] = mmaE->ldmatrix(
-              a.add(qLaneBytes, a.add(arith::MulIOp::create(
-                                          b, rowWarp, idx(16 * mt * qPitch * 2)),
-                                      idx((16 * m * qPitch + 16 * ks) * 2))),
-              false);
-    }
-
-    // S = Q K^T for the warp's rows and the tile's keys; s holds, per
-    // m-tile, nTiles C fragments. Each K fragment serves every m-tile.
-    const int64_t sPerTile = nTiles * 4;
-    SmallVector<Value> s(mt * sPerTile, zero);
-    if (wgmma)
-      s = wgmmaE->wait(0, issueQK(qSlab(), stageBase));
-    // fp8 keys in registers: one ldmatrix x4 of codes gives a lane, per
-    // matrix m, the codes (4t .. 4t+3) of key g of n-tile n + m / 2 in
-    // k-step ks + m mod 2 (a 16-code row of a key is eight b16 elements);
-    // converted, they are that B fragment in the permuted head-dim order
-    // of qPairCol. Lane 8 m + r addresses row r of matrix m.
-    for (int64_t n = 0; n < (kInRegisters ? nTiles : 0); n += 2) {
-      // Codes of k-steps ks, ks + 1 (16 bytes of each key row from byte
-      // 16 ks): padded rows, or (tma_loads) swizzled boxes of 128 codes,
-      // chunk ks + mLow of the row.
-      Value laneCodes;
-      if (tmaLoads) {
-        laneCodes = swizzledRow(a.add(kCodes, swizzledLane.kRowBytes));
-      } else {
-        laneCodes = a.add(
-            kCodes,
-            a.add(arith::MulIOp::create(
-                      b, a.add(arith::MulIOp::create(b, mHigh, idx(8)), rIdx),
-                      idx(layout.fp8KPitch)),
-                  arith::MulIOp::create(b, mLow, idx(16))));
-        if (keyOffset)
-          laneCodes = a.add(laneCodes, arith::MulIOp::create(
-                                           b, keyOffset, idx(layout.fp8KPitch)));
-      }
-      auto codesAt = [&](int64_t ks) -> Value {
-        if (tmaLoads)
-          return swizzledAt(laneCodes, 8 * n, ks, swizzledLane.kChunk);
-        return a.add(laneCodes, idx(8 * n * layout.fp8KPitch + 16 * ks));
-      };
-      SmallVector<SmallVector<Value, 4>> c0(mt, {zero, zero, zero, zero}),
-          c1 = c0;
-      for (int64_t ks = 0; ks < kSteps; ks += 2) {
-        SmallVector<Value, 4> frag = mmaE->ldmatrix(codesAt(ks), false);
-        SmallVector<std::pair<Value, Value>> bFrag;
-        for (Value word : frag)
-          bFrag.push_back(mmaK.convertFp8x4(word));
-        for (int64_t m = 0; m < mt; ++m)
-          for (int64_t step = 0; step < 2; ++step) {
-            auto [lo0, hi0] = bFrag[step];
-            auto [lo1, hi1] = bFrag[2 + step];
-            c0[m] = mmaK.mma(qFrag[m][ks + step], {lo0, hi0}, c0[m]);
-            c1[m] = mmaK.mma(qFrag[m][ks + step], {lo1, hi1}, c1[m]);
-          }
-      }
-      for (int64_t m = 0; m < mt; ++m) {
-        // f16 scores: C registers j of a fragment hold row slot 2 m + j / 2.
-        for (int64_t j = 0; j < 4 && f16Scores; ++j) {
-          c0[m][j] =
-              arith::MulFOp::create(b, c0[m][j], qUnscale[2 * m + j / 2]);
-          c1[m][j] =
-              arith::MulFOp::create(b, c1[m][j], qUnscale[2 * m + j / 2]);
-        }
-        std::copy(c0[m].begin(), c0[m].end(), s.begin() + m * sPerTile + 4 * n);
-        std::copy(c1[m].begin(), c1[m].end(),
-                  s.begin() + m * sPerTile + 4 * (n + 1));
-      }
-    }
-    // The byte address of K's ldmatrix of n-tiles n, n + 1 and k-step ks:
-    // padded rows, or (tma_loads) swizzled boxes (swizzledLane).
-    std::function<Value(int64_t, int64_t)> kFragAt;
-    if (tmaLoads) {
-      Value row = swizzledRow(a.add(stageBase, swizzledLane.kRowBytes));
-      kFragAt = [&, row](int64_t n, int64_t ks) {
-        return swizzledAt(row, 8 * n, 2 * ks, swizzledLane.kChunk);
-      };
-    } else {
-      Value kLaneBytes =
-          a.add(stageBase, arith::MulIOp::create(b, kLane, idx(2)));
-      if (keyOffset)
-        kLaneBytes = a.add(
-            kLaneBytes, arith::MulIOp::create(b, keyOffset, idx(kPitch * 2)));
-      kFragAt = [&, kLaneBytes](int64_t n, int64_t ks) {
-        return a.add(kLaneBytes, idx((8 * n * kPitch + 16 * ks) * 2));
-      };
-    }
-    for (int64_t n = 0; n < (wgmma || kInRegisters ? 0 : nTiles); n += 2) {
-      SmallVector<SmallVector<Value, 4>> c0(mt, {zero, zero, zero, zero}),
-          c1 = c0;
-      for (int64_t ks = 0; ks < kSteps; ++ks) {
-        SmallVector<Value, 4> frag = mmaE->ldmatrix(kFragAt(n, ks), false);
-        for (int64_t m = 0; m < mt; ++m) {
-          c0[m] = mmaE->mma(qFrag[m][ks], {frag[0], frag[1]}, c0[m]);
-          c1[m] = mmaE->mma(qFrag[m][ks], {frag[2], frag[3]}, c1[m]);
-        }
-      }
-      for (int64_t m = 0; m < mt; ++m) {
-        std::copy(c0[m].begin(), c0[m].end(), s.begin() + m * sPerTile + 4 * n);
-        std::copy(c1[m].begin(), c1[m].end(),
-                  s.begin() + m * sPerTile + 4 * (n + 1));
-      }
-    }
-    TileSoftmax sm = softmaxTile(kt, flags, s, mOld, lOld);
-    s = sm.p;
-    SmallVector<Value> mNew = sm.mNew, lNew = sm.lNew;
-    MmaAccumulatorLayout accLayout{mt, vTiles};
-    acc = rescaleO(acc, sm, [&](int64_t i) { return accLayout.slot(i); });
-
-    // O += P V: P's C fragments of key n-tiles 2kk and 2kk + 1 are the A
-    // fragment of key step kk; V's B fragments come from ldmatrix.trans.
-    // The byte address of V's ldmatrix.trans of key step kk and dv n-tiles
-    // j, j + 1, as K's.
-    std::function<Value(int64_t, int64_t)> vFragAt;
-    if (tmaLoads && !fp8) {
-      Value row = swizzledRow(
-          a.add(stageBase, a.add(idx(vOffset), swizzledLane.vRowBytes)));
-      vFragAt = [&, row](int64_t kk, int64_t j) {
-        return swizzledAt(row, 16 * kk, j, swizzledLane.vChunk);
-      };
-      zeroVTail(kt, stageBase);
-    } else {
-      Value vLaneBytes =
-          a.add(stageBase,
-                a.add(idx(vOffset), arith::MulIOp::create(b, vLane, idx(2))));
-      if (keyOffset)
-        vLaneBytes = a.add(
-            vLaneBytes, arith::MulIOp::create(b, keyOffset, idx(vPitch * 2)));
-      vFragAt = [&, vLaneBytes](int64_t kk, int64_t j) {
-        return a.add(vLaneBytes, idx((16 * kk * vPitch + 8 * j) * 2));
-      };
-    }
-    if (wgmma) {
-      zeroVTail(kt, stageBase);
-      acc = wgmmaE->wait(0, issuePV(packP(s), stageBase, acc));
-    }
-    for (int64_t kk = 0; kk < (wgmma ? 0 : subK / 16); ++kk) {
-      SmallVector<SmallVector<Value, 4>> pFrag;
-      for (int64_t m = 0; m < mt; ++m) {
-        const Value *p = s.begin() + m * sPerTile + 8 * kk;
-        pFrag.push_back({mmaV->packPair(p[0], p[1]), mmaV->packPair(p[2], p[3]),
-                         mmaV->packPair(p[4], p[5]),
-                         mmaV->packPair(p[6], p[7])});
-      }
-      for (int64_t j = 0; j < vTiles; j += 2) {
-        SmallVector<Value, 4> frag = mmaE->ldmatrix(vFragAt(kk, j), true);
-        for (int64_t m = 0; m < mt; ++m)
-          for (int64_t h = 0; h < 2; ++h) {
-            auto at = acc.begin() + m * accPerTile + 4 * (j + h);
-            SmallVector<Value, 4> cfrag(at, at + 4);
-            cfrag = mmaV->mma(pFrag[m], {frag[2 * h], frag[2 * h + 1]}, cfrag);
-            std::copy(cfrag.begin(), cfrag.end(), at);
-          }
-      }
-    }
-    SmallVector<Value> yields(mNew.begin(), mNew.end());
-    yields.append(lNew.begin(), lNew.end());
-    yields.append(acc.begin(), acc.end());
-    scf::YieldOp::create(b, yields);
-    b.setInsertionPointAfter(ifWork);
-    return withFlags(SmallVector<Value>(ifWork.getResults()));
+    return tileBody(kt, stageBase, it);
   };
   // A persistent grid (key tiles [lo, hi), no tile test): the consumers
   // release the item's Q once the last tile's softmax is done and the P V
@@ -4028,8 +4083,8 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     // tile before either is written again.
     tmaRing->hooks.body = [&](Value kt, Value stageBase,
                               ValueRange it) -> SmallVector<Value> {
-      kCodes = a.add(idx(swizzled.fp8Offset), stageBase);
-      Value vCodes = a.add(kCodes, idx(swizzled.vOffset));
+      mmaTile.kCodes = a.add(idx(swizzled.fp8Offset), stageBase);
+      Value vCodes = a.add(mmaTile.kCodes, idx(swizzled.vOffset));
       zeroVTail(kt, stageBase, vCodes);
       convertFp8Rows(*mmaV, vCodes, dv, vPitch, vOffset, /*swizzledSrc=*/true);
       gpu::BarrierOp::create(b);
@@ -4047,7 +4102,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     keyLoop->hooks.body = [&](Value kt, Value stageBase,
                               ValueRange it) -> SmallVector<Value> {
       Value codes = a.add(idx(layout.fp8Offset), stageBase);
-      kCodes = codes;
+      mmaTile.kCodes = codes;
       if (!kInRegisters)
         convertFp8Rows(*mmaE, codes, d, kPitch, 0);
       convertFp8Rows(*mmaV, a.add(codes, idx(bk * layout.fp8KPitch)), dv,
