@@ -226,6 +226,8 @@ private:
   Value swizzledAt(Value laneRow, int64_t rows, int64_t chunk,
                    ArrayRef<Value> lanes);
   SmallVector<Value> tileBody(Value kt, Value stageBase, ValueRange it);
+  void convertFp8Rows(MmaSyncEmitter &to, Value src, int64_t width,
+                      int64_t pitch, int64_t dst, bool swizzledSrc = false);
   Value qSlab();
   SmallVector<Value> issueQK(Value slab, Value stageBase);
   SmallVector<Value> packP(ArrayRef<Value> weights);
@@ -2811,6 +2813,66 @@ Value KernelBuilder::swizzledAt(Value laneRow, int64_t rows, int64_t chunk,
                lanes[chunk % 8 / 2]);
 }
 
+/// The block_k rows of `width` codes at byte `src` (row pitch `width`
+/// bytes) into the padded tile at byte `dst` (row pitch `pitch`
+/// elements): a thread takes 16 codes at a time, one 16-byte load and two
+/// 16-byte stores.
+/// With `swizzledSrc` the codes are TMA boxes of 128-byte rows: chunk c of
+/// row r of box c / 8 at (c mod 8 xor r mod 8) * 16.
+void KernelBuilder::convertFp8Rows(MmaSyncEmitter &to, Value src, int64_t width,
+                                   int64_t pitch, int64_t dst,
+                                   bool swizzledSrc) {
+  const int64_t bk = config.getBlockK();
+  const int64_t perRow = width / 16, chunks = bk * perRow,
+                threads = config.getThreads();
+  Type v4 = VectorType::get({4}, i32);
+  for (int64_t first = 0; first < chunks; first += threads) {
+    OpBuilder::InsertionGuard guard(b);
+    Value chunk = a.add(consumer.tid, idx(first));
+    if (first + threads > chunks) {
+      Value in = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, chunk,
+                                       idx(chunks));
+      auto ifIn = scf::IfOp::create(b, in, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(&ifIn.getThenRegion().front());
+    }
+    Value row = arith::DivUIOp::create(b, chunk, idx(perRow));
+    Value col = arith::RemUIOp::create(b, chunk, idx(perRow));
+    Value from;
+    if (swizzledSrc) {
+      Value c8 = arith::RemUIOp::create(b, col, idx(8));
+      Value box = arith::DivUIOp::create(b, col, idx(8));
+      Value chunk =
+          arith::XOrIOp::create(b, c8, arith::RemUIOp::create(b, row, idx(8)));
+      from = a.add(
+          src, a.add(arith::MulIOp::create(b, box, idx(swizzled.keyBoxBytes)),
+                     a.add(arith::MulIOp::create(b, row, idx(kSwizzleRowBytes)),
+                           arith::MulIOp::create(b, chunk, idx(16)))));
+    } else {
+      from = a.add(src, a.add(arith::MulIOp::create(b, row, idx(width)),
+                              arith::MulIOp::create(b, col, idx(16))));
+    }
+    Value words = LLVM::LoadOp::create(b, v4, mmaE->smemAt(from),
+                                       /*align=*/16);
+    SmallVector<Value> out;
+    for (int64_t w = 0; w < 4; ++w) {
+      auto [lo, hi] =
+          to.convertFp8x4(LLVM::ExtractElementOp::create(b, words, i32c(w)));
+      out.push_back(lo);
+      out.push_back(hi);
+    }
+    Value at =
+        a.add(idx(dst), a.add(arith::MulIOp::create(b, row, idx(pitch * 2)),
+                              arith::MulIOp::create(b, col, idx(32))));
+    for (int64_t half = 0; half < 2; ++half) {
+      Value vec = LLVM::PoisonOp::create(b, v4);
+      for (int64_t w = 0; w < 4; ++w)
+        vec = LLVM::InsertElementOp::create(b, vec, out[4 * half + w], i32c(w));
+      LLVM::StoreOp::create(b, vec, mmaE->smemAt(a.add(at, idx(16 * half))),
+                            /*align=*/16);
+    }
+  }
+}
+
 /// A key tile's work in the loops other than the overlapped wgmma loop (the
 /// mma.sync kernels' ring and cp.async loops, the wgmma kernel with a tile
 /// test on the tile ring): S = Q K^T, its softmax and O += P V from the
@@ -3980,66 +4042,6 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   scores.intervals = intervals;
   scores.raggedQ = raggedQ;
 
-  // The block_k rows of `width` codes at byte `src` (row pitch `width`
-  // bytes) into the padded tile at byte `dst` (row pitch `pitch`
-  // elements): a thread takes 16 codes at a time, one 16-byte load and two
-  // 16-byte stores.
-  // With `swizzledSrc` the codes are TMA boxes of 128-byte rows: chunk c of
-  // row r of box c / 8 at (c mod 8 xor r mod 8) * 16.
-  auto convertFp8Rows = [&](MmaSyncEmitter &to, Value src, int64_t width,
-                            int64_t pitch, int64_t dst,
-                            bool swizzledSrc = false) {
-    const int64_t perRow = width / 16, chunks = bk * perRow,
-                  threads = config.getThreads();
-    Type v4 = VectorType::get({4}, i32);
-    for (int64_t first = 0; first < chunks; first += threads) {
-      OpBuilder::InsertionGuard guard(b);
-      Value chunk = a.add(tid, idx(first));
-      if (first + threads > chunks) {
-        Value in = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, chunk,
-                                         idx(chunks));
-        auto ifIn = scf::IfOp::create(b, in, /*withElseRegion=*/false);
-        b.setInsertionPointToStart(&ifIn.getThenRegion().front());
-      }
-      Value row = arith::DivUIOp::create(b, chunk, idx(perRow));
-      Value col = arith::RemUIOp::create(b, chunk, idx(perRow));
-      Value from;
-      if (swizzledSrc) {
-        Value c8 = arith::RemUIOp::create(b, col, idx(8));
-        Value box = arith::DivUIOp::create(b, col, idx(8));
-        Value chunk = arith::XOrIOp::create(
-            b, c8, arith::RemUIOp::create(b, row, idx(8)));
-        from = a.add(
-            src,
-            a.add(arith::MulIOp::create(b, box, idx(swizzled.keyBoxBytes)),
-                  a.add(arith::MulIOp::create(b, row, idx(kSwizzleRowBytes)),
-                        arith::MulIOp::create(b, chunk, idx(16)))));
-      } else {
-        from = a.add(src, a.add(arith::MulIOp::create(b, row, idx(width)),
-                                arith::MulIOp::create(b, col, idx(16))));
-      }
-      Value words = LLVM::LoadOp::create(b, v4, mmaE->smemAt(from),
-                                         /*align=*/16);
-      SmallVector<Value> out;
-      for (int64_t w = 0; w < 4; ++w) {
-        auto [lo, hi] =
-            to.convertFp8x4(LLVM::ExtractElementOp::create(b, words, i32c(w)));
-        out.push_back(lo);
-        out.push_back(hi);
-      }
-      Value to =
-          a.add(idx(dst), a.add(arith::MulIOp::create(b, row, idx(pitch * 2)),
-                                arith::MulIOp::create(b, col, idx(32))));
-      for (int64_t half = 0; half < 2; ++half) {
-        Value vec = LLVM::PoisonOp::create(b, v4);
-        for (int64_t w = 0; w < 4; ++w)
-          vec =
-              LLVM::InsertElementOp::create(b, vec, out[4 * half + w], i32c(w));
-        LLVM::StoreOp::create(b, vec, mmaE->smemAt(a.add(to, idx(16 * half))),
-                              /*align=*/16);
-      }
-    }
-  };
   // The tile's work of the loops other than the overlapped wgmma loop
   // (tileBody), from the Q fragments and lanes set here.
   mmaTile.qFrag = qFrag;
