@@ -209,19 +209,20 @@ private:
   /// The mma.sync kernels' key tile (tileBody; buildTile sets it): Q's
   /// fragments [m-tile][k-step] (loaded once, or read from shared memory in
   /// each tile with q_in_smem), the lane parts of the ldmatrix addresses
-  /// (setTileLanes), the warp's row group and key offset (key_warps), and
-  /// fp8 keys in registers: the stage of the tile's codes (set before each
-  /// body), whether Q K^T is an f16 MMA, and the emitter of Q K^T.
+  /// (setTileLanes), the warp's row group (key_warps; its keys' offset is
+  /// scores.keyOffset), and fp8 keys in registers: the stage of the tile's
+  /// codes (set before each body), whether Q K^T is an f16 MMA, and the emitter
+  /// of Q K^T.
   struct MmaSyncTile {
     SmallVector<SmallVector<SmallVector<Value, 4>>> qFrag;
-    Value qLane, kLane, vLane, mLow, mHigh, rIdx, rowWarp, keyOffset;
+    Value qLane, kLane, vLane, mLow, mHigh, rIdx, rowWarp;
     Value kRowBytes, vRowBytes;
     SmallVector<Value, 4> kChunk, vChunk;
     Value kCodes;
     bool kInRegisters = false, f16Scores = false;
     MmaSyncEmitter *mmaK = nullptr;
   } mmaTile;
-  void setTileLanes(Value lane, Value rowWarp, Value keyOffset);
+  void setTileLanes(Value lane, Value rowWarp);
   Value swizzledRow(Value laneRow);
   Value swizzledAt(Value laneRow, int64_t rows, int64_t chunk,
                    ArrayRef<Value> lanes);
@@ -2757,9 +2758,8 @@ KernelBuilder::softmaxTile(Value kt, const TileFlags &flags,
 /// ks reads chunk 2 (ks % 4) + mLow of box ks / 4, V's n-tiles j, j + 1
 /// chunk j % 8 + mHigh of box j / 8, each xor r (every row the lane supplies
 /// is r mod 8).
-void KernelBuilder::setTileLanes(Value lane, Value rowWarp, Value keyOffset) {
+void KernelBuilder::setTileLanes(Value lane, Value rowWarp) {
   mmaTile.rowWarp = rowWarp;
-  mmaTile.keyOffset = keyOffset;
   Value mIdx = arith::DivUIOp::create(b, lane, idx(8));
   Value rIdx = arith::RemUIOp::create(b, lane, idx(8));
   Value mLow = arith::RemUIOp::create(b, mIdx, idx(2));
@@ -2797,8 +2797,8 @@ void KernelBuilder::setTileLanes(Value lane, Value rowWarp, Value keyOffset) {
 
 /// The lane's row `laneRow` of a tile plus the key warp's first key.
 Value KernelBuilder::swizzledRow(Value laneRow) {
-  return mmaTile.keyOffset
-             ? a.add(laneRow, arith::MulIOp::create(b, mmaTile.keyOffset,
+  return scores.keyOffset
+             ? a.add(laneRow, arith::MulIOp::create(b, scores.keyOffset,
                                                     idx(kSwizzleRowBytes)))
              : laneRow;
 }
@@ -2973,9 +2973,9 @@ SmallVector<Value> KernelBuilder::tileBody(Value kt, Value stageBase,
                                 mmaTile.rIdx),
                           idx(layout.fp8KPitch)),
                       arith::MulIOp::create(b, mmaTile.mLow, idx(16))));
-      if (mmaTile.keyOffset)
+      if (scores.keyOffset)
         laneCodes =
-            a.add(laneCodes, arith::MulIOp::create(b, mmaTile.keyOffset,
+            a.add(laneCodes, arith::MulIOp::create(b, scores.keyOffset,
                                                    idx(layout.fp8KPitch)));
     }
     auto codesAt = [&](int64_t ks) -> Value {
@@ -3025,8 +3025,8 @@ SmallVector<Value> KernelBuilder::tileBody(Value kt, Value stageBase,
   } else {
     Value kLaneBytes =
         a.add(stageBase, arith::MulIOp::create(b, mmaTile.kLane, idx(2)));
-    if (mmaTile.keyOffset)
-      kLaneBytes = a.add(kLaneBytes, arith::MulIOp::create(b, mmaTile.keyOffset,
+    if (scores.keyOffset)
+      kLaneBytes = a.add(kLaneBytes, arith::MulIOp::create(b, scores.keyOffset,
                                                            idx(kPitch * 2)));
     kFragAt = [&, kLaneBytes](int64_t n, int64_t ks) {
       return a.add(kLaneBytes, idx((8 * n * kPitch + 16 * ks) * 2));
@@ -3072,8 +3072,8 @@ SmallVector<Value> KernelBuilder::tileBody(Value kt, Value stageBase,
     Value vLaneBytes = a.add(
         stageBase,
         a.add(idx(vOffset), arith::MulIOp::create(b, mmaTile.vLane, idx(2))));
-    if (mmaTile.keyOffset)
-      vLaneBytes = a.add(vLaneBytes, arith::MulIOp::create(b, mmaTile.keyOffset,
+    if (scores.keyOffset)
+      vLaneBytes = a.add(vLaneBytes, arith::MulIOp::create(b, scores.keyOffset,
                                                            idx(vPitch * 2)));
     vFragAt = [&, vLaneBytes](int64_t kk, int64_t j) {
       return a.add(vLaneBytes, idx((16 * kk * vPitch + 8 * j) * 2));
@@ -4026,7 +4026,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   consumer.wgKeyLo = wgKeyLo;
   consumer.wgKeyHi = wgKeyHi;
 
-  setTileLanes(lane, rowWarp, keyOffset);
+  setTileLanes(lane, rowWarp);
 
   scores.range = range;
   scores.positions = positions;
