@@ -550,17 +550,17 @@ public:
       // session runs 3, 4 and 7: 16K -2%, 8K -1.3%, 4K level).
       blockK = p.noMask ? 176 : 128;
       // Causal and prefix-LM masks and cu_seqlens documents too, their
-      // query tiles taken in pairs (FlashKernel.cpp, buildWork); not with the
-      // soft-cap's 192-key tiles, whose consumers then spill.
-      persistent = (p.noMask || (p.intervalMask && !p.cappedReference) ||
-                    p.documentRanges) &&
-                   !perSequence;
-      // A small soft-cap under a causal or prefix-LM mask: without a row
-      // maximum (KernelProblem::cappedReference) 192-key tiles fit the
-      // registers (2026-12-03, twentieth session run 2, S=8K: 501.2 vs
-      // 469.1 TFLOP/s on 160-key tiles with a row maximum, 477.0 without).
-      if (p.cappedReference && wideTiles && !p.noMask)
-        blockK = 192;
+      // query tiles taken in pairs (FlashKernel.cpp, buildWork), soft-capped
+      // or not. A small soft-cap (no row maximum: KernelProblem::
+      // cappedReference) ran on the block grid's 192-key tiles, which fit
+      // its registers there and spill on the persistent grid (twentieth
+      // session run 2, S=8K: 501.2 vs 469.1 TFLOP/s on 160-key tiles with a
+      // row maximum). Experiment (branch softcap-persistent, not measured
+      // yet): the persistent grid's pairs on 128-key tiles, which assemble
+      // without spills (ptxas -v) for every soft-capped D = 128 entry of
+      // bench/conformance.list.
+      persistent =
+          (p.noMask || p.intervalMask || p.documentRanges) && !perSequence;
     }
     // D = 256 without a mask: a persistent grid on 64-key tiles
     // (2026-12-03, nineteenth session run 2: S=4K 661.0 vs 620.5 TFLOP/s

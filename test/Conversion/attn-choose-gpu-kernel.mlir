@@ -117,11 +117,10 @@ func.func @d128_seq_ids(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x8x?x128xbf16>, 
 
 // -----
 
-// D = 128 soft-capped under a causal mask: at a cap whose softmax needs no
-// row maximum (bf16, 2 cap log2(e) <= 100) 192-key tiles fit the registers;
-// a wider cap (50) or f16 weights keep the causal 128.
+// D = 128 soft-capped under a causal mask: the causal configuration (the
+// persistent grid in pairs on 128-key tiles), at any cap.
 // CHECK-LABEL: func.func @d128_softcap(
-// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 192, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true, wide_stores = true>
 // CHECK-LABEL: func.func @d128_softcap_wide(
 // CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true, wide_stores = true>
 // CHECK-LABEL: func.func @d128_softcap_f16(
