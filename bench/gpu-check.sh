@@ -12,6 +12,7 @@
 # sixth session runs 5-6); NO_CONFORMANCE=1 none, NO_SANITIZER=1 skips
 # compute-sanitizer, NO_EXTRA=1 the custom-region, layout, soft-capped-extremes and fp8
 # scale-sign checks.
+# Exits 1 when any conformance run, sanitizer check or extra check failed.
 # Usage: bench/gpu-check.sh BUILD_GPU_DIR LOG_DIR
 set -uo pipefail
 DIR=${1:?build-gpu dir}
@@ -68,7 +69,7 @@ tr '\n' '\0' < "$jobs" | xargs -0 -P "${JOBS:-12}" -I{} bash -c 'run_job "$@"' _
 
 pass=0; fail=0
 : > "$LOGS/conformance.txt"
-for f in $(ls "$LOGS"/rc.* | sort -t. -k2 -n); do
+for f in $(ls "$LOGS"/rc.* 2>/dev/null | sort -t. -k2 -n); do
   n=${f##*.}
   read -r rc rest < "$f"
   err=$(grep -o "rel Frobenius error [0-9.e+-]*" "$LOGS/run.$n.log" | head -1)
@@ -173,5 +174,17 @@ if [ -n "${BENCH+x}" ]; then
     OUT="$LOGS" python3 "$(dirname "$0")/bench.py" "$DIR" $BENCH 2>&1 | tee "$LOGS/bench.log" | tail -40
   fi
 fi
-rm -f "$LOGS"/rc.* 
-tar czf "$LOGS/runs.tgz" -C "$LOGS" $(cd "$LOGS" && ls run.*.log) 2>/dev/null && rm -f "$LOGS"/run.*.log
+rm -f "$LOGS"/rc.*
+if ls "$LOGS"/run.*.log > /dev/null 2>&1; then
+  tar czf "$LOGS/runs.tgz" -C "$LOGS" $(cd "$LOGS" && ls run.*.log) && rm -f "$LOGS"/run.*.log
+fi
+
+# Exit status: 1 when a conformance run, a sanitizer check or an extra check
+# failed (bench.py's timings do not count), 0 otherwise.
+bad=$fail
+[ -f "$LOGS/sanitizer.txt" ] && bad=$((bad + $(grep -vc ' PASS$' "$LOGS/sanitizer.txt")))
+for x in custom layout softcap-extremes fp8-scale-signs; do
+  [ -f "$LOGS/$x.txt" ] && bad=$((bad + $(grep -c '^FAIL' "$LOGS/$x.txt")))
+done
+echo "gpu-check: $bad failed"
+[ "$bad" = 0 ]

