@@ -575,6 +575,33 @@ public:
     } else if (width == 512 && wideTiles) {
       blockK = 80;
     }
+    // D = 192: 112-key tiles, on the persistent grid without a mask and on
+    // the block grid under causal and prefix-LM masks (2026-12-06,
+    // thirty-ninth session run 6, H100, against the block grid's 64-key
+    // tiles: none 1K 563.4 vs 465.8 TFLOP/s, 4K 636.8 vs 562.8, 16K 690.4
+    // vs 618.1; causal 4K 563.0 vs 530.9, 16K 654.8 vs 592.3, 1K 333.1 vs
+    // 345.9; cuDNN none 545.6, 622.6, 642.9, causal 533.1, 556.9, 427.9).
+    // The causal pairs on the persistent grid were level in run 5 (560.7
+    // and 643.4 at 4K and 16K) and spill 8 bytes. Two stages of K and V
+    // and Q fill 220 KiB.
+    if (width == 384 && wideTiles) {
+      blockK = 112;
+      persistent = p.noMask;
+    }
+    // D = 96 without a mask or under a plain causal mask: three consumer
+    // warpgroups on 96-key tiles, as D = 64 takes three, and up to 1K
+    // without a mask or 2K under the causal mask two (shortSequenceKernel)
+    // (2026-12-06, thirty-ninth session run 6, H100, against two on 176-
+    // and 128-key tiles: none 2K 519.1 vs 491.9 TFLOP/s, 4K 542.4 vs
+    // 512.2, 16K 558.3 vs 527.5; causal 4K 458.7 vs 449.4, 16K 552.6 vs
+    // 490.7; cuDNN 437.1, 445.6, 468.9; 401.2, 430.0). In pairs on the
+    // persistent grid (64-key tiles; on 96 they spill) they were slower.
+    if (p.headDim == 96 && p.valueHeadDim == 96 && !perSequence &&
+        (p.noMask || p.plainCausal)) {
+      warps = 12;
+      blockK = 96;
+      persistent = p.noMask;
+    }
     // Pages: the widest key tile up to the chosen one whose boxes fit them
     // (pages of 32 rows take 160-key tiles instead of 176, and 64-key ones
     // instead of 80).
@@ -635,9 +662,15 @@ public:
                       GpuKernelAttr config) const override {
     if (!config.getWgmma() || p.ragged || p.kvLens || p.decode)
       return std::nullopt;
+    // D = 96: two warpgroups on the key tiles of D = 128's configuration
+    // (176 keys without a mask, 128 under a causal mask); on the three
+    // warpgroups' 96-key tiles they were slower (2026-12-06, thirty-ninth
+    // session run 6, H100: none 1K 424.7 vs 458.0 TFLOP/s, causal 1K 280.3
+    // vs 350.2, 2K 397.4 vs 406.4).
     if (config.getWarps() == 12 && (p.noMask || p.plainCausal))
       return ShortSequenceKernel{
-          make(p, config.getBlockK(), /*warps=*/8, /*mTiles=*/1,
+          make(p, p.headDim == 96 ? (p.noMask ? 176 : 128) : config.getBlockK(),
+               /*warps=*/8, /*mTiles=*/1,
                /*qInSmem=*/true, /*gqaPack=*/1, /*splitKv=*/false,
                /*keyWarps=*/1, /*wgmma=*/true, /*persistent=*/true),
           p.noMask ? 1024 : 2048};

@@ -171,6 +171,42 @@ func.func @d256_causal(%q: tensor<?x4x?x256xbf16>, %k: tensor<?x4x?x256xbf16>, %
 
 // -----
 
+// D = 96 without a mask or under a plain causal mask: three consumer
+// warpgroups on 96-key tiles (persistent without a mask); a prefix-LM mask
+// keeps D = 128's causal configuration.
+// CHECK-LABEL: func.func @d96(
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 192, block_k = 96, warps = 12, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true, wide_stores = true, lazy_rescale = true>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 192, block_k = 96, warps = 12, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, lazy_rescale = true>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true, wide_stores = true, lazy_rescale = true>
+func.func @d96(%q: tensor<?x4x?x96xbf16>, %k: tensor<?x4x?x96xbf16>, %v: tensor<?x4x?x96xbf16>) -> (tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16>) {
+  %n = attn.attention %q, %k, %v : tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16> -> tensor<?x4x?x96xbf16>
+  %c = attn.attention %q, %k, %v mask(#attn.causal) : tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16> -> tensor<?x4x?x96xbf16>
+  %p = attn.attention %q, %k, %v mask(#attn.prefix_lm<prefix = 40, top_left>) : tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16> -> tensor<?x4x?x96xbf16>
+  return %n, %c, %p : tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16>
+}
+
+// -----
+
+// D = 192: 112-key tiles, persistent without a mask, on the block grid under
+// causal and prefix-LM masks; with ALiBi (a per-score bias) or a window,
+// 64-key tiles.
+// CHECK-LABEL: func.func @d192(
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 112, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true, wide_stores = true, lazy_rescale = true>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 112, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, lazy_rescale = true>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 112, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, lazy_rescale = true>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 64, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, lazy_rescale = true>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 64, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, lazy_rescale = true>
+func.func @d192(%q: tensor<?x4x?x192xbf16>, %k: tensor<?x4x?x192xbf16>, %v: tensor<?x4x?x192xbf16>) -> (tensor<?x4x?x192xbf16>, tensor<?x4x?x192xbf16>, tensor<?x4x?x192xbf16>, tensor<?x4x?x192xbf16>, tensor<?x4x?x192xbf16>) {
+  %n = attn.attention %q, %k, %v : tensor<?x4x?x192xbf16>, tensor<?x4x?x192xbf16>, tensor<?x4x?x192xbf16> -> tensor<?x4x?x192xbf16>
+  %c = attn.attention %q, %k, %v mask(#attn.causal) : tensor<?x4x?x192xbf16>, tensor<?x4x?x192xbf16>, tensor<?x4x?x192xbf16> -> tensor<?x4x?x192xbf16>
+  %p = attn.attention %q, %k, %v mask(#attn.prefix_lm<prefix = 40, top_left>) : tensor<?x4x?x192xbf16>, tensor<?x4x?x192xbf16>, tensor<?x4x?x192xbf16> -> tensor<?x4x?x192xbf16>
+  %a = attn.attention %q, %k, %v mask(#attn.causal) alibi = [0.5, 0.25, 0.125, 0.0625] : tensor<?x4x?x192xbf16>, tensor<?x4x?x192xbf16>, tensor<?x4x?x192xbf16> -> tensor<?x4x?x192xbf16>
+  %w = attn.attention %q, %k, %v mask(#attn.sliding_window<left = 100, right = 0>) : tensor<?x4x?x192xbf16>, tensor<?x4x?x192xbf16>, tensor<?x4x?x192xbf16> -> tensor<?x4x?x192xbf16>
+  return %n, %c, %p, %a, %w : tensor<?x4x?x192xbf16>, tensor<?x4x?x192xbf16>, tensor<?x4x?x192xbf16>, tensor<?x4x?x192xbf16>, tensor<?x4x?x192xbf16>
+}
+
+// -----
+
 // attn.decode: the 4 query heads of a KV head packed into 16 rows (a tile
 // holds 16 / 4 = 4 query positions), 4 warps sharing them and splitting each
 // key tile, the key range split over blocks at run time. sm_90a at D = 128:
