@@ -113,7 +113,7 @@ for name, extra in [("softcap_causal_d128", dict(mask="causal", softcap=30)),
 for d in [32, 80, 96, 192, 256]:
     base = dict(hq=4, hkv=1, d=d, dtype="bf16", mask="causal")
     runs = [spec(b=b, sq=sq, sk=sk, **base) for b, sq, sk in sizes[:3]]
-    if d in (32, 96):  # two kernels, as at D = 64
+    if d in (32, 96, 192):  # two kernels, as at D = 64
         runs += [spec(b=1, sq=2048, sk=2048, **base), spec(b=1, sq=2100, sk=2001, **base)]
     lines.append(f"causal_d{d}_bf16 | {spec(b=1, sq=128, sk=128, **base)} | {'; '.join(runs)}")
 # Head dims 96 and 192 without a mask (on the persistent grid, with its

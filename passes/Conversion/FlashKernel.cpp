@@ -669,8 +669,8 @@ std::pair<scf::IfOp, scf::IfOp> KernelBuilder::splitRoles() {
   WgmmaRegisters regs = wgmmaRegisters(
       config, swizzled.bytes, tiled.testsTilesAtRunTime(),
       static_cast<bool>(step.getCuSeqlensQ()), problem.documentRanges,
-      boxIssuers() > 1 && pagesAheadOneTile() ? boxSlots() : 0,
-      convertsCodes());
+      boxIssuers() > 1 && pagesAheadOneTile() ? boxSlots() : 0, convertsCodes(),
+      /*producerPairsWideRows=*/problem.intervalMask && problem.headDim == 192);
   Value consumer = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, tid,
                                          idx(32 * config.getWarps()));
   auto ifConsumer = scf::IfOp::create(b, consumer, /*withElseRegion=*/true);

@@ -674,6 +674,21 @@ public:
                /*qInSmem=*/true, /*gqaPack=*/1, /*splitKv=*/false,
                /*keyWarps=*/1, /*wgmma=*/true, /*persistent=*/true),
           p.noMask ? 1024 : 2048};
+    // D = 192 under a plain causal mask: the persistent grid in pairs on
+    // 80-key tiles (4-byte O stores; its producer keeps 48 registers,
+    // Wgmma.cpp) up to 2K, beside the main kernel's block grid on 112-key
+    // tiles (2026-12-06, thirty-ninth session run 8, H100: 1K 375.8 vs
+    // 335.0 TFLOP/s, 2K 487.7 vs 476.0, 4K 552.7 vs 571.5; cuDNN 430.5,
+    // 492.7, 529.4; on 64-key tiles 382.2, 475.0, 525.4).
+    if (p.headDim == 192 && p.valueHeadDim == 192 && p.plainCausal &&
+        config.getWarps() == 8 && config.getBlockK() == 112 &&
+        !config.getPersistent())
+      return ShortSequenceKernel{
+          narrowStores(make(p, /*blockK=*/80, /*warps=*/8, /*mTiles=*/1,
+                            /*qInSmem=*/true, /*gqaPack=*/1, /*splitKv=*/false,
+                            /*keyWarps=*/1, /*wgmma=*/true,
+                            /*persistent=*/true)),
+          2048};
     // D = 128 without a mask: the main kernel's 176-key tiles are the
     // fastest from S = 4K, 128-key tiles (with 16-byte O stores) at 1K
     // (twenty-fifth session run 9, outputs preallocated: 536.0 vs 524.5

@@ -76,12 +76,11 @@ SwizzledSmemLayout SwizzledSmemLayout::get(int64_t headDim,
   return l;
 }
 
-WgmmaRegisters attnc::wgmmaRegisters(attn::GpuKernelAttr config,
-                                     int64_t sharedMemoryBytes,
-                                     bool producerTestsTiles, bool ragged,
-                                     bool producerScansDocuments,
-                                     int64_t producerBoxSlots,
-                                     bool producerConverts) {
+WgmmaRegisters
+attnc::wgmmaRegisters(attn::GpuKernelAttr config, int64_t sharedMemoryBytes,
+                      bool producerTestsTiles, bool ragged,
+                      bool producerScansDocuments, int64_t producerBoxSlots,
+                      bool producerConverts, bool producerPairsWideRows) {
   WgmmaRegisters r;
   int64_t groups = config.getWarps() / 4;
   // sm_90: 227 KiB of shared memory per block, 228 KiB per multiprocessor.
@@ -118,6 +117,12 @@ WgmmaRegisters attnc::wgmmaRegisters(attn::GpuKernelAttr config,
   // (bench/RESULTS.md, thirty-fifth session runs 1-2).
   if (producerConverts)
     r.producer = std::max<int64_t>(r.producer, 72);
+  // A persistent producer handing out query tiles in pairs over rows of
+  // three 64-column boxes (D = 192 under a causal mask) spilled 8 bytes
+  // with 40 (ptxas -v, 64- to 112-key tiles); with 48 neither role spills
+  // on 64- and 80-key tiles (224 for the consumers).
+  if (config.getPersistent() && producerPairsWideRows)
+    r.producer = std::max<int64_t>(r.producer, 48);
   // Within the pool the block starts with (RegisterSplit.h): with two
   // consumer warpgroups 168 x 384 = 64512 registers, so 232 beside a
   // producer of 40 (a producer of 48 beside 232 hung the H200: fifteenth

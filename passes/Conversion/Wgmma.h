@@ -87,7 +87,8 @@ struct SwizzledSmemLayout {
 /// a split beyond them hangs the block in setmaxnreg.inc); a persistent
 /// producer, or one that tests key tiles at run time, keeps 40, and one
 /// that tests them for a sequence of a ragged batch under one consumer
-/// warpgroup 56.
+/// warpgroup 56 (and more for the cases in Wgmma.cpp: documents, paged
+/// boxes, fp8 conversions, pairs of query tiles at D = 192).
 struct WgmmaRegisters {
   int64_t blocksPerMultiprocessor = 1, producer = 24, consumer = 240;
 };
@@ -95,7 +96,8 @@ WgmmaRegisters
 wgmmaRegisters(attn::GpuKernelAttr config, int64_t sharedMemoryBytes,
                bool producerTestsTiles = false, bool ragged = false,
                bool producerScansDocuments = false,
-               int64_t producerBoxSlots = 0, bool producerConverts = false);
+               int64_t producerBoxSlots = 0, bool producerConverts = false,
+               bool producerPairsWideRows = false);
 
 /// Emits the warpgroup MMAs of one warpgroup (bf16/f16 in, f32 accumulate).
 /// `smem` is the base of the dynamic shared memory (1024-byte aligned).
