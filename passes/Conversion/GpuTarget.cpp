@@ -584,7 +584,8 @@ public:
     // The causal pairs on the persistent grid were level in run 5 (560.7
     // and 643.4 at 4K and 16K) and spill 8 bytes. Two stages of K and V
     // and Q fill 220 KiB.
-    if (width == 384 && wideTiles) {
+    // Paged caches keep 64-key tiles (not measured on 112).
+    if (width == 384 && wideTiles && !p.pageSize) {
       blockK = 112;
       persistent = p.noMask;
     }
@@ -596,8 +597,9 @@ public:
     // 512.2, 16K 558.3 vs 527.5; causal 4K 458.7 vs 449.4, 16K 552.6 vs
     // 490.7; cuDNN 437.1, 445.6, 468.9; 401.2, 430.0). In pairs on the
     // persistent grid (64-key tiles; on 96 they spill) they were slower.
+    // Paged caches keep D = 128's configurations (not measured on three).
     if (p.headDim == 96 && p.valueHeadDim == 96 && !perSequence &&
-        (p.noMask || p.plainCausal)) {
+        !p.pageSize && (p.noMask || p.plainCausal)) {
       warps = 12;
       blockK = 96;
       persistent = p.noMask;
