@@ -117,21 +117,19 @@ for d in [32, 80, 96, 192, 256]:
         runs += [spec(b=1, sq=2048, sk=2048, **base), spec(b=1, sq=2100, sk=2001, **base)]
     lines.append(f"causal_d{d}_bf16 | {spec(b=1, sq=128, sk=128, **base)} | {'; '.join(runs)}")
 # Head dims 96 and 192 without a mask (on the persistent grid, with its
-# tail split), under a prefix-LM mask and a window, GQA 2, more work
-# items than an H200 holds blocks in their last runs.
+# tail split), under a prefix-LM mask and a window, GQA 2, and f16 under a
+# causal mask, GQA 4 (both of D = 96's kernels); more work items than an
+# H200 holds blocks in their last runs.
 for d in [96, 192]:
-    for mname, m in [("none", "none"), ("prefix", "prefix:77"), ("window", "window:100,0")]:
-        base = dict(hq=4, hkv=2, d=d, dtype="bf16", mask=m)
+    for mname, m, dtype, hq in [("none", "none", "bf16", 4), ("prefix", "prefix:77", "bf16", 4),
+                                ("window", "window:100,0", "bf16", 4),
+                                ("causal", "causal", "f16", 8)]:
+        base = dict(hq=hq, hkv=2, d=d, dtype=dtype, mask=m)
         runs = [spec(b=b, sq=sq, sk=sk, **base) for b, sq, sk in sizes]
         runs.append(spec(b=3, sq=2100, sk=2001, **base))
         if mname == "none":
             runs.append(spec(b=3, sq=2100, sk=2001, **base) + " @splits=2")
-        lines.append(f"{mname}_d{d}_bf16_gqa2 | {spec(b=1, sq=128, sk=128, **base)} | {'; '.join(runs)}")
-    # f16 under a causal mask, GQA 4, on both of D = 96's kernels.
-    base = dict(hq=8, hkv=2, d=d, dtype="f16", mask="causal")
-    runs = [spec(b=b, sq=sq, sk=sk, **base) for b, sq, sk in sizes]
-    runs.append(spec(b=3, sq=2100, sk=2001, **base))
-    lines.append(f"causal_d{d}_f16_gqa4 | {spec(b=1, sq=128, sk=128, **base)} | {'; '.join(runs)}")
+        lines.append(f"{mname}_d{d}_{dtype}_gqa{hq // 2} | {spec(b=1, sq=128, sk=128, **base)} | {'; '.join(runs)}")
 # D = 256 without a mask (80-key tiles on sm_90a).
 base = dict(hq=4, hkv=1, d=256, dtype="bf16", mask="none")
 runs = [spec(b=b, sq=sq, sk=sk, **base) for b, sq, sk in sizes[:3] + sizes[4:]]

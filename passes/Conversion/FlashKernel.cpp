@@ -2767,18 +2767,16 @@ void KernelBuilder::setTileLanes(Value lane, Value rowWarp) {
   mmaTile.rIdx = rIdx;
   mmaTile.mLow = mLow;
   mmaTile.mHigh = mHigh;
-  mmaTile.kLane = a.add(
-      arith::MulIOp::create(
-          b, a.add(arith::MulIOp::create(b, mHigh, idx(8)), rIdx), idx(kPitch)),
-      arith::MulIOp::create(b, mLow, idx(8)));
-  mmaTile.qLane = a.add(
-      arith::MulIOp::create(
-          b, a.add(arith::MulIOp::create(b, mLow, idx(8)), rIdx), idx(qPitch)),
-      arith::MulIOp::create(b, mHigh, idx(8)));
-  mmaTile.vLane = a.add(
-      arith::MulIOp::create(
-          b, a.add(arith::MulIOp::create(b, mLow, idx(8)), rIdx), idx(vPitch)),
-      arith::MulIOp::create(b, mHigh, idx(8)));
+  // Row 8 rowM + r of a padded tile of `pitch` elements, column 8 colM.
+  auto laneAt = [&](Value rowM, Value colM, int64_t pitch) {
+    return a.add(
+        arith::MulIOp::create(
+            b, a.add(arith::MulIOp::create(b, rowM, idx(8)), rIdx), idx(pitch)),
+        arith::MulIOp::create(b, colM, idx(8)));
+  };
+  mmaTile.kLane = laneAt(mHigh, mLow, kPitch);
+  mmaTile.qLane = laneAt(mLow, mHigh, qPitch);
+  mmaTile.vLane = laneAt(mLow, mHigh, vPitch);
   if (!config.getTmaLoads())
     return;
   auto rowBytes = [&](Value m8) {
