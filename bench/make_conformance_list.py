@@ -113,18 +113,21 @@ for name, extra in [("softcap_causal_d128", dict(mask="causal", softcap=30)),
 for d in [32, 80, 96, 192, 256]:
     base = dict(hq=4, hkv=1, d=d, dtype="bf16", mask="causal")
     runs = [spec(b=b, sq=sq, sk=sk, **base) for b, sq, sk in sizes[:3]]
-    if d in (32, 96, 192):  # two kernels, as at D = 64
+    if d in (32, 80, 96, 192):  # two kernels, as at D = 64
         runs += [spec(b=1, sq=2048, sk=2048, **base), spec(b=1, sq=2100, sk=2001, **base)]
     lines.append(f"causal_d{d}_bf16 | {spec(b=1, sq=128, sk=128, **base)} | {'; '.join(runs)}")
-# Head dims 96 and 192 without a mask (on the persistent grid, with its
-# tail split), under a prefix-LM mask and a window, GQA 2, and f16 under a
-# causal mask, GQA 4 (both of D = 96's kernels); more work items than an
-# H200 holds blocks in their last runs.
-for d in [96, 192]:
-    for mname, m, dtype, hq in [("none", "none", "bf16", 4), ("prefix", "prefix:77", "bf16", 4),
-                                ("window", "window:100,0", "bf16", 4),
-                                ("causal", "causal", "f16", 8)]:
-        base = dict(hq=hq, hkv=2, d=d, dtype=dtype, mask=m)
+# Head dims 80, 96 and 192 without a mask (on the persistent grid, with its
+# tail split), under a prefix-LM mask, a window and a soft-capped causal
+# mask, GQA 2, and f16 under a causal mask, GQA 4 (both of D = 80's and
+# 96's kernels); more work items than an H200 holds blocks in their last
+# runs.
+for d in [80, 96, 192]:
+    for mname, m, dtype, hq, cap in [("none", "none", "bf16", 4, None),
+                                     ("prefix", "prefix:77", "bf16", 4, None),
+                                     ("window", "window:100,0", "bf16", 4, None),
+                                     ("softcap", "causal", "bf16", 4, 30),
+                                     ("causal", "causal", "f16", 8, None)]:
+        base = dict(hq=hq, hkv=2, d=d, dtype=dtype, mask=m, softcap=cap)
         runs = [spec(b=b, sq=sq, sk=sk, **base) for b, sq, sk in sizes]
         runs.append(spec(b=3, sq=2100, sk=2001, **base))
         if mname == "none":

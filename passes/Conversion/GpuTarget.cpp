@@ -597,9 +597,19 @@ public:
     // 512.2, 16K 558.3 vs 527.5; causal 4K 458.7 vs 449.4, 16K 552.6 vs
     // 490.7; cuDNN 437.1, 445.6, 468.9; 401.2, 430.0). In pairs on the
     // persistent grid (64-key tiles; on 96 they spill) they were slower.
+    // Soft-capped causal and prefix-LM masks take them too, on the block
+    // grid (2026-12-06, fortieth session run 1, H100, S=8K against the
+    // persistent pairs on 128-key tiles: soft-capped causal 453.5 vs 423.0
+    // TFLOP/s, prefix-LM 530.6 vs 476.4; in pairs on 64-key tiles 455.1
+    // and 476.6). D = 80 takes D = 96's (same run: none 4K 487.7 vs
+    // 443.3, 16K 520.8 vs 478.5 on the persistent grid; causal 4K 408.0
+    // vs 399.5, 16K 475.1 vs 431.9 on the block grid; cuDNN 400.6, 398.2,
+    // 342.2, 374.9).
     // Paged caches keep D = 128's configurations (not measured on three).
-    if (p.headDim == 96 && p.valueHeadDim == 96 && !perSequence &&
-        !p.pageSize && (p.noMask || p.plainCausal)) {
+    bool d80or96 =
+        (p.headDim == 80 || p.headDim == 96) && p.valueHeadDim == p.headDim;
+    if (d80or96 && !perSequence && !p.pageSize &&
+        (p.noMask || p.intervalMask)) {
       warps = 12;
       blockK = 96;
       persistent = p.noMask;
@@ -669,9 +679,14 @@ public:
     // warpgroups' 96-key tiles they were slower (2026-12-06, thirty-ninth
     // session run 6, H100: none 1K 424.7 vs 458.0 TFLOP/s, causal 1K 280.3
     // vs 350.2, 2K 397.4 vs 406.4).
-    if (config.getWarps() == 12 && (p.noMask || p.plainCausal))
+    // D = 80 takes D = 96's; at both, soft-capped causal and prefix-LM masks
+    // keep those pairs on 128-key tiles up to 2K, as they ran before they
+    // took three warpgroups (not measured on three up to 2K).
+    bool wider = p.headDim > 64;
+    if (config.getWarps() == 12 &&
+        (p.noMask || p.plainCausal || (wider && p.intervalMask)))
       return ShortSequenceKernel{
-          make(p, p.headDim == 96 ? (p.noMask ? 176 : 128) : config.getBlockK(),
+          make(p, wider ? (p.noMask ? 176 : 128) : config.getBlockK(),
                /*warps=*/8, /*mTiles=*/1,
                /*qInSmem=*/true, /*gqaPack=*/1, /*splitKv=*/false,
                /*keyWarps=*/1, /*wgmma=*/true, /*persistent=*/true),

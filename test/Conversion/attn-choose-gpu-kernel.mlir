@@ -171,18 +171,40 @@ func.func @d256_causal(%q: tensor<?x4x?x256xbf16>, %k: tensor<?x4x?x256xbf16>, %
 
 // -----
 
-// D = 96 without a mask or under a plain causal mask: three consumer
-// warpgroups on 96-key tiles (persistent without a mask); a prefix-LM mask
-// keeps D = 128's causal configuration.
+// D = 80 and 96 without a mask and under causal, prefix-LM and soft-capped
+// causal masks: three consumer warpgroups on 96-key tiles (persistent
+// without a mask, the block grid under the masks); a window keeps D = 128's
+// one warpgroup on 64-key tiles.
 // CHECK-LABEL: func.func @d96(
 // CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 192, block_k = 96, warps = 12, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true, wide_stores = true, lazy_rescale = true>
 // CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 192, block_k = 96, warps = 12, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, lazy_rescale = true>
-// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true, wide_stores = true, lazy_rescale = true>
-func.func @d96(%q: tensor<?x4x?x96xbf16>, %k: tensor<?x4x?x96xbf16>, %v: tensor<?x4x?x96xbf16>) -> (tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16>) {
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 192, block_k = 96, warps = 12, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, lazy_rescale = true>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 192, block_k = 96, warps = 12, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, lazy_rescale = true>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, lazy_rescale = true>
+func.func @d96(%q: tensor<?x4x?x96xbf16>, %k: tensor<?x4x?x96xbf16>, %v: tensor<?x4x?x96xbf16>) -> (tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16>) {
   %n = attn.attention %q, %k, %v : tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16> -> tensor<?x4x?x96xbf16>
   %c = attn.attention %q, %k, %v mask(#attn.causal) : tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16> -> tensor<?x4x?x96xbf16>
   %p = attn.attention %q, %k, %v mask(#attn.prefix_lm<prefix = 40, top_left>) : tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16> -> tensor<?x4x?x96xbf16>
-  return %n, %c, %p : tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16>
+  %s = attn.attention %q, %k, %v mask(#attn.causal) softcap = 3.000000e+01 : tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16> -> tensor<?x4x?x96xbf16>
+  %w = attn.attention %q, %k, %v mask(#attn.sliding_window<left = 100, right = 0>) : tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16> -> tensor<?x4x?x96xbf16>
+  return %n, %c, %p, %s, %w : tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @d80(
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 192, block_k = 96, warps = 12, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true, wide_stores = true, lazy_rescale = true>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 192, block_k = 96, warps = 12, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, lazy_rescale = true>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 192, block_k = 96, warps = 12, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, lazy_rescale = true>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 192, block_k = 96, warps = 12, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, lazy_rescale = true>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, lazy_rescale = true>
+func.func @d80(%q: tensor<?x4x?x80xbf16>, %k: tensor<?x4x?x80xbf16>, %v: tensor<?x4x?x80xbf16>) -> (tensor<?x4x?x80xbf16>, tensor<?x4x?x80xbf16>, tensor<?x4x?x80xbf16>, tensor<?x4x?x80xbf16>, tensor<?x4x?x80xbf16>) {
+  %n = attn.attention %q, %k, %v : tensor<?x4x?x80xbf16>, tensor<?x4x?x80xbf16>, tensor<?x4x?x80xbf16> -> tensor<?x4x?x80xbf16>
+  %c = attn.attention %q, %k, %v mask(#attn.causal) : tensor<?x4x?x80xbf16>, tensor<?x4x?x80xbf16>, tensor<?x4x?x80xbf16> -> tensor<?x4x?x80xbf16>
+  %p = attn.attention %q, %k, %v mask(#attn.prefix_lm<prefix = 40, top_left>) : tensor<?x4x?x80xbf16>, tensor<?x4x?x80xbf16>, tensor<?x4x?x80xbf16> -> tensor<?x4x?x80xbf16>
+  %s = attn.attention %q, %k, %v mask(#attn.causal) softcap = 3.000000e+01 : tensor<?x4x?x80xbf16>, tensor<?x4x?x80xbf16>, tensor<?x4x?x80xbf16> -> tensor<?x4x?x80xbf16>
+  %w = attn.attention %q, %k, %v mask(#attn.sliding_window<left = 100, right = 0>) : tensor<?x4x?x80xbf16>, tensor<?x4x?x80xbf16>, tensor<?x4x?x80xbf16> -> tensor<?x4x?x80xbf16>
+  return %n, %c, %p, %s, %w : tensor<?x4x?x80xbf16>, tensor<?x4x?x80xbf16>, tensor<?x4x?x80xbf16>, tensor<?x4x?x80xbf16>, tensor<?x4x?x80xbf16>
 }
 
 // -----
