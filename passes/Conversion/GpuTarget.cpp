@@ -515,16 +515,18 @@ public:
     // No mask, or causal / prefix-LM boundary tiles comparing i32 columns
     // (not for ragged batches): the wider key tiles below fit them.
     bool wideTiles = p.noMask || (p.intervalMask && !perSequence);
-    if (width <= 128) {
-      warps = 12;
-      blockK = 128;
-    } else if (width <= 256 && p.windowKeys >= 1024 && !perSequence) {
+    if (width <= 256 && p.windowKeys >= 1024 && !perSequence) {
       // A wide window: every query tile sees about as many key tiles, as
       // without a mask (2026-12-01, window 1024 at S=8K: 389.5 TFLOP/s
       // vs 364.4 for one warpgroup on 64-key tiles, 353.3 for two not
       // persistent); narrower ones keep the one-warpgroup kernel below.
+      // D <= 64 too, rather than three warpgroups on the block grid
+      // (2026-12-06, fortieth session run 3, H100, S=8K: 327.0 vs 310.9).
       blockK = 128;
       persistent = true;
+    } else if (width <= 128) {
+      warps = 12;
+      blockK = 128;
     } else if (width <= 256 && p.windowKeys > 0) {
       warps = 4;
     } else if (width <= 256 && p.tileTested) {
