@@ -76,7 +76,8 @@ for d, dtype in [(128, "bf16"), (128, "f16"), (64, "bf16")]:
     lines.append(f"widewindow_d{d}_{dtype}_gqa4 | {spec(b=1, sq=128, sk=128, **base)} | {'; '.join(runs)}")
 # Documents: lengths change per run.
 for d, dtype, causal in [(64, "bf16", ""), (128, "f16", ":causal"), (64, "f16", ":causal"),
-                         (128, "bf16", ""), (96, "bf16", ":causal")]:
+                         (128, "bf16", ""), (96, "bf16", ":causal"), (80, "bf16", ""),
+                         (192, "bf16", ":causal")]:
     m = f"document:100,28{causal}"
     base = dict(hq=4, hkv=2, d=d, dtype=dtype)
     runs = [spec(b=2, mask=f"document:1,500,37,462{causal}", **base),

@@ -586,8 +586,11 @@ public:
     // The causal pairs on the persistent grid were level in run 5 (560.7
     // and 643.4 at 4K and 16K) and spill 8 bytes. Two stages of K and V
     // and Q fill 220 KiB.
-    // Paged caches keep 64-key tiles (not measured on 112).
-    if (width == 384 && wideTiles && !p.pageSize) {
+    // Paged caches keep 64-key tiles (not measured on 112). cu_seqlens
+    // documents take them too (fortieth session run 5, H100, S=8K: 480.3
+    // vs 464.5 TFLOP/s on 64-key tiles, 471.6 on 80).
+    if (width == 384 && (wideTiles || (p.documentRanges && !perSequence)) &&
+        !p.pageSize) {
       blockK = 112;
       persistent = p.noMask;
     }
@@ -607,11 +610,14 @@ public:
     // 443.3, 16K 520.8 vs 478.5 on the persistent grid; causal 4K 408.0
     // vs 399.5, 16K 475.1 vs 431.9 on the block grid; cuDNN 400.6, 398.2,
     // 342.2, 374.9).
+    // cu_seqlens documents too (fortieth session run 5, H100, S=8K against
+    // the persistent pairs on 128-key tiles: D = 96 392.8 vs 352.1 TFLOP/s,
+    // D = 80 341.7 vs 307.0).
     // Paged caches keep D = 128's configurations (not measured on three).
     bool d80or96 =
         (p.headDim == 80 || p.headDim == 96) && p.valueHeadDim == p.headDim;
     if (d80or96 && !perSequence && !p.pageSize &&
-        (p.noMask || p.intervalMask)) {
+        (p.noMask || p.intervalMask || p.documentRanges)) {
       warps = 12;
       blockK = 96;
       persistent = p.noMask;
@@ -682,11 +688,13 @@ public:
     // session run 6, H100: none 1K 424.7 vs 458.0 TFLOP/s, causal 1K 280.3
     // vs 350.2, 2K 397.4 vs 406.4).
     // D = 80 takes D = 96's; at both, soft-capped causal and prefix-LM masks
-    // keep those pairs on 128-key tiles up to 2K, as they ran before they
-    // took three warpgroups (not measured on three up to 2K).
+    // and cu_seqlens documents keep those pairs on 128-key tiles up to 2K,
+    // as they ran before they took three warpgroups (not measured on three
+    // up to 2K).
     bool wider = p.headDim > 64;
     if (config.getWarps() == 12 &&
-        (p.noMask || p.plainCausal || (wider && p.intervalMask)))
+        (p.noMask || p.plainCausal ||
+         (wider && (p.intervalMask || p.documentRanges))))
       return ShortSequenceKernel{
           make(p, wider ? (p.noMask ? 176 : 128) : config.getBlockK(),
                /*warps=*/8, /*mTiles=*/1,

@@ -215,6 +215,41 @@ func.func @d80(%q: tensor<?x4x?x80xbf16>, %k: tensor<?x4x?x80xbf16>, %v: tensor<
 
 // -----
 
+// cu_seqlens documents, causal or not: at D = 80 and 96 three consumer
+// warpgroups on 96-key tiles (the block grid), at D = 192 112-key tiles.
+// CHECK-LABEL: func.func @d96_documents(
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 192, block_k = 96, warps = 12, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, lazy_rescale = true>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 192, block_k = 96, warps = 12, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, lazy_rescale = true>
+func.func @d96_documents(%q: tensor<?x4x?x96xbf16>, %k: tensor<?x4x?x96xbf16>, %cu: tensor<?xi32>) -> (tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16>) {
+  %c = attn.attention %q, %k, %k cu_seqlens(%cu : tensor<?xi32>) mask(#attn.document<cu_seqlens, causal>) : tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16> -> tensor<?x4x?x96xbf16>
+  %n = attn.attention %q, %k, %k cu_seqlens(%cu : tensor<?xi32>) mask(#attn.document<cu_seqlens>) : tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16> -> tensor<?x4x?x96xbf16>
+  return %c, %n : tensor<?x4x?x96xbf16>, tensor<?x4x?x96xbf16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @d80_documents(
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 192, block_k = 96, warps = 12, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, lazy_rescale = true>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 192, block_k = 96, warps = 12, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, lazy_rescale = true>
+func.func @d80_documents(%q: tensor<?x4x?x80xbf16>, %k: tensor<?x4x?x80xbf16>, %cu: tensor<?xi32>) -> (tensor<?x4x?x80xbf16>, tensor<?x4x?x80xbf16>) {
+  %c = attn.attention %q, %k, %k cu_seqlens(%cu : tensor<?xi32>) mask(#attn.document<cu_seqlens, causal>) : tensor<?x4x?x80xbf16>, tensor<?x4x?x80xbf16>, tensor<?x4x?x80xbf16> -> tensor<?x4x?x80xbf16>
+  %n = attn.attention %q, %k, %k cu_seqlens(%cu : tensor<?xi32>) mask(#attn.document<cu_seqlens>) : tensor<?x4x?x80xbf16>, tensor<?x4x?x80xbf16>, tensor<?x4x?x80xbf16> -> tensor<?x4x?x80xbf16>
+  return %c, %n : tensor<?x4x?x80xbf16>, tensor<?x4x?x80xbf16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @d192_documents(
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 112, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, lazy_rescale = true>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 112, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, lazy_rescale = true>
+func.func @d192_documents(%q: tensor<?x4x?x192xbf16>, %k: tensor<?x4x?x192xbf16>, %cu: tensor<?xi32>) -> (tensor<?x4x?x192xbf16>, tensor<?x4x?x192xbf16>) {
+  %c = attn.attention %q, %k, %k cu_seqlens(%cu : tensor<?xi32>) mask(#attn.document<cu_seqlens, causal>) : tensor<?x4x?x192xbf16>, tensor<?x4x?x192xbf16>, tensor<?x4x?x192xbf16> -> tensor<?x4x?x192xbf16>
+  %n = attn.attention %q, %k, %k cu_seqlens(%cu : tensor<?xi32>) mask(#attn.document<cu_seqlens>) : tensor<?x4x?x192xbf16>, tensor<?x4x?x192xbf16>, tensor<?x4x?x192xbf16> -> tensor<?x4x?x192xbf16>
+  return %c, %n : tensor<?x4x?x192xbf16>, tensor<?x4x?x192xbf16>
+}
+
+// -----
+
 // D = 192: 112-key tiles, persistent without a mask, on the block grid under
 // causal and prefix-LM masks; with ALiBi (a per-score bias) or a window,
 // 64-key tiles.
