@@ -67,9 +67,10 @@ for (mname, m), d, dtype, (hq, hkv) in itertools.product(
         runs.append(spec(b=1, sq=2100, sk=2001, **base))
         runs.append(spec(b=1, sq=1500, sk=2049, **base))
     lines.append(f"{name} | {spec(b=1, sq=128, sk=128, **base)} | {'; '.join(runs)}")
-# A wide window (1024 keys: at D = 64 and 128 two warpgroups, persistent),
+# A wide window (1024 keys: at D = 64-128 two warpgroups, persistent; D = 80's
+# O stores 16 bytes a lane but for its last 16 columns),
 # with more work items than an H200 holds blocks in the last run.
-for d, dtype in [(128, "bf16"), (128, "f16"), (64, "bf16")]:
+for d, dtype in [(128, "bf16"), (128, "f16"), (64, "bf16"), (80, "bf16")]:
     base = dict(hq=8, hkv=2, d=d, dtype=dtype, mask="window:1023,0")
     runs = [spec(b=b, sq=sq, sk=sk, **base) for b, sq, sk in sizes[:3]]
     runs.append(spec(b=3, sq=2100, sk=2001, **base))

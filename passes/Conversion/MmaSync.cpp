@@ -381,12 +381,14 @@ void attnc::storeOutputRows(ImplicitLocOpBuilder &b, MmaSyncEmitter &emitter,
       storeLse(sl);
     }
   };
-  if (!out.storeWide || layout.nTiles % 4 != 0) {
+  if (!out.storeWide || layout.nTiles < 4) {
     storePairs();
     return;
   }
   // 16-byte stores: n-tiles 4 G .. 4 G + 3 of a row, one word (two
-  // columns) a lane each, become lane t's columns 32 G + 8 t .. + 7.
+  // columns) a lane each, become lane t's columns 32 G + 8 t .. + 7. A head
+  // of 8 columns past a multiple of 32 (D = 80: 64 + 16) stores its last
+  // n-tiles a word at a time.
   auto ifWide = scf::IfOp::create(b, out.wide, /*withElseRegion=*/true);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&ifWide.getElseRegion().front());
@@ -410,6 +412,15 @@ void attnc::storeOutputRows(ImplicitLocOpBuilder &b, MmaSyncEmitter &emitter,
       b.setInsertionPointToStart(&ifValid.getThenRegion().front());
       out.storeWide(out.wideRowBase(sl), a.add(column, a.constant(32 * g)),
                     mine);
+    }
+    if (int64_t rest = layout.nTiles % 4) {
+      auto ifValid =
+          scf::IfOp::create(b, out.valid[sl], /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard rowGuard(b);
+      b.setInsertionPointToStart(&ifValid.getThenRegion().front());
+      Value base = out.rowBase(sl);
+      for (int64_t j = layout.nTiles - rest; j < layout.nTiles; ++j)
+        out.storePair(base, j, scaled(sl, j, 0), scaled(sl, j, 1));
     }
     auto ifValid =
         scf::IfOp::create(b, out.valid[sl], /*withElseRegion=*/false);

@@ -59,12 +59,18 @@ func.func @chosen_block_grid(%q: tensor<?x4x?x64xbf16>) -> tensor<?x4x?x64xbf16>
 
 // -----
 
-// A head of 80 columns is not a whole number of 32-column groups: 4-byte
-// pairs whatever the configuration says.
+// A head of 80 columns is two 32-column groups and 16 columns: a row slot
+// stores its first 64 columns 16 bytes a lane and its last 16 a pair at a
+// time (two slots); the other branch 4-byte pairs only (ten a slot).
 // CHECK-LABEL: func.func @head_80(
 // CHECK: gpu.func
+// CHECK-COUNT-2: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr
+// CHECK-COUNT-2: llvm.store %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr
+// CHECK-COUNT-2: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr
+// CHECK-COUNT-2: llvm.store %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr
+// CHECK: } else {
 // CHECK-NOT: vector<4xi32>
-// CHECK: llvm.store %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr
+// CHECK-COUNT-20: llvm.store %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr
 // CHECK-NOT: vector<4xi32>
 // CHECK: gpu.return
 func.func @head_80(%q: tensor<?x4x?x80xbf16>) -> tensor<?x4x?x80xbf16> {
