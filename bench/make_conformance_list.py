@@ -142,9 +142,10 @@ runs.append(spec(b=5, sq=2100, sk=2001, **base) + " @splits=2")
 lines.append(f"none_d256_bf16 | {spec(b=1, sq=128, sk=128, **base)} | {'; '.join(runs)}")
 # Block masks of other block sizes (on sm_90a: blocks of 8-key multiples take
 # 128-key tiles, keys blocks wider or narrower than a tile; D = 256 falls
-# back from spilling configurations).
+# back from spilling configurations; D = 192 on the overlapped schedule's
+# compacted ring).
 for d, blocks in [(128, "128,128"), (64, "128,256"), (128, "32,16"),
-                  (256, "64,64"), (128, "64,4")]:
+                  (256, "64,64"), (128, "64,4"), (192, "128,128"), (192, "16,32")]:
     base = dict(hq=8, hkv=2, d=d, dtype="bf16", mask=f"blocksparse:{blocks},0.5")
     runs = [spec(b=b, sq=sq, sk=sk, **base) for b, sq, sk in sizes[:3] + sizes[4:]]
     name = "blocks" + blocks.replace(",", "x")

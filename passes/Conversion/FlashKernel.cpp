@@ -3764,9 +3764,11 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   // Tile tests on the wgmma kernel take the overlapped schedule on a
   // compacted ring (overlappedWgmmaLoop), except on a persistent grid (its
   // items continue one another's ring uses, counted in tiles visited) and
-  // for heads wider than 128 (D = 256 block masks spilled 12 bytes there):
-  // those run one tile at a time, the next tile's flags carried (body).
-  const bool compactedRing = wgmma && tileTest && !round && d + dv <= 256;
+  // for heads wider than 192 (D = 256 block masks spilled 96-120 bytes
+  // there on 64-key tiles, even without the block table's arithmetic;
+  // D = 192's none on 32- to 80-key tiles): those run one tile at a time,
+  // the next tile's flags carried (body).
+  const bool compactedRing = wgmma && tileTest && !round && d + dv <= 384;
   std::optional<CpAsyncKeyLoop> keyLoop;
   tmaLoop.reset();
   std::optional<TmaTileRing> tmaRing;
