@@ -594,8 +594,8 @@ public:
       blockK = 112;
       persistent = p.noMask;
     }
-    // D = 96 without a mask or under a plain causal mask: three consumer
-    // warpgroups on 96-key tiles, as D = 64 takes three, and up to 1K
+    // D = 96 (and 80, below) without a mask or under a plain causal mask: three
+    // consumer warpgroups on 96-key tiles, as D = 64 takes three, and up to 1K
     // without a mask or 2K under the causal mask two (shortSequenceKernel)
     // (2026-12-06, thirty-ninth session run 6, H100, against two on 176-
     // and 128-key tiles: none 2K 519.1 vs 491.9 TFLOP/s, 4K 542.4 vs

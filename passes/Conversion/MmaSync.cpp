@@ -387,8 +387,8 @@ void attnc::storeOutputRows(ImplicitLocOpBuilder &b, MmaSyncEmitter &emitter,
   }
   // 16-byte stores: n-tiles 4 G .. 4 G + 3 of a row, one word (two
   // columns) a lane each, become lane t's columns 32 G + 8 t .. + 7. A head
-  // of 8 columns past a multiple of 32 (D = 80: 64 + 16) stores its last
-  // n-tiles a word at a time.
+  // that is not a whole number of 32-column groups (D = 80: 64 + 16) stores
+  // the columns past its last group a word (two columns) a lane at a time.
   auto ifWide = scf::IfOp::create(b, out.wide, /*withElseRegion=*/true);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&ifWide.getElseRegion().front());
