@@ -3766,7 +3766,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   // items continue one another's ring uses, counted in tiles visited) and
   // for heads wider than 192 (D = 256 block masks spilled 96-120 bytes
   // there on 64-key tiles, even without the block table's arithmetic;
-  // D = 192's assemble without spills on 32- to 80-key tiles): those run
+  // D = 192's assemble without spills on 32- to 64-key tiles): those run
   // one tile at a time, the next tile's flags carried (body).
   const bool compactedRing = wgmma && tileTest && !round && d + dv <= 384;
   std::optional<CpAsyncKeyLoop> keyLoop;
