@@ -413,19 +413,17 @@ void attnc::storeOutputRows(ImplicitLocOpBuilder &b, MmaSyncEmitter &emitter,
       out.storeWide(out.wideRowBase(sl), a.add(column, a.constant(32 * g)),
                     mine);
     }
-    if (int64_t rest = layout.nTiles % 4) {
-      auto ifValid =
-          scf::IfOp::create(b, out.valid[sl], /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard rowGuard(b);
-      b.setInsertionPointToStart(&ifValid.getThenRegion().front());
-      Value base = out.rowBase(sl);
-      for (int64_t j = layout.nTiles - rest; j < layout.nTiles; ++j)
-        out.storePair(base, j, scaled(sl, j, 0), scaled(sl, j, 1));
-    }
+    // The columns past the last whole group, then the row's LSE, under one
+    // test of the row.
     auto ifValid =
         scf::IfOp::create(b, out.valid[sl], /*withElseRegion=*/false);
     OpBuilder::InsertionGuard rowGuard(b);
     b.setInsertionPointToStart(&ifValid.getThenRegion().front());
+    if (int64_t rest = layout.nTiles % 4) {
+      Value base = out.rowBase(sl);
+      for (int64_t j = layout.nTiles - rest; j < layout.nTiles; ++j)
+        out.storePair(base, j, scaled(sl, j, 0), scaled(sl, j, 1));
+    }
     storeLse(sl);
   }
 }
