@@ -172,26 +172,12 @@ private:
   std::optional<Rematerializer> remat;
   IRMapping hostToKernel;
   bool rematFailed = false;
-  /// A warp's cursor over the tiles of [lo, hi) holding a visible pair: the
-  /// tile tests of 32 consecutive tiles run at once, one a lane, and two
-  /// ballots keep which are visible and which full; the next visible tile
-  /// is then a count of trailing zeros, and only a cursor leaving its 32
-  /// tiles tests again. (Every lane of the warp takes part: the compacted
-  /// loop is warp-uniform.)
-  struct TileCursor {
-    Value kt;                // the visible tile found (hi when none is left)
-    Value full;              // its `full` flag
-    Value base;              // the first of the 32 tiles tested
-    Value visible, fullBits; // i32 ballots over base + lane
-  };
   /// The wgmma kernel's key/value ring (buildTile).
   std::optional<TmaKeyLoop> tmaLoop;
   Value kernelValue(Value host, IRMapping &map);
   TileFlags tileFlags(Value kt);
   Value notEmpty(Value kt, Value cond);
   TileFlags guardedTileFlags(Value kt, Value hi);
-  TileCursor findVisible(Value from, Value hi, Value base, Value visible,
-                         Value fullBits);
   ValueRange overlappedWgmmaLoop(Value lo, Value hi, ValueRange inits,
                                  bool compacted);
   /// The wgmma consumers' GEMMs and their helpers, from `consumer`, which
@@ -387,12 +373,26 @@ private:
   bool convertsCodes() const { return config.getWgmma() && problem.kvFp8; }
   /// Threads of the producer warpgroup.
   static constexpr int64_t kProducerThreads = 128;
+  /// The wgmma kernel's tile tests on a block grid: the overlapped
+  /// schedule's compacted ring (overlappedWgmmaLoop).
+  bool compactsRing() const {
+    return config.getWgmma() && tiled.testsTilesAtRunTime() &&
+           !config.getPersistent();
+  }
   /// The wgmma kernel's mbarriers (SwizzledSmemLayout): the i-th of the
   /// key/value ring's, and Q's full and empty ones.
   Value barrierAt(Value i) {
     IndexArith ia{b};
     return mmaE->smemAt(ia.add(ia.constant(swizzled.barrierOffset),
                                arith::MulIOp::create(b, i, ia.constant(8))));
+  }
+  /// The compacted ring's word of `stage` (index; TmaKeyLoop::Hooks::
+  /// announce).
+  Value tileSlot(Value stage) {
+    IndexArith ia{b};
+    return mmaE->smemAt(
+        ia.add(ia.constant(swizzled.tileSlotOffset),
+               arith::MulIOp::create(b, stage, ia.constant(4))));
   }
   Value qBarrier(int64_t which) {
     return mmaE->smemAt(a.constant(swizzled.barrierOffset +
@@ -655,6 +655,8 @@ std::pair<scf::IfOp, scf::IfOp> KernelBuilder::splitRoles() {
     // producer thread has converted it.
     if (convertsCodes())
       ring.fullArrivals = kProducerThreads;
+    if (compactsRing())
+      ring.keyReleaseArrivals = 32 * config.getWarps();
     ring.initBarriers();
     for (int64_t s = 0; s < config.getStages() && convertsCodes(); ++s)
       for (int64_t kind = 0; kind < 4; ++kind)
@@ -1668,81 +1670,6 @@ TileFlags KernelBuilder::guardedTileFlags(Value kt, Value hi) {
   return f;
 }
 
-KernelBuilder::TileCursor KernelBuilder::findVisible(Value from, Value hi,
-                                                     Value base, Value visible,
-                                                     Value fullBits) {
-  Value lane = consumer.lane;
-  Type indexType = b.getIndexType(), i32 = b.getI32Type();
-  Value c32 = idx(32);
-  Value zero32 = arith::ConstantIntOp::create(b, 0, 32);
-  Value all = arith::ConstantIntOp::create(b, -1, 32);
-  // The bits of tiles from `from` on in the chunk at `base` (none when
-  // `from` is past it).
-  auto bitsFrom = [&](Value at, Value chunk, Value vis) {
-    Value inChunk = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, at,
-                                          a.add(chunk, c32));
-    Value shift = arith::SelectOp::create(
-        b, inChunk,
-        arith::IndexCastOp::create(b, i32, a.sub(at, chunk)).getResult(),
-        zero32);
-    return arith::SelectOp::create(
-               b, inChunk, arith::ShRUIOp::create(b, vis, shift).getResult(),
-               zero32)
-        .getResult();
-  };
-  SmallVector<Type> types = {indexType, indexType, i32, i32};
-  auto search =
-      scf::WhileOp::create(b, types, ValueRange{from, base, visible, fullBits});
-  {
-    OpBuilder::InsertionGuard g(b);
-    SmallVector<Location> locs(4, b.getLoc());
-    Block *before = b.createBlock(&search.getBefore(), {}, types, locs);
-    Value at = before->getArgument(0), chunk = before->getArgument(1);
-    Value bits = bitsFrom(at, chunk, before->getArgument(2));
-    Value found = arith::OrIOp::create(
-        b, arith::CmpIOp::create(b, arith::CmpIPredicate::sge, at, hi),
-        arith::CmpIOp::create(b, arith::CmpIPredicate::ne, bits, zero32));
-    scf::ConditionOp::create(
-        b,
-        arith::XOrIOp::create(b, found, arith::ConstantIntOp::create(b, 1, 1)),
-        before->getArguments());
-    Block *after = b.createBlock(&search.getAfter(), {}, types, locs);
-    // Test the 32 tiles from max(at, chunk + 32): this lane's one.
-    Value next = arith::MaxSIOp::create(b, after->getArgument(0),
-                                        a.add(after->getArgument(1), c32));
-    TileFlags f = guardedTileFlags(a.add(next, lane), hi);
-    Value vis = NVVM::VoteSyncOp::create(
-        b, i32, all,
-        arith::XOrIOp::create(b, f.empty,
-                              arith::ConstantIntOp::create(b, 1, 1)),
-        NVVM::VoteSyncKind::ballot);
-    Value fullVote = NVVM::VoteSyncOp::create(b, i32, all, f.full,
-                                              NVVM::VoteSyncKind::ballot);
-    scf::YieldOp::create(b, ValueRange{next, next, vis, fullVote});
-  }
-  TileCursor c;
-  Value at = search.getResult(0);
-  c.base = search.getResult(1);
-  c.visible = search.getResult(2);
-  c.fullBits = search.getResult(3);
-  Value bits = bitsFrom(at, c.base, c.visible);
-  Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, at, hi);
-  Value skip = arith::IndexCastOp::create(
-      b, indexType,
-      LLVM::CountTrailingZerosOp::create(b, i32, bits, false).getResult());
-  c.kt = arith::SelectOp::create(b, any, a.add(at, skip), hi);
-  Value offset = arith::SelectOp::create(
-      b, any,
-      arith::IndexCastOp::create(b, i32, a.sub(c.kt, c.base)).getResult(),
-      zero32);
-  Value bit =
-      arith::AndIOp::create(b, arith::ShRUIOp::create(b, c.fullBits, offset),
-                            arith::ConstantIntOp::create(b, 1, 32));
-  c.full = arith::AndIOp::create(
-      b, any, arith::CmpIOp::create(b, arith::CmpIPredicate::ne, bit, zero32));
-  return c;
-}
-
 /// The wgmma consumers' loop with the softmax of one tile overlapping the
 /// GEMMs (FlashAttention-3, Algorithm 2): at tile kt, S = Q K(kt)^T and
 /// O += P(prev) V(prev) are issued together; the softmax of S runs while
@@ -1752,12 +1679,13 @@ KernelBuilder::TileCursor KernelBuilder::findVisible(Value from, Value hi,
 /// besides m, l and O. Without a tile test every tile of [lo, hi) is
 /// visited (prev = kt - 1). With one (`compacted`: block masks, seq_ids
 /// documents, mask_fn regions on a block grid) the ring is compacted:
-/// the producer loads only the tiles holding a visible pair, the first
-/// of them is found before the loop, and the loop visits only those
-/// (findVisible's cursor: 32 tiles tested at once, a lane each), carrying
-/// the ring's next use, the last tile visited (prev), the next visible
-/// tile with its `full` flag and the cursor, moved while the GEMMs of the
-/// tile before are in flight.
+/// the producer loads only the tiles holding a visible pair and writes
+/// which tile each ring use holds (and its `full` flag) beside its keys'
+/// stage, then marks the use after the last one as the end
+/// (TmaKeyLoop::produceCompacted); the loop visits the uses in order,
+/// reading each one's tile once its keys have landed, and carries the
+/// ring's next use and the last tile visited (prev). The consumers test
+/// no tiles.
 ValueRange KernelBuilder::overlappedWgmmaLoop(Value lo, Value hi,
                                               ValueRange inits,
                                               bool compacted) {
@@ -1802,20 +1730,41 @@ ValueRange KernelBuilder::overlappedWgmmaLoop(Value lo, Value hi,
   };
   // The first tile: lo, or the first tile of [lo, hi) holding a visible
   // pair (hi when none does), with its flags.
+  // A compacted ring's use: its keys waited for, and the tile the
+  // producer announced with them (TmaKeyLoop::produceCompacted): the
+  // keys' stage offset and the word, 2 kt + full or -1 past the last.
+  auto ringUse = [&](Value use) -> std::pair<Value, Value> {
+    Value stage = tmaLoop->waitKeys(use);
+    Value word = LLVM::LoadOp::create(
+        b, b.getI32Type(),
+        tileSlot(arith::RemUIOp::create(b, use, idx(config.getStages()))),
+        /*align=*/4);
+    return {stage, word};
+  };
+  auto wordTile = [&](Value word) {
+    return arith::IndexCastOp::create(
+               b, b.getIndexType(),
+               arith::ShRSIOp::create(b, word,
+                                      arith::ConstantIntOp::create(b, 1, 32)))
+        .getResult();
+  };
+  auto wordFull = [&](Value word) {
+    return arith::TruncIOp::create(b, b.getI1Type(), word).getResult();
+  };
   Value first = lo;
   TileFlags firstFlags;
-  TileCursor cursor;
+  Value any, firstStage;
   if (compacted) {
-    // No tiles tested yet: a chunk ending at lo, so the cursor tests the
-    // 32 tiles from lo first.
-    cursor = findVisible(lo, hi, a.sub(lo, idx(32)),
-                         arith::ConstantIntOp::create(b, 0, 32),
-                         arith::ConstantIntOp::create(b, 0, 32));
-    first = cursor.kt;
-    firstFlags.full = cursor.full;
+    auto [stage, word] = ringUse(idx(0));
+    firstStage = stage;
+    first = wordTile(word);
+    firstFlags.full = wordFull(word);
     firstFlags.empty = arith::ConstantIntOp::create(b, 0, 1);
+    any = arith::CmpIOp::create(b, arith::CmpIPredicate::sge, word,
+                                arith::ConstantIntOp::create(b, 0, 32));
+  } else {
+    any = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, first, hi);
   }
-  Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, first, hi);
   auto ifAny = scf::IfOp::create(b, inits.getTypes(), any,
                                  /*withElseRegion=*/true);
   OpBuilder::InsertionGuard guard(b);
@@ -1856,8 +1805,15 @@ ValueRange KernelBuilder::overlappedWgmmaLoop(Value lo, Value hi,
   // once its P V has: the producer loads the next keys a tile earlier
   // than a release of the whole stage after P V would let it.
   // Ring uses: the compacted ring counts its own from 0.
+  // A compacted ring's keys are released by every consumer thread, each
+  // after its own read of the use's tile (TmaKeyLoop::keyReleaseArrivals).
+  auto releaseKeys = [&](Value use) {
+    tmaLoop->releaseKeys(
+        use, compacted ? arith::ConstantIntOp::create(b, 1, 1).getResult()
+                       : releases);
+  };
   Value use0 = compacted ? idx(0) : tmaLoop->useOf(first, lo);
-  Value stage0 = tmaLoop->waitKeys(use0);
+  Value stage0 = compacted ? firstStage : tmaLoop->waitKeys(use0);
   if (continuousTurns)
     takeTurn();
   SmallVector<Value> s0Pending = issueQK(slab, stage0);
@@ -1865,7 +1821,7 @@ ValueRange KernelBuilder::overlappedWgmmaLoop(Value lo, Value hi,
     passTurn();
   SmallVector<Value> s0 = wgmmaE->wait(0, s0Pending);
   releaseQIf(isLastTile(first));
-  tmaLoop->releaseKeys(use0, releases);
+  releaseKeys(use0);
   TileSoftmax firstSm =
       softmaxTile(first, firstFlags, s0, inits.take_front(slots),
                   inits.slice(slots, slots), /*oIsZero=*/true);
@@ -1874,27 +1830,20 @@ ValueRange KernelBuilder::overlappedWgmmaLoop(Value lo, Value hi,
   loopInits.append(inits.begin() + 2 * slots, inits.end());
   SmallVector<Value> p0 = packP(firstSm.p);
   loopInits.append(p0);
-  // Compacted: the next use, the last tile visited, the next visible
-  // tile with its `full` flag, and the cursor's 32 tiles.
+  // Compacted: the next use and the last tile visited.
   const size_t stateSize = loopInits.size();
-  if (compacted) {
-    TileCursor next = findVisible(a.add(first, one), hi, cursor.base,
-                                  cursor.visible, cursor.fullBits);
-    loopInits.append({one, first, next.kt, next.full, next.base, next.visible,
-                      next.fullBits});
-  }
+  if (compacted)
+    loopInits.append({one, first});
   // One overlapped step at tile kt (ring use `use`) after ring use
-  // prevUse: the new m, l, O and P. `whileInFlight` runs once both GEMMs
-  // are issued, before the first wait on them: work there (the next
-  // tile's test, its loads) overlaps the tensor cores.
+  // prevUse: the new m, l, O and P. `keysStage`: the offset of use's keys,
+  // already waited for (null: waited for here).
   auto step = [&](Value kt, Value use, Value prevUse, Value prevKt,
                   const TileFlags &flags, ValueRange it,
-                  llvm::function_ref<void()> whileInFlight =
-                      nullptr) -> SmallVector<Value> {
+                  Value keysStage = nullptr) -> SmallVector<Value> {
     ValueRange m = it.take_front(slots), l = it.slice(slots, slots);
     ValueRange acc = it.slice(2 * slots, it.size() - 2 * slots - pRegs);
     ValueRange p = it.take_back(pRegs);
-    Value stage = tmaLoop->waitKeys(use);
+    Value stage = keysStage ? keysStage : tmaLoop->waitKeys(use);
     Value prevStage = tmaLoop->waitValues(prevUse);
     if (turns)
       takeTurn();
@@ -1903,10 +1852,8 @@ ValueRange KernelBuilder::overlappedWgmmaLoop(Value lo, Value hi,
                                               SmallVector<Value>(acc), prevKt);
     if (turns)
       passTurn();
-    if (whileInFlight)
-      whileInFlight();
     SmallVector<Value> sDone = wgmmaE->wait(1, sPending);
-    tmaLoop->releaseKeys(use, releases);
+    releaseKeys(use);
     TileSoftmax sm = softmaxTile(kt, flags, sDone, m, l);
     SmallVector<Value> accDone = wgmmaE->wait(0, accPending);
     tmaLoop->releaseValues(prevUse, releases);
@@ -1919,8 +1866,8 @@ ValueRange KernelBuilder::overlappedWgmmaLoop(Value lo, Value hi,
     return yields;
   };
   // Without a tile test every tile after the first; with one (compacted)
-  // the visible ones only, each found while the GEMMs of the one before
-  // are in flight.
+  // the visible ones only, as the producer announced them: each use's
+  // keys are waited for before the loop's test, which reads their tile.
   Operation *loop;
   if (!compacted) {
     auto forOp = scf::ForOp::create(b, a.add(first, one), hi, one, loopInits);
@@ -1935,30 +1882,33 @@ ValueRange KernelBuilder::overlappedWgmmaLoop(Value lo, Value hi,
     ValueRange initRange(loopInits);
     SmallVector<Type> types(initRange.getTypes().begin(),
                             initRange.getTypes().end());
-    auto whileOp = scf::WhileOp::create(b, types, loopInits);
+    // The after region also takes the use's keys' offset and its word.
+    SmallVector<Type> afterTypes(types);
+    afterTypes.append({b.getIndexType(), b.getI32Type()});
+    auto whileOp = scf::WhileOp::create(b, afterTypes, loopInits);
     OpBuilder::InsertionGuard inner(b);
-    SmallVector<Location> locs(types.size(), b.getLoc());
-    Block *before = b.createBlock(&whileOp.getBefore(), {}, types, locs);
+    SmallVector<Location> locs(afterTypes.size(), b.getLoc());
+    Block *before = b.createBlock(&whileOp.getBefore(), {}, types,
+                                  ArrayRef<Location>(locs).drop_back(2));
+    auto [stage, word] = ringUse(before->getArgument(stateSize));
+    SmallVector<Value> forwarded(before->getArguments());
+    forwarded.append({stage, word});
     scf::ConditionOp::create(
         b,
-        arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
-                              before->getArgument(stateSize + 2), hi),
-        before->getArguments());
-    Block *after = b.createBlock(&whileOp.getAfter(), {}, types, locs);
+        arith::CmpIOp::create(b, arith::CmpIPredicate::sge, word,
+                              arith::ConstantIntOp::create(b, 0, 32)),
+        forwarded);
+    Block *after = b.createBlock(&whileOp.getAfter(), {}, afterTypes, locs);
     ValueRange it = after->getArguments();
     ValueRange state = it.take_front(stateSize);
-    Value use = it[stateSize], kt = it[stateSize + 2];
+    Value use = it[stateSize], kt = wordTile(it[stateSize + 3]);
     TileFlags flags;
     flags.empty = arith::ConstantIntOp::create(b, 0, 1);
-    flags.full = it[stateSize + 3];
-    TileCursor next;
+    flags.full = wordFull(it[stateSize + 3]);
     SmallVector<Value> yields =
-        step(kt, use, a.sub(use, one), it[stateSize + 1], flags, state, [&] {
-          next = findVisible(a.add(kt, one), hi, it[stateSize + 4],
-                             it[stateSize + 5], it[stateSize + 6]);
-        });
-    yields.append({a.add(use, one), kt, next.kt, next.full, next.base,
-                   next.visible, next.fullBits});
+        step(kt, use, a.sub(use, one), it[stateSize + 1], flags, state,
+             /*keysStage=*/it[stateSize + 2]);
+    yields.append({a.add(use, one), kt});
     scf::YieldOp::create(b, yields);
     loop = whileOp;
   }
@@ -3763,12 +3713,13 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   scores.tileTest = tileTest;
   // Tile tests on the wgmma kernel take the overlapped schedule on a
   // compacted ring (overlappedWgmmaLoop), except on a persistent grid (its
-  // items continue one another's ring uses, counted in tiles visited) and
-  // for heads wider than 192 (D = 256 block masks spilled 96-120 bytes
-  // there on 64-key tiles, even without the block table's arithmetic;
-  // D = 192's assemble without spills on 32- to 64-key tiles): those run
-  // one tile at a time, the next tile's flags carried (body).
-  const bool compactedRing = wgmma && tileTest && !round && d + dv <= 384;
+  // items continue one another's ring uses, counted in tiles visited),
+  // which runs one tile at a time, the next tile's flags carried (body).
+  // Every head dim: with the tiles announced by the producer the
+  // consumers hold no cursor, and D = 256 block masks assemble without
+  // spills on 64-key tiles (with the consumers' own cursor they spilled
+  // 96-120 bytes).
+  const bool compactedRing = compactsRing();
   std::optional<CpAsyncKeyLoop> keyLoop;
   tmaLoop.reset();
   std::optional<TmaTileRing> tmaRing;
@@ -3816,6 +3767,20 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       return notEmpty(kt, cond);
     };
     TmaKeyLoop::Hooks hooks{issueKeys, issueValues, notEmptyHook, nullptr};
+    // A compacted ring's tile a stage: 2 kt + full (i32), -1 at the end,
+    // written by the lane that arrives on the keys' full barrier.
+    hooks.announce = [&](Value kt, Value stage) {
+      onProducerWarp(0, [&] {
+        Value word = i32c(-1);
+        if (kt) {
+          Value full =
+              arith::ExtUIOp::create(b, b.getI32Type(), tileFlags(kt).full);
+          word = arith::OrIOp::create(
+              b, arith::ShLIOp::create(b, toI32(kt), i32c(1)), full);
+        }
+        LLVM::StoreOp::create(b, word, tileSlot(stage), /*align=*/4);
+      });
+    };
     if (pageSize && pagesAheadOneTile() && !converts)
       hooks.ahead = [&](Value kt) { return tilePageEntries(kt); };
     if (converts) {

@@ -73,6 +73,8 @@ SwizzledSmemLayout SwizzledSmemLayout::get(int64_t headDim,
     l.entryOffset = l.bytes;
     l.bytes += config.getStages() * kMaxBoxSlots * 4;
   }
+  l.tileSlotOffset = l.bytes;
+  l.bytes += (4 * config.getStages() + 7) / 8 * 8;
   return l;
 }
 
@@ -298,7 +300,9 @@ void TmaKeyLoop::initBarriers() {
   IndexArith a{b};
   for (int64_t s = 0; s < 2 * stages; ++s) {
     tma::initBarrier(b, barrier(a.constant(s)), fullArrivals);
-    tma::initBarrier(b, barrier(a.constant(2 * stages + s)), consumerGroups);
+    tma::initBarrier(b, barrier(a.constant(2 * stages + s)),
+                     s < stages && keyReleaseArrivals ? keyReleaseArrivals
+                                                      : consumerGroups);
   }
 }
 
@@ -327,9 +331,11 @@ Value TmaKeyLoop::barrierOf(int64_t kind, Value use) {
 }
 
 void TmaKeyLoop::loadHalf(int64_t half, Value kt, Value use, Value load,
-                          ValueRange ahead) {
+                          ValueRange ahead, bool announce) {
   auto [stage, n] = stageOf(use);
   tma::wait(b, barrierOf(2 + half, use), parity(n, 1));
+  if (announce)
+    hooks.announce(kt, stage);
   Value full = barrierOf(half, use);
   auto issue = [&]() {
     (half == 0 ? hooks.issueKeys : hooks.issueValues)(kt, stage, n, full,
@@ -438,7 +444,7 @@ void TmaKeyLoop::produceCompacted(Value lo, Value hi) {
     SmallVector<Value> ahead;
     if (hooks.ahead)
       ahead = hooks.ahead(kt);
-    loadHalf(0, kt, use, /*load=*/Value(), ahead);
+    loadHalf(0, kt, use, /*load=*/Value(), ahead, /*announce=*/true);
     Value afterFirst =
         arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, use, a.constant(0));
     {
@@ -456,14 +462,30 @@ void TmaKeyLoop::produceCompacted(Value lo, Value hi) {
     scf::YieldOp::create(b, ifLoad.getResults());
   }
   Value loaded = loop.getResult(0);
-  auto ifAny = scf::IfOp::create(
-      b, arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, loaded,
-                               a.constant(0)),
-      /*withElseRegion=*/false);
+  {
+    auto ifAny =
+        scf::IfOp::create(b,
+                          arith::CmpIOp::create(b, arith::CmpIPredicate::sgt,
+                                                loaded, a.constant(0)),
+                          /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifAny.getThenRegion().front());
+    loadHalf(1, loop.getResult(1), a.sub(loaded, a.constant(1)),
+             /*load=*/Value(), loop.getResults().drop_front(2));
+  }
+  // The end: use `loaded` holds no tile. Its keys' full barrier completes
+  // its phase on the arrival alone (no bytes expected).
+  auto [stage, n] = stageOf(loaded);
+  tma::wait(b, barrierOf(2, loaded), parity(n, 1));
+  hooks.announce(Value(), stage);
+  if (!leader) {
+    tma::arrive(b, barrierOf(0, loaded));
+    return;
+  }
+  auto ifLeader = scf::IfOp::create(b, leader, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&ifAny.getThenRegion().front());
-  loadHalf(1, loop.getResult(1), a.sub(loaded, a.constant(1)),
-           /*load=*/Value(), loop.getResults().drop_front(2));
+  b.setInsertionPointToStart(&ifLeader.getThenRegion().front());
+  tma::arrive(b, barrierOf(0, loaded));
 }
 
 Value TmaKeyLoop::waitHalf(int64_t kind, Value use) {

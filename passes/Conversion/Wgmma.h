@@ -72,6 +72,10 @@ struct SwizzledSmemLayout {
   /// stage), kept from its K codes' loads for its V codes'.
   int64_t entryOffset = 0;
   static constexpr int64_t kMaxBoxSlots = 16;
+  /// The wgmma kernel: byte offset, after everything else, of one i32 a
+  /// stage naming the key tile its keys hold on a compacted ring
+  /// (TmaKeyLoop::produceCompacted): 2 kt + full, or -1 past the last one.
+  int64_t tileSlotOffset = 0;
   /// Total bytes.
   int64_t bytes = 0;
 
@@ -208,6 +212,11 @@ public:
     /// both its issues (the keys of kt and the values of kt - 1), none to
     /// the values after the loop.
     std::function<llvm::SmallVector<mlir::Value>(mlir::Value kt)> ahead;
+    /// produceCompacted: tells the consumers which tile (`kt`; null: none,
+    /// the ring's end) the keys of `stage` (index) hold, once the stage's
+    /// previous keys are released and before its full barrier's arrival
+    /// publishes it.
+    std::function<void(mlir::Value kt, mlir::Value stage)> announce;
   };
 
   /// `barrier(i)` is the i-th mbarrier (!llvm.ptr<3>): the full barriers of
@@ -226,7 +235,11 @@ public:
   void produce(mlir::Value lo, mlir::Value hi);
   /// The producer's loop of a compacted ring: only the tiles holding a
   /// visible pair pass through it, so its uses count the tiles loaded, not
-  /// the tiles visited (the consumers count them likewise).
+  /// the tiles visited (the consumers count them likewise). Each use's
+  /// tile is announced (hooks.announce) with its keys, and the use after
+  /// the last one announces the end, its keys' full barrier arrived on
+  /// without a load: the consumers read which tile a use holds once its
+  /// keys have landed, and test no tiles themselves.
   void produceCompacted(mlir::Value lo, mlir::Value hi);
   /// The consumers' loop from `inits`; `releases` (i1) is true on one thread
   /// of each consumer warpgroup. Returns the final state.
@@ -256,6 +269,14 @@ public:
   /// arrive.expect_tx), or every thread of a converting producer
   /// warpgroup, each arriving after its share of the tile.
   int64_t fullArrivals = 1;
+  /// Arrivals a keys' empty barrier's phase expects: one a consumer
+  /// warpgroup (0), or, on a compacted ring, one a consumer thread, each
+  /// after its own read of the use's tile (Hooks::announce), which the
+  /// producer overwrites once the stage is released: the arrival orders
+  /// that read before the producer's write (compute-sanitizer's racecheck
+  /// reported the reads of a warpgroup's other threads as hazards with
+  /// one arrival a warpgroup, and with one a warp after bar.warp.sync).
+  int64_t keyReleaseArrivals = 0;
   /// produce in the consumers' order: the keys of tile kt, then the values
   /// of kt - 1 (the last tile's values after the loop), so that no keys
   /// wait behind the release of a values stage, which comes only after a
@@ -272,9 +293,10 @@ private:
   /// The producer: waits until the consumers have released half `half` (0
   /// keys, 1 values) of the stage's previous use, then loads that half of
   /// tile kt for `use` (or only arrives on its full barrier, `load` false),
-  /// with hooks.ahead's values `ahead` of kt.
+  /// with hooks.ahead's values `ahead` of kt; `announce`: hooks.announce
+  /// of kt before the issue.
   void loadHalf(int64_t half, mlir::Value kt, mlir::Value use, mlir::Value load,
-                mlir::ValueRange ahead);
+                mlir::ValueRange ahead, bool announce = false);
   /// Waits on full barrier `kind` (0 keys, 1 values) of `use`; returns
   /// its stage's offset.
   mlir::Value waitHalf(int64_t kind, mlir::Value use);

@@ -135,12 +135,15 @@ func.func @ragged_paged(%q: tensor<1x4x?x64xbf16>, %k: tensor<?x16x2x64xbf16>, %
 // WGMMA-LABEL: func.func @ragged_block_sparse(
 // WGMMA: gpu.func @attnc_attention(
 // WGMMA-SAME: %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %[[BM:[a-z0-9_]+]]: !llvm.ptr, %{{[a-z0-9_]+}}: !llvm.ptr, %{{[a-z0-9_]+}}: i64, %[[SEQ_Q:[a-z0-9_]+]]: i64,
+// On sm_90a the consumers read the table on boundary tiles only, and the
+// producer tests the tiles (the compacted ring), each with that row count.
 // WGMMA: %[[TQ:.*]] = arith.index_cast %[[SEQ_Q]] : i64 to index
 // WGMMA: %[[NQ:.*]] = arith.ceildivui %[[TQ]], %c64{{(_[0-9]+)?}} : index
-// WGMMA: %[[NQ2:.*]] = arith.ceildivui %[[TQ]], %c64{{(_[0-9]+)?}} : index
-// WGMMA-NEXT: arith.muli %{{.*}}, %[[NQ2]] : index
-// WGMMA: llvm.getelementptr %[[BM]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i8
 // WGMMA: arith.muli %{{.*}}, %[[NQ]] : index
+// WGMMA: llvm.getelementptr %[[BM]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+// WGMMA: nvvm.setmaxregister  decrease
+// WGMMA: %[[PNQ:.*]] = arith.ceildivui %[[TQ]], %c64{{(_[0-9]+)?}} : index
+// WGMMA-NEXT: arith.muli %{{.*}}, %[[PNQ]] : index
 // WGMMA: llvm.getelementptr %[[BM]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i8
 func.func @ragged_block_sparse(%q: tensor<1x4x?x64xbf16>, %k: tensor<1x2x?x64xbf16>, %v: tensor<1x2x?x64xbf16>, %bm: tensor<?x4x?x?xi8>, %cq: tensor<?xi32>, %ck: tensor<?xi32>) -> tensor<1x4x?x64xbf16> {
   %o = attn.attention %q, %k, %v block_mask(%bm : tensor<?x4x?x?xi8>) cu_seqlens_q(%cq : tensor<?xi32>) cu_seqlens_k(%ck : tensor<?xi32>) mask(#attn.block_sparse<block_q = 64, block_k = 32>) : tensor<1x4x?x64xbf16>, tensor<1x2x?x64xbf16>, tensor<1x2x?x64xbf16> -> tensor<1x4x?x64xbf16>
