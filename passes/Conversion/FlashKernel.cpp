@@ -1728,8 +1728,6 @@ ValueRange KernelBuilder::overlappedWgmmaLoop(Value lo, Value hi,
     return arith::AddIOp::create(b, arith::IndexCastOp::create(b, i32, group),
                                  i32c(1));
   };
-  // The first tile: lo, or the first tile of [lo, hi) holding a visible
-  // pair (hi when none does), with its flags.
   // A compacted ring's use: its keys waited for, and the tile the
   // producer announced with them (TmaKeyLoop::produceCompacted): the
   // keys' stage offset and the word, 2 kt + full or -1 past the last.
@@ -1751,6 +1749,8 @@ ValueRange KernelBuilder::overlappedWgmmaLoop(Value lo, Value hi,
   auto wordFull = [&](Value word) {
     return arith::TruncIOp::create(b, b.getI1Type(), word).getResult();
   };
+  // The first tile: lo, or the compacted ring's first use's (its word -1
+  // when no tile of [lo, hi) holds a visible pair), with its flags.
   Value first = lo;
   TileFlags firstFlags;
   Value any, firstStage;

@@ -350,11 +350,16 @@ void TmaKeyLoop::loadHalf(int64_t half, Value kt, Value use, Value load,
   b.setInsertionPointToStart(&ifLoad.getThenRegion().front());
   issue();
   b.setInsertionPointToStart(&ifLoad.getElseRegion().front());
+  arriveWithoutLoad(full);
+}
+
+void TmaKeyLoop::arriveWithoutLoad(Value full) {
   if (!leader) {
     tma::arrive(b, full);
     return;
   }
   auto ifLeader = scf::IfOp::create(b, leader, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&ifLeader.getThenRegion().front());
   tma::arrive(b, full);
 }
@@ -478,14 +483,7 @@ void TmaKeyLoop::produceCompacted(Value lo, Value hi) {
   auto [stage, n] = stageOf(loaded);
   tma::wait(b, barrierOf(2, loaded), parity(n, 1));
   hooks.announce(Value(), stage);
-  if (!leader) {
-    tma::arrive(b, barrierOf(0, loaded));
-    return;
-  }
-  auto ifLeader = scf::IfOp::create(b, leader, /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&ifLeader.getThenRegion().front());
-  tma::arrive(b, barrierOf(0, loaded));
+  arriveWithoutLoad(barrierOf(0, loaded));
 }
 
 Value TmaKeyLoop::waitHalf(int64_t kind, Value use) {

@@ -297,6 +297,9 @@ private:
   /// of kt before the issue.
   void loadHalf(int64_t half, mlir::Value kt, mlir::Value use, mlir::Value load,
                 mlir::ValueRange ahead, bool announce = false);
+  /// Arrives on full barrier `full` without a load (an empty tile, or a
+  /// compacted ring's end): the leader alone with several producer lanes.
+  void arriveWithoutLoad(mlir::Value full);
   /// Waits on full barrier `kind` (0 keys, 1 values) of `use`; returns
   /// its stage's offset.
   mlir::Value waitHalf(int64_t kind, mlir::Value use);
