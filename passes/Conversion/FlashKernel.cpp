@@ -376,8 +376,7 @@ private:
   /// The wgmma kernel's tile tests on a block grid: the overlapped
   /// schedule's compacted ring (overlappedWgmmaLoop).
   bool compactsRing() const {
-    return config.getWgmma() && tiled.testsTilesAtRunTime() &&
-           !config.getPersistent();
+    return config.getWgmma() && tiled.testsTilesAtRunTime();
   }
   /// The wgmma kernel's mbarriers (SwizzledSmemLayout): the i-th of the
   /// key/value ring's, and Q's full and empty ones.
@@ -1750,12 +1749,15 @@ ValueRange KernelBuilder::overlappedWgmmaLoop(Value lo, Value hi,
     return arith::TruncIOp::create(b, b.getI1Type(), word).getResult();
   };
   // The first tile: lo, or the compacted ring's first use's (its word -1
-  // when no tile of [lo, hi) holds a visible pair), with its flags.
+  // when no tile of [lo, hi) holds a visible pair), with its flags. The
+  // compacted ring's uses count from the block's earlier items' (ringBase:
+  // their visible tiles and an end use each) on a persistent grid.
+  Value ringStart = ringBase ? ringBase : idx(0);
   Value first = lo;
   TileFlags firstFlags;
   Value any, firstStage;
   if (compacted) {
-    auto [stage, word] = ringUse(idx(0));
+    auto [stage, word] = ringUse(ringStart);
     firstStage = stage;
     first = wordTile(word);
     firstFlags.full = wordFull(word);
@@ -1765,11 +1767,22 @@ ValueRange KernelBuilder::overlappedWgmmaLoop(Value lo, Value hi,
   } else {
     any = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, first, hi);
   }
-  auto ifAny = scf::IfOp::create(b, inits.getTypes(), any,
-                                 /*withElseRegion=*/true);
+  // A persistent grid's compacted ring: the end use (the item's last)
+  // comes out of the scf.if too, and Q is released once the item's last S
+  // has completed (earlyQ).
+  const bool ringGoesOn = compacted && round;
+  SmallVector<Type> anyTypes(inits.getTypes().begin(), inits.getTypes().end());
+  if (ringGoesOn)
+    anyTypes.push_back(b.getIndexType());
+  auto ifAny = scf::IfOp::create(b, anyTypes, any, /*withElseRegion=*/true);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&ifAny.getElseRegion().front());
-  scf::YieldOp::create(b, inits);
+  if (ringGoesOn)
+    releaseQIf(arith::ConstantIntOp::create(b, 1, 1));
+  SmallVector<Value> noTile(inits);
+  if (ringGoesOn)
+    noTile.push_back(ringStart);
+  scf::YieldOp::create(b, noTile);
   b.setInsertionPointToStart(&ifAny.getThenRegion().front());
   // A persistent grid keeps the turns going from one item to the next:
   // each item's first S and last P V take turns too, so that one
@@ -1791,10 +1804,14 @@ ValueRange KernelBuilder::overlappedWgmmaLoop(Value lo, Value hi,
   if (turns) {
     Value last = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, warpGroup,
                                        idx(groups - 1));
+    // (On a compacted ring every earlier item took an end use besides its
+    // visible tiles: none of them had a key tile when the uses before
+    // this item are the items before it.)
     if (continuousTurns)
       last = arith::AndIOp::create(
           b, last,
-          arith::CmpIOp::create(b, arith::CmpIPredicate::eq, ringBase, idx(0)));
+          arith::CmpIOp::create(b, arith::CmpIPredicate::eq, ringBase,
+                                compacted ? round : idx(0)));
     auto ifLast = scf::IfOp::create(b, last, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(&ifLast.getThenRegion().front());
@@ -1812,7 +1829,7 @@ ValueRange KernelBuilder::overlappedWgmmaLoop(Value lo, Value hi,
         use, compacted ? arith::ConstantIntOp::create(b, 1, 1).getResult()
                        : releases);
   };
-  Value use0 = compacted ? idx(0) : tmaLoop->useOf(first, lo);
+  Value use0 = compacted ? ringStart : tmaLoop->useOf(first, lo);
   Value stage0 = compacted ? firstStage : tmaLoop->waitKeys(use0);
   if (continuousTurns)
     takeTurn();
@@ -1820,7 +1837,8 @@ ValueRange KernelBuilder::overlappedWgmmaLoop(Value lo, Value hi,
   if (continuousTurns)
     passTurn();
   SmallVector<Value> s0 = wgmmaE->wait(0, s0Pending);
-  releaseQIf(isLastTile(first));
+  if (!compacted)
+    releaseQIf(isLastTile(first));
   releaseKeys(use0);
   TileSoftmax firstSm =
       softmaxTile(first, firstFlags, s0, inits.take_front(slots),
@@ -1833,7 +1851,7 @@ ValueRange KernelBuilder::overlappedWgmmaLoop(Value lo, Value hi,
   // Compacted: the next use and the last tile visited.
   const size_t stateSize = loopInits.size();
   if (compacted)
-    loopInits.append({one, first});
+    loopInits.append({a.add(ringStart, one), first});
   // One overlapped step at tile kt (ring use `use`) after ring use
   // prevUse: the new m, l, O and P. `keysStage`: the offset of use's keys,
   // already waited for (null: waited for here).
@@ -1857,7 +1875,8 @@ ValueRange KernelBuilder::overlappedWgmmaLoop(Value lo, Value hi,
     TileSoftmax sm = softmaxTile(kt, flags, sDone, m, l);
     SmallVector<Value> accDone = wgmmaE->wait(0, accPending);
     tmaLoop->releaseValues(prevUse, releases);
-    releaseQIf(isLastTile(kt));
+    if (!compacted)
+      releaseQIf(isLastTile(kt));
     SmallVector<Value> yields(sm.mNew);
     yields.append(sm.lNew);
     yields.append(
@@ -1915,6 +1934,9 @@ ValueRange KernelBuilder::overlappedWgmmaLoop(Value lo, Value hi,
   // The last tile's P V (the only tile that can run past a sequence's
   // keys: a ragged batch's, or its kv_lens).
   ValueRange fin = loop->getResults().take_front(stateSize);
+  // Every S has completed (each step waits for its own).
+  if (ringGoesOn)
+    releaseQIf(arith::ConstantIntOp::create(b, 1, 1));
   Value last = compacted ? loop->getResult(stateSize + 1) : a.sub(hi, one);
   Value lastUse = compacted ? a.sub(loop->getResult(stateSize), one)
                             : tmaLoop->useOf(last, lo);
@@ -1932,8 +1954,21 @@ ValueRange KernelBuilder::overlappedWgmmaLoop(Value lo, Value hi,
   tmaLoop->releaseValues(lastUse, releases);
   SmallVector<Value> yields(fin.take_front(2 * slots));
   yields.append(acc);
+  if (ringGoesOn)
+    yields.push_back(loop->getResult(stateSize));
   scf::YieldOp::create(b, yields);
-  return ifAny.getResults();
+  if (!ringGoesOn)
+    return ifAny.getResults();
+  // The end use: its word read by every thread, and no values in it; both
+  // halves are released, so that the producer can go on into the next
+  // item (TmaKeyLoop::produceCompacted), and the ring's uses go on after
+  // it.
+  b.setInsertionPointAfter(ifAny);
+  Value end = ifAny.getResults().back();
+  releaseKeys(end);
+  tmaLoop->releaseValues(end, releases);
+  tileUses = a.sub(a.add(end, one), ringStart);
+  return ifAny.getResults().drop_back();
 }
 
 /// The key warps' row states merged (key_warps > 1): the warps of a row
@@ -3712,10 +3747,10 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   bool tileTest = tiled.testsTilesAtRunTime();
   scores.tileTest = tileTest;
   // Tile tests on the wgmma kernel take the overlapped schedule on a
-  // compacted ring (overlappedWgmmaLoop), except on a persistent grid (its
-  // items continue one another's ring uses, counted in tiles visited),
-  // which runs one tile at a time, the next tile's flags carried (body).
-  // Every head dim: with the tiles announced by the producer the
+  // compacted ring (overlappedWgmmaLoop); on a persistent grid the ring
+  // goes on from item to item, each item's end use passing a phase of
+  // every barrier of its stage (TmaKeyLoop::produceCompacted). Every head
+  // dim: with the tiles announced by the producer the
   // consumers hold no cursor, and D = 256 block masks assemble without
   // spills on 64-key tiles (with the consumers' own cursor they spilled
   // 96-120 bytes).
@@ -3766,7 +3801,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     auto notEmptyHook = [&](Value kt, Value cond) {
       return notEmpty(kt, cond);
     };
-    TmaKeyLoop::Hooks hooks{issueKeys, issueValues, notEmptyHook, nullptr};
+    TmaKeyLoop::Hooks hooks{issueKeys, issueValues, notEmptyHook};
     // A compacted ring's tile a stage: 2 kt + full (i32), -1 at the end,
     // written by the lane that arrives on the keys' full barrier.
     hooks.announce = [&](Value kt, Value stage) {
@@ -3856,9 +3891,11 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
                                             range.hi),
                       {}, /*keptEntries=*/false);
           }
-      if (compactedRing)
-        tmaLoop->produceCompacted(range.lo, range.hi);
-      else
+      if (compactedRing) {
+        Value end = tmaLoop->produceCompacted(range.lo, range.hi);
+        if (round)
+          tileUses = a.sub(end, ringBase);
+      } else
         tmaLoop->produce(range.lo, range.hi);
       if (!consumerIf)
         return success();
@@ -4026,22 +4063,14 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   // before its softmax, ptxas spilled the D = 128 no-mask kernel.) H200,
   // bench/RESULTS.md, eighteenth session run 3: D=128 no mask 1K 502-506
   // -> 518-521 TFLOP/s, 4K, 16K and the 1024-key window level or above.
-  const bool earlyQ = wgmma && round && !tileTest;
+  // On a compacted ring (tile tests) once the item's last S has completed,
+  // or where it has no visible tile.
+  const bool earlyQ = wgmma && round;
   consumer.earlyQ = earlyQ;
 
   ValueRange res;
-  if (wgmma && (!tileTest || compactedRing)) {
+  if (wgmma) {
     res = overlappedWgmmaLoop(range.lo, range.hi, inits, compactedRing);
-  } else if (wgmma) {
-    // The first tile's flags before the loop; the loop's last two values
-    // carry each next tile's (body).
-    tmaLoop->hooks.body = body;
-    TileFlags first = guardedTileFlags(range.lo, range.hi);
-    SmallVector<Value> loopInits(inits.begin(), inits.end());
-    loopInits.push_back(first.empty);
-    loopInits.push_back(first.full);
-    res = tmaLoop->consume(range.lo, range.hi, loopInits, releases)
-              .drop_back(2);
   } else if (tmaLoads && fp8) {
     // As the fp8 branch below, from stages of swizzled codes: the V codes
     // past the sequence's keys zeroed, then converted into the V tile (a
@@ -4088,7 +4117,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
   // A persistent grid: every wgmma reading this work item's Q has
   // completed; the producer may load the next item's (earlyQ: released in
   // the key loop, unless the item has no key tile).
-  if (wgmma && round) {
+  if (wgmma && round && !compactedRing) {
     Value cond = releases;
     if (earlyQ)
       cond = arith::AndIOp::create(
@@ -4149,17 +4178,6 @@ FailureOr<gpu::GPUModuleOp> attnc::buildFlashKernel(ModuleOp module,
   MLIRContext *ctx = module.getContext();
   Operation *op = t.queryTiles;
   GpuKernelAttr config = t.config;
-  // Hung on the H200 (bench/RESULTS.md, 2026-12-01, block-sparse with two
-  // persistent warpgroups): refused until the work loop is fixed.
-  if (config.getPersistent() &&
-      t.keyLoop == TiledAttention::KeyLoop::TileTest) {
-    KernelProblem::of(t.step).emitError(
-        "expected persistent = false with a mask whose key tiles are tested "
-        "at run time (tile test '")
-        << t.tileTest
-        << "'): the persistent grid runs masks with key-tile bounds";
-    return failure();
-  }
   module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                   UnitAttr::get(ctx));
   ImplicitLocOpBuilder b(op->getLoc(), ctx);

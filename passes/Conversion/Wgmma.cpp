@@ -100,6 +100,8 @@ attnc::wgmmaRegisters(attn::GpuKernelAttr config, int64_t sharedMemoryBytes,
   // ptxas -v: 12-40 bytes); its consumers keep 200.
   if (producerTestsTiles && ragged && groups == 1)
     r.producer = 56;
+  if (config.getPersistent() && producerTestsTiles)
+    r.producer = 72;
   // A persistent producer scanning cu_seqlens for each item's documents
   // spilled 32 bytes with 40 (D = 128, two consumer warpgroups, which
   // then keep 224).
@@ -415,22 +417,22 @@ void TmaKeyLoop::produce(Value lo, Value hi) {
            hooks.notEmpty(last, arith::ConstantIntOp::create(b, 1, 1)), {});
 }
 
-void TmaKeyLoop::produceCompacted(Value lo, Value hi) {
+Value TmaKeyLoop::produceCompacted(Value lo, Value hi) {
   IndexArith a{b};
-  // The ring's uses from 0: a persistent kernel's items would need the
-  // count of the tiles loaded before them (FlashKernel keeps its tile
-  // tests on the uncompacted ring there). The loads go in the order the
-  // consumers' overlapped loop uses them: the keys of a visible tile with
-  // the values of the visible tile before it (S of one tile and P V of the
-  // last are issued together), the last tile's values after the loop. Keys
-  // are then never held behind the release of a values stage, which comes
-  // only after a P V, and the tile tests that find the next visible tile
-  // run while those values are still in use. hooks.ahead's values of a
-  // visible tile are read before its keys' wait and kept for its values
-  // (the loop's state after the use and the previous tile; those of tile
-  // lo stand in before the first).
+  // The ring's uses from useBase (a persistent kernel's earlier items: the
+  // tiles they loaded and an end use each), or from 0. The loads go in the
+  // order the consumers' overlapped loop uses them: the keys of a visible
+  // tile with the values of the visible tile before it (S of one tile and
+  // P V of the last are issued together), the last tile's values after
+  // the loop. Keys are then never held behind the release of a values
+  // stage, which comes only after a P V, and the tile tests that find the
+  // next visible tile run while those values are still in use.
+  // hooks.ahead's values of a visible tile are read before its keys' wait
+  // and kept for its values (the loop's state after the use and the
+  // previous tile; those of tile lo stand in before the first).
+  Value base = useBase ? useBase : a.constant(0);
   Value none = a.constant(-1);
-  SmallVector<Value> inits{a.constant(0), none};
+  SmallVector<Value> inits{base, none};
   if (hooks.ahead)
     llvm::append_range(inits, hooks.ahead(lo));
   auto loop = scf::ForOp::create(b, lo, hi, a.constant(1), inits);
@@ -451,7 +453,7 @@ void TmaKeyLoop::produceCompacted(Value lo, Value hi) {
       ahead = hooks.ahead(kt);
     loadHalf(0, kt, use, /*load=*/Value(), ahead, /*announce=*/true);
     Value afterFirst =
-        arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, use, a.constant(0));
+        arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, use, base);
     {
       auto ifValues = scf::IfOp::create(b, afterFirst, /*withElseRegion=*/false);
       OpBuilder::InsertionGuard values(b);
@@ -468,22 +470,28 @@ void TmaKeyLoop::produceCompacted(Value lo, Value hi) {
   }
   Value loaded = loop.getResult(0);
   {
-    auto ifAny =
-        scf::IfOp::create(b,
-                          arith::CmpIOp::create(b, arith::CmpIPredicate::sgt,
-                                                loaded, a.constant(0)),
-                          /*withElseRegion=*/false);
+    auto ifAny = scf::IfOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, loaded, base),
+        /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&ifAny.getThenRegion().front());
     loadHalf(1, loop.getResult(1), a.sub(loaded, a.constant(1)),
              /*load=*/Value(), loop.getResults().drop_front(2));
   }
   // The end: use `loaded` holds no tile. Its keys' full barrier completes
-  // its phase on the arrival alone (no bytes expected).
+  // its phase on the arrival alone (no bytes expected). A persistent
+  // kernel's ring goes on into the next item, so the end use passes a
+  // phase of the values' barriers too (the consumers release both halves
+  // of it), keeping every stage's four barriers one phase a use.
   auto [stage, n] = stageOf(loaded);
   tma::wait(b, barrierOf(2, loaded), parity(n, 1));
   hooks.announce(Value(), stage);
   arriveWithoutLoad(barrierOf(0, loaded));
+  if (useBase) {
+    tma::wait(b, barrierOf(3, loaded), parity(n, 1));
+    arriveWithoutLoad(barrierOf(1, loaded));
+  }
+  return a.add(loaded, a.constant(1));
 }
 
 Value TmaKeyLoop::waitHalf(int64_t kind, Value use) {
@@ -511,23 +519,6 @@ void TmaKeyLoop::releaseKeys(Value use, Value releases) {
 
 void TmaKeyLoop::releaseValues(Value use, Value releases) {
   releaseHalf(3, use, releases);
-}
-
-ValueRange TmaKeyLoop::consume(Value lo, Value hi, ValueRange inits,
-                               Value releases) {
-  IndexArith a{b};
-  auto loop = scf::ForOp::create(b, lo, hi, a.constant(1), inits);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(loop.getBody());
-  Value kt = loop.getInductionVar();
-  Value use = useOf(kt, lo);
-  waitKeys(use);
-  Value base = waitValues(use);
-  SmallVector<Value> state = hooks.body(kt, base, loop.getRegionIterArgs());
-  releaseKeys(use, releases);
-  releaseValues(use, releases);
-  scf::YieldOp::create(b, state);
-  return loop.getResults();
 }
 
 void TmaTileRing::load(Value kt, Value i, Value hi, Value ahead) {

@@ -198,10 +198,6 @@ public:
         issueKeys, issueValues;
     /// `cond` and tile `kt` holding a visible pair (CpAsyncKeyLoop).
     std::function<mlir::Value(mlir::Value kt, mlir::Value cond)> notEmpty;
-    /// The work of tile `kt` at byte `stageBase`, its wgmmas waited for.
-    std::function<llvm::SmallVector<mlir::Value>(
-        mlir::Value kt, mlir::Value stageBase, mlir::ValueRange state)>
-        body;
     /// Values the loads of tile `kt` need, read by the producer before it
     /// waits for the tile's stages and shared by its keys and values (a
     /// paged cache's page-table entries), or null for none. produce reads
@@ -239,14 +235,13 @@ public:
   /// tile is announced (hooks.announce) with its keys, and the use after
   /// the last one announces the end, its keys' full barrier arrived on
   /// without a load: the consumers read which tile a use holds once its
-  /// keys have landed, and test no tiles themselves.
-  void produceCompacted(mlir::Value lo, mlir::Value hi);
-  /// The consumers' loop from `inits`; `releases` (i1) is true on one thread
-  /// of each consumer warpgroup. Returns the final state.
-  mlir::ValueRange consume(mlir::Value lo, mlir::Value hi,
-                           mlir::ValueRange inits, mlir::Value releases);
-
-  /// The pieces of a consumer loop of another schedule, by ring use: the
+  /// keys have landed, and test no tiles themselves. With a useBase (a
+  /// persistent kernel, whose ring goes on into its next item) the end use
+  /// passes a phase of the values' barriers too. Returns the ring uses
+  /// after the end use (index).
+  mlir::Value produceCompacted(mlir::Value lo, mlir::Value hi);
+  /// The pieces of the consumers' loop (FlashKernel's overlapped
+  /// schedule), by ring use: the
   /// use of tile kt of the loop from `lo` (a compacted ring counts its
   /// uses itself); waiting until the keys or values of a use have landed
   /// (returns its stage's byte offset); releasing them (one thread per

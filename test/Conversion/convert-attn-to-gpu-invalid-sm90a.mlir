@@ -107,18 +107,6 @@ func.func @ragged_persistent(%q: tensor<1x8x?x128xbf16>, %k: tensor<1x2x?x128xbf
 
 // -----
 
-// Key tiles tested at run time (a block mask): no persistent grid (it hung
-// on the H200).
-func.func @blocksparse_persistent(%q: tensor<1x8x?x128xbf16>, %k: tensor<1x8x?x128xbf16>, %bm: tensor<1x1x?x?xi8>) -> tensor<1x8x?x128xbf16> {
-  // expected-remark @+3 {{attn-skip-masked-tiles: mask #attn.block_sparse<block_q = 128, block_k = 128>: run-time block table}}
-  // expected-remark @+2 {{run-time tile test 'block_table'}}
-  // expected-error @+1 {{expected persistent = false with a mask whose key tiles are tested at run time (tile test 'block_table'): the persistent grid runs masks with key-tile bounds}}
-  %o = attn.attention %q, %k, %k block_mask(%bm : tensor<1x1x?x?xi8>) mask(#attn.block_sparse<block_q = 128, block_k = 128>) {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true>} : tensor<1x8x?x128xbf16>, tensor<1x8x?x128xbf16>, tensor<1x8x?x128xbf16> -> tensor<1x8x?x128xbf16>
-  return %o : tensor<1x8x?x128xbf16>
-}
-
-// -----
-
 // A ragged batch runs on the prefill kernels: no split-KV decode kernel.
 func.func @ragged_split_kv(%q: tensor<1x8x?x64xbf16>, %k: tensor<1x2x?x64xbf16>, %cq: tensor<?xi32>) -> tensor<1x8x?x64xbf16> {
   // expected-error @+1 {{expected split_kv = false, gqa_pack = 1 and key_warps = 1 with a ragged batch (cu_seqlens_q) on target sm_90a: ragged batches run on the prefill kernels}}
