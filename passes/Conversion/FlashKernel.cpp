@@ -373,8 +373,8 @@ private:
   bool convertsCodes() const { return config.getWgmma() && problem.kvFp8; }
   /// Threads of the producer warpgroup.
   static constexpr int64_t kProducerThreads = 128;
-  /// The wgmma kernel's tile tests on a block grid: the overlapped
-  /// schedule's compacted ring (overlappedWgmmaLoop).
+  /// The wgmma kernel's tile tests: the overlapped schedule's compacted
+  /// ring (overlappedWgmmaLoop), on a block grid or a persistent one.
   bool compactsRing() const {
     return config.getWgmma() && tiled.testsTilesAtRunTime();
   }
@@ -437,7 +437,8 @@ private:
   /// A persistent grid (buildWork): the ring uses of the work items before
   /// this one, and how many came before it (for Q's barrier phases).
   Value ringBase, round;
-  /// Set by buildTile: the key tiles its work item passes through the ring.
+  /// Set by buildTile: the ring uses of its work item (its key tiles, or on
+  /// a compacted ring its visible tiles and its end use).
   Value tileUses;
   /// A persistent kernel that splits its last wave's items by keys
   /// (splitsPersistentTail): item `raw` of buildWork's numbering as the

@@ -100,6 +100,10 @@ attnc::wgmmaRegisters(attn::GpuKernelAttr config, int64_t sharedMemoryBytes,
   // ptxas -v: 12-40 bytes); its consumers keep 200.
   if (producerTestsTiles && ragged && groups == 1)
     r.producer = 56;
+  // A persistent producer testing tiles (the compacted ring across work
+  // items) spilled 20-36 bytes with 56 and 28 with 64 (ptxas -v, block
+  // masks at D = 64-192); with 72 neither role spills there (216 for two
+  // consumer warpgroups; D = 256's spill at that).
   if (config.getPersistent() && producerTestsTiles)
     r.producer = 72;
   // A persistent producer scanning cu_seqlens for each item's documents
