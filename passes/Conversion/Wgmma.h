@@ -241,11 +241,10 @@ public:
   /// after the end use (index).
   mlir::Value produceCompacted(mlir::Value lo, mlir::Value hi);
   /// The pieces of the consumers' loop (FlashKernel's overlapped
-  /// schedule), by ring use: the
-  /// use of tile kt of the loop from `lo` (a compacted ring counts its
-  /// uses itself); waiting until the keys or values of a use have landed
-  /// (returns its stage's byte offset); releasing them (one thread per
-  /// consumer warpgroup, `releases`).
+  /// schedule), by ring use: the use of tile kt of the loop from `lo` (a
+  /// compacted ring counts its uses itself); waiting until the keys or
+  /// values of a use have landed (returns its stage's byte offset);
+  /// releasing them (one thread per consumer warpgroup, `releases`).
   mlir::Value useOf(mlir::Value kt, mlir::Value lo);
   mlir::Value waitKeys(mlir::Value use);
   mlir::Value waitValues(mlir::Value use);
@@ -254,7 +253,8 @@ public:
 
   Hooks hooks;
   /// The ring uses before tile `lo` (index; null for none): a persistent
-  /// kernel's earlier work items passed that many tiles through the ring.
+  /// kernel's earlier work items passed that many tiles through the ring
+  /// (on a compacted ring their visible tiles and an end use each).
   mlir::Value useBase;
   /// With several producer lanes (each waits for the stages and issues its
   /// share of a tile's loads in the hooks): true (i1) on the one that
