@@ -3803,17 +3803,23 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       return notEmpty(kt, cond);
     };
     TmaKeyLoop::Hooks hooks{issueKeys, issueValues, notEmptyHook};
+    // A compacted ring tests each tile once: its visible flag decides the
+    // load, its full flag goes to the consumers with the tile.
+    hooks.testTile = [&](Value kt) -> std::pair<Value, Value> {
+      TileFlags f = tileFlags(kt);
+      return {arith::XOrIOp::create(b, f.empty,
+                                    arith::ConstantIntOp::create(b, 1, 1)),
+              f.full};
+    };
     // A compacted ring's tile a stage: 2 kt + full (i32), -1 at the end,
     // written by the lane that arrives on the keys' full barrier.
-    hooks.announce = [&](Value kt, Value stage) {
+    hooks.announce = [&](Value kt, Value full, Value stage) {
       onProducerWarp(0, [&] {
         Value word = i32c(-1);
-        if (kt) {
-          Value full =
-              arith::ExtUIOp::create(b, b.getI32Type(), tileFlags(kt).full);
+        if (kt)
           word = arith::OrIOp::create(
-              b, arith::ShLIOp::create(b, toI32(kt), i32c(1)), full);
-        }
+              b, arith::ShLIOp::create(b, toI32(kt), i32c(1)),
+              arith::ExtUIOp::create(b, b.getI32Type(), full));
         LLVM::StoreOp::create(b, word, tileSlot(stage), /*align=*/4);
       });
     };

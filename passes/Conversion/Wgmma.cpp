@@ -337,11 +337,11 @@ Value TmaKeyLoop::barrierOf(int64_t kind, Value use) {
 }
 
 void TmaKeyLoop::loadHalf(int64_t half, Value kt, Value use, Value load,
-                          ValueRange ahead, bool announce) {
+                          ValueRange ahead, Value announceFull) {
   auto [stage, n] = stageOf(use);
   tma::wait(b, barrierOf(2 + half, use), parity(n, 1));
-  if (announce)
-    hooks.announce(kt, stage);
+  if (announceFull)
+    hooks.announce(kt, announceFull, stage);
   Value full = barrierOf(half, use);
   auto issue = [&]() {
     (half == 0 ? hooks.issueKeys : hooks.issueValues)(kt, stage, n, full,
@@ -447,7 +447,7 @@ Value TmaKeyLoop::produceCompacted(Value lo, Value hi) {
     Value use = loop.getRegionIterArgs()[0];
     Value prev = loop.getRegionIterArgs()[1];
     ValueRange prevAhead = loop.getRegionIterArgs().drop_front(2);
-    Value load = hooks.notEmpty(kt, arith::ConstantIntOp::create(b, 1, 1));
+    auto [load, full] = hooks.testTile(kt);
     auto ifLoad = scf::IfOp::create(b, loop.getResultTypes(), load,
                                     /*withElseRegion=*/true);
     OpBuilder::InsertionGuard inner(b);
@@ -455,7 +455,7 @@ Value TmaKeyLoop::produceCompacted(Value lo, Value hi) {
     SmallVector<Value> ahead;
     if (hooks.ahead)
       ahead = hooks.ahead(kt);
-    loadHalf(0, kt, use, /*load=*/Value(), ahead, /*announce=*/true);
+    loadHalf(0, kt, use, /*load=*/Value(), ahead, /*announceFull=*/full);
     Value afterFirst =
         arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, use, base);
     {
@@ -489,7 +489,7 @@ Value TmaKeyLoop::produceCompacted(Value lo, Value hi) {
   // of it), keeping every stage's four barriers one phase a use.
   auto [stage, n] = stageOf(loaded);
   tma::wait(b, barrierOf(2, loaded), parity(n, 1));
-  hooks.announce(Value(), stage);
+  hooks.announce(Value(), Value(), stage);
   arriveWithoutLoad(barrierOf(0, loaded));
   if (useBase) {
     tma::wait(b, barrierOf(3, loaded), parity(n, 1));

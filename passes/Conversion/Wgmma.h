@@ -208,11 +208,15 @@ public:
     /// both its issues (the keys of kt and the values of kt - 1), none to
     /// the values after the loop.
     std::function<llvm::SmallVector<mlir::Value>(mlir::Value kt)> ahead;
+    /// produceCompacted: tile `kt`'s test, once a tile: whether it holds a
+    /// visible pair and whether every pair of it is (i1 each).
+    std::function<std::pair<mlir::Value, mlir::Value>(mlir::Value kt)> testTile;
     /// produceCompacted: tells the consumers which tile (`kt`; null: none,
-    /// the ring's end) the keys of `stage` (index) hold, once the stage's
-    /// previous keys are released and before its full barrier's arrival
-    /// publishes it.
-    std::function<void(mlir::Value kt, mlir::Value stage)> announce;
+    /// the ring's end) the keys of `stage` (index) hold and whether it is
+    /// `full` (i1; null at the end), once the stage's previous keys are
+    /// released and before its full barrier's arrival publishes it.
+    std::function<void(mlir::Value kt, mlir::Value full, mlir::Value stage)>
+        announce;
   };
 
   /// `barrier(i)` is the i-th mbarrier (!llvm.ptr<3>): the full barriers of
@@ -288,10 +292,10 @@ private:
   /// The producer: waits until the consumers have released half `half` (0
   /// keys, 1 values) of the stage's previous use, then loads that half of
   /// tile kt for `use` (or only arrives on its full barrier, `load` false),
-  /// with hooks.ahead's values `ahead` of kt; `announce`: hooks.announce
-  /// of kt before the issue.
+  /// with hooks.ahead's values `ahead` of kt; with `announceFull` (kt's
+  /// full flag), hooks.announce of kt before the issue.
   void loadHalf(int64_t half, mlir::Value kt, mlir::Value use, mlir::Value load,
-                mlir::ValueRange ahead, bool announce = false);
+                mlir::ValueRange ahead, mlir::Value announceFull = {});
   /// Arrives on full barrier `full` without a load (an empty tile, or a
   /// compacted ring's end): the leader alone with several producer lanes.
   void arriveWithoutLoad(mlir::Value full);

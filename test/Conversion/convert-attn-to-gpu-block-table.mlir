@@ -65,13 +65,16 @@
 // values (V map) of the visible tile before it; the loop carries the
 // ring's use count and that tile (-1 before the first); the last tile's
 // values after the loop, then the end's word (-1) and an arrival without
-// bytes on its keys' full barrier.
+// bytes on its keys' full barrier. The tile's test reads the table once,
+// before the load's branch: the word's full flag comes from that test.
 // CHECK: nvvm.setmaxregister  decrease 40
 // CHECK: scf.for %[[PKT:[^ ]+]] = {{.*}} iter_args(%[[PUSE:[^ ]+]] = %c0{{[^ ]*}}, %[[PPREV:[^ ]+]] = %c-1{{[^ ]*}}) -> (index, index) {
 // CHECK: llvm.load {{.*}} -> i8
+// CHECK-NOT: llvm.load {{.*}} -> i8
 // CHECK: scf.if %{{.*}} -> (index, index) {
+// CHECK-NOT: llvm.load {{.*}} -> i8
 // CHECK: nvvm.mbarrier.try_wait.parity
-// CHECK: llvm.load {{.*}} -> i8
+// CHECK-NOT: llvm.load {{.*}} -> i8
 // CHECK: llvm.store %{{.*}}, %{{.*}} : i32, !llvm.ptr<3>
 // CHECK: nvvm.mbarrier.arrive.expect_tx
 // CHECK-NOT: %[[VMAP]]
