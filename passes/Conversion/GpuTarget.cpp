@@ -550,7 +550,12 @@ public:
       // to S=2K and slower from 8K, once bench.py's first-slot bias was
       // taken out by timing them in both slots (2026-12-04, twenty-fifth
       // session runs 3, 4 and 7: 16K -2%, 8K -1.3%, 4K level).
-      blockK = p.noMask ? 176 : 128;
+      // 160-key tiles beat FlashAttention-3's 176 on the persistent grid
+      // at every length (2026-12-06, forty-third session run 4, H100, one
+      // kernel each: 2K 580.0 vs 568.1 TFLOP/s, 4K 611.3 vs 588.4, 8K
+      // 628.4 vs 617.1, 16K 632.7 vs 629.2; 144 and 128 slower from 4K).
+      // Ragged batches, kv_lens and paged caches keep 176 (not measured).
+      blockK = p.noMask ? (perSequence || p.pageSize ? 176 : 160) : 128;
       // Causal and prefix-LM masks and cu_seqlens documents too, their
       // query tiles taken in pairs (FlashKernel.cpp, buildWork), soft-capped
       // or not. A small soft-cap (no row maximum: KernelProblem::
@@ -682,8 +687,8 @@ public:
                       GpuKernelAttr config) const override {
     if (!config.getWgmma() || p.ragged || p.kvLens || p.decode)
       return std::nullopt;
-    // D = 96: two warpgroups on the key tiles of D = 128's configuration
-    // (176 keys without a mask, 128 under a causal mask); on the three
+    // D = 96: two warpgroups on 176-key tiles without a mask (D = 128's
+    // until the forty-third session), 128 under a causal mask; on the three
     // warpgroups' 96-key tiles they were slower (2026-12-06, thirty-ninth
     // session run 6, H100: none 1K 424.7 vs 458.0 TFLOP/s, causal 1K 280.3
     // vs 350.2, 2K 397.4 vs 406.4).
@@ -716,13 +721,13 @@ public:
                             /*keyWarps=*/1, /*wgmma=*/true,
                             /*persistent=*/true)),
           2048};
-    // D = 128 without a mask: the main kernel's 176-key tiles are the
-    // fastest from S = 4K, 128-key tiles (with 16-byte O stores) at 1K
-    // (twenty-fifth session run 9, outputs preallocated: 536.0 vs 524.5
-    // TFLOP/s at 1K, level at 4K, 595.5 vs 610.9 at 16K; runs 3-4: +1.3%
-    // to +2.7% at 1K).
+    // D = 128 without a mask: the main kernel's wider key tiles (176 then,
+    // 160 since the forty-third session) are the fastest from S = 2K,
+    // 128-key tiles (with 16-byte O stores) at 1K (twenty-fifth session
+    // run 9, outputs preallocated: 536.0 vs 524.5 TFLOP/s at 1K, level at
+    // 4K, 595.5 vs 610.9 at 16K; runs 3-4: +1.3% to +2.7% at 1K).
     if (p.headDim == 128 && p.valueHeadDim == 128 && p.noMask &&
-        config.getWarps() == 8 && config.getBlockK() == 176 &&
+        config.getWarps() == 8 && config.getBlockK() == 160 &&
         config.getPersistent())
       return ShortSequenceKernel{
           make(p, /*blockK=*/128, /*warps=*/8, /*mTiles=*/1,

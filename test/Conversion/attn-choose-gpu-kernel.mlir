@@ -23,13 +23,13 @@ func.func @d64(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<
 
 // -----
 
-// D = 128 without a mask: two warpgroups share 176-key tiles on a
+// D = 128 without a mask: two warpgroups share 160-key tiles on a
 // persistent grid, with 16-byte O stores as every persistent kernel (under a
 // causal mask 128-key tiles, not persistent, Pipelines/attnc-compile-gpu.mlir). sm_80: Q staged in shared memory and
 // 32-key tiles, so the accumulators stay in registers.
 // CHECK-LABEL: func.func @d128(
-// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 176, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true, wide_stores = true>
-// CHECK-SAME: attn.tile_sizes = array<i64: 128, 176>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 160, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true, wide_stores = true>
+// CHECK-SAME: attn.tile_sizes = array<i64: 128, 160>
 // SM80-LABEL: func.func @d128(
 // SM80: #attn.gpu_kernel<chip = "sm_80", block_q = 128, block_k = 32, warps = 4, m_tiles = 2, stages = 2, q_in_smem = true>
 func.func @d128(%q: tensor<?x8x?x128xf16>, %k: tensor<?x8x?x128xf16>, %v: tensor<?x8x?x128xf16>) -> tensor<?x8x?x128xf16> {

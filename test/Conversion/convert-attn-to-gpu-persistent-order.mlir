@@ -83,7 +83,7 @@ func.func @documents(%q: tensor<?x16x?x128xbf16>, %k: tensor<?x16x?x128xbf16>, %
 // CHECK: %[[T:.*]] = arith.trunci %[[T64]] : i64 to i32
 // CHECK: %[[PER:.*]] = arith.muli %[[T]], %c4_i32 : i32
 // CHECK: %[[N:.*]] = arith.muli %[[PER]], %{{.*}} : i32
-// CHECK: %[[C64:.*]] = arith.ceildivui %{{.*}}, %c176_i64 : i64
+// CHECK: %[[C64:.*]] = arith.ceildivui %{{.*}}, %c160_i64 : i64
 // CHECK: %[[C:.*]] = arith.trunci %[[C64]] : i64 to i32
 // CHECK: %[[BALANCED:.*]] = arith.cmpi sge, %{{.*}}, %c2_i32 : i32
 // CHECK: %[[REM:.*]] = arith.remui %[[N]], %[[B]] : i32
@@ -117,7 +117,7 @@ func.func @documents(%q: tensor<?x16x?x128xbf16>, %k: tensor<?x16x?x128xbf16>, %
 // CHECK-NEXT: %[[B2:.*]] = arith.muli %[[GXY2]], %{{.*}} : i32
 // CHECK: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK: %[[L2:.*]] = arith.addi %{{.*}}, %{{.*}} : i32
-// CHECK: %[[C2_64:.*]] = arith.ceildivui %{{.*}}, %c176_i64{{.*}} : i64
+// CHECK: %[[C2_64:.*]] = arith.ceildivui %{{.*}}, %c160_i64{{.*}} : i64
 // CHECK: %[[C2:.*]] = arith.trunci %[[C2_64]] : i64 to i32
 // CHECK: %[[START2:.*]] = arith.subi %{{.*}}, %{{.*}} : i32
 // CHECK: %[[WHOLE2:.*]] = arith.select %{{.*}}, %{{.*}}, %c0_i32{{.*}} : i32

@@ -1,8 +1,8 @@
 // RUN: attnc-opt %s --attn-choose-gpu-kernel=chip=sm_90a --attn-tile --attn-skip-masked-tiles --convert-attn-to-gpu 2>/dev/null | FileCheck %s
 
-// The sm_90a wgmma kernel's key loop (D = 128, no mask: 176-key tiles, two
+// The sm_90a wgmma kernel's key loop (D = 128, no mask: 160-key tiles, two
 // consumer warpgroups). Keys and values of a stage have barriers of their
-// own: the producer loads a tile's keys (two 176 x 128-byte boxes, 45056
+// own: the producer loads a tile's keys (two 160 x 128-byte boxes, 40960
 // bytes, tensor map K) once the consumers have released the stage's keys,
 // then its values (tensor map V) once they have released its values.
 // CHECK-LABEL: func.func @none_bf16_d128(
@@ -24,7 +24,7 @@
 // CHECK-NEXT: arith.andi %{{.*}}, %[[NOUSE]] : i1
 // CHECK: nvvm.barrier.arrive id =
 // CHECK: nvvm.barrier id =
-// CHECK: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 176, k = 16>, D[<f32>, <zero>]
+// CHECK: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 160, k = 16>, D[<f32>, <zero>]
 // CHECK: nvvm.barrier.arrive id =
 // CHECK-NEXT: "wgmma.wait_group.sync.aligned 0;"
 // The consumers' loop: tile kt's keys and tile kt - 1's values landed,
@@ -37,7 +37,7 @@
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: nvvm.barrier id =
-// CHECK: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 176, k = 16>
+// CHECK: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 160, k = 16>
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
@@ -68,11 +68,11 @@
 // CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c32768_i32
 // CHECK: scf.for
 // CHECK: nvvm.mbarrier.try_wait.parity
-// CHECK: nvvm.mbarrier.arrive.expect_tx %[[KF:[0-9]+]], %c45056_i32
+// CHECK: nvvm.mbarrier.arrive.expect_tx %[[KF:[0-9]+]], %c40960_i32
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg38, %[[KF]], box[%c0_i32
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg38, %[[KF]], box[%c64_i32
 // CHECK: nvvm.mbarrier.try_wait.parity
-// CHECK: nvvm.mbarrier.arrive.expect_tx %[[VF:[0-9]+]], %c45056_i32
+// CHECK: nvvm.mbarrier.arrive.expect_tx %[[VF:[0-9]+]], %c40960_i32
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg39, %[[VF]], box[%c0_i32
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg39, %[[VF]], box[%c64_i32
 func.func @none_bf16_d128(%q: tensor<?x4x?x128xbf16>, %k: tensor<?x4x?x128xbf16>, %v: tensor<?x4x?x128xbf16>) -> tensor<?x4x?x128xbf16> {

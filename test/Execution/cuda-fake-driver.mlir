@@ -42,7 +42,7 @@
 // kernel deals the key tiles of its last wave's items to all its blocks
 // (KernelAbi.h tail splits, num_splits 2): 17 work items (query tiles of
 // 128 rows, one head) on the stand-in's 8 resident blocks leave one in the
-// last wave, whose 12 key tiles of 176 go 1 or 2 to a block
+// last wave, whose 13 key tiles of 160 go 1 or 2 to a block
 // (rt::chooseTailSplits). The scratch holds a counter for each of the
 // block's 12 warps, zeroed on the stream before the launch, and two
 // records of 128 x (128 + 8) floats a block: (12 + 16 x 17408) x 4 bytes.

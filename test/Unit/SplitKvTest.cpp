@@ -177,10 +177,10 @@ TEST(TailSplitsTest, ChoosesForTheLastWave) {
   EXPECT_EQ(chooseTailSplits(0, 94, 132), kWholeItems);
   EXPECT_EQ(chooseTailSplits(2048, 94, 0), kWholeItems);
   // The standard no-mask shapes on an H200 (132 blocks): D = 128 at 4K
-  // (24 key tiles of 176) and 16K (94), D = 256 at 8K (103 tiles of 80;
+  // (26 key tiles of 160) and 16K (103), D = 256 at 8K (103 tiles of 80;
   // the tail is 100 items).
-  EXPECT_EQ(chooseTailSplits(2048, 24, 132), kBalancedTail);
-  EXPECT_EQ(chooseTailSplits(2048, 94, 132), kBalancedTail);
+  EXPECT_EQ(chooseTailSplits(2048, 26, 132), kBalancedTail);
+  EXPECT_EQ(chooseTailSplits(2048, 103, 132), kBalancedTail);
   EXPECT_EQ(chooseTailSplits(1024, 103, 132), kBalancedTail);
   // The kernel deals the tail's tiles times the blocks in 32 bits.
   EXPECT_EQ(chooseTailSplits(2048 + 131, int64_t(1) << 20, 132), kWholeItems);
