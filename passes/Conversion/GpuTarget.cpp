@@ -553,7 +553,8 @@ public:
       // 160-key tiles beat FlashAttention-3's 176 on the persistent grid
       // at every length (2026-12-06, forty-third session run 4, H100, one
       // kernel each: 2K 580.0 vs 568.1 TFLOP/s, 4K 611.3 vs 588.4, 8K
-      // 628.4 vs 617.1, 16K 632.7 vs 629.2; 144 and 128 slower from 4K).
+      // 628.4 vs 617.1, 16K 632.7 vs 629.2; 144 and 128 slower from 4K;
+      // run 5 level: 4K 592.5 vs 592.2, 16K 627.1 vs 629.6).
       // Ragged batches, kv_lens and paged caches keep 176 (not measured).
       blockK = p.noMask ? (perSequence || p.pageSize ? 176 : 160) : 128;
       // Causal and prefix-LM masks and cu_seqlens documents too, their
