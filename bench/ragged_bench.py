@@ -3,12 +3,15 @@
 Runs on the GPU machine: python3 bench/ragged_bench.py BUILD_GPU_DIR
 (artifacts from scripts/build-gpu-artifacts.sh). The batch: 16 sequences of
 self-attention (each as many queries as keys) with lengths spread evenly
-from 100 to 8000, causal, Hq=32, Hkv=8, D=128, bf16, packed [tokens, H, D]
+from 100 to 8000, causal (MASK=none: no mask, each sequence attending to
+all of its own keys), Hq=32, Hkv=8, D=128, bf16, packed [tokens, H, D]
 with cu_seqlens (FlashAttention's varlen layout). Systems, on the same
 tensors in this one process:
 
-- attnc_ragged: one launch of bench_ragged_d128_causal (cu_seqlens_q/k);
-- attnc_dense_loop: the dense causal artifact (bench_dense_gqa4_d128_causal,
+- attnc_ragged: one launch of bench_ragged_d128_MASK (cu_seqlens_q/k);
+  with VARIANTS="DIR ..." also each DIR's artifacts/bench_ragged_d128_MASK
+  (attnc_ragged_<DIR's last name>), for an A/B of kernel configurations;
+- attnc_dense_loop: the dense artifact (bench_dense_gqa4_d128_MASK,
   the sm_90a default kernel) launched once per sequence, on the same
   packed tensors viewed per sequence: the dense rate over the same pairs;
 - attnc_dense_loop_mma: the same loop with the sm_80-class mma.sync dense
@@ -16,7 +19,7 @@ tensors in this one process:
   kernel family the ragged launch uses;
 - attnc_dense_8k: the dense kernel at B=1, S=8192 (one long sequence), for
   the rate of a full-size launch;
-- flex: FlexAttention over the packed tokens with a document-causal block
+- flex: FlexAttention over the packed tokens with a document(-causal) block
   mask (its varlen form).
 
 Every system's output is checked first against a float64 reference of two
@@ -36,6 +39,9 @@ import attnc  # noqa: E402
 
 DEV = "cuda"
 HQ, HKV, D = 32, 8, 128
+MASK = os.environ.get("MASK", "causal")
+if MASK not in ("causal", "none"):
+    sys.exit(f"ragged_bench.py: MASK={MASK}: expected causal or none")
 
 
 def lengths():
@@ -51,7 +57,9 @@ def reference(q, k, v, cu, heads):
     for i in range(len(cu) - 1):
         a, b = cu[i], cu[i + 1]
         n = b - a
-        causal = torch.ones(n, n, dtype=torch.bool, device=DEV).tril()
+        causal = torch.ones(n, n, dtype=torch.bool, device=DEV)
+        if MASK == "causal":
+            causal = causal.tril()
         for h in heads:
             qh, kh, vh = q[a:b, h], k[a:b, h // g], v[a:b, h // g]
             s = (qh.double() @ kh.double().T) / math.sqrt(D)
@@ -81,7 +89,7 @@ def main(build):
     for n in lens:
         cu.append(cu[-1] + n)
     total = cu[-1]
-    pairs = sum(n * (n + 1) // 2 for n in lens)
+    pairs = sum(n * (n + 1) // 2 if MASK == "causal" else n * n for n in lens)
     flops = 4 * HQ * D * pairs
     torch.manual_seed(0)
     q = torch.randn(total, HQ, D, device=DEV, dtype=torch.bfloat16)
@@ -89,7 +97,7 @@ def main(build):
     v = torch.randn(total, HKV, D, device=DEV, dtype=torch.bfloat16)
     cu_t = torch.tensor(cu, dtype=torch.int32, device=DEV)
     case = f"ragged prefill: {len(lens)} sequences, lengths {lens[0]}..{lens[-1]} " \
-           f"({total} tokens), causal, Hq={HQ} Hkv={HKV} D={D}"
+           f"({total} tokens), {MASK}, Hq={HQ} Hkv={HKV} D={D}"
     print(case, flush=True)
     results.append(case)
     heads = [0, HQ - 1]
@@ -97,12 +105,12 @@ def main(build):
     naive_err = rel(naive, ref)
 
     art = lambda name: os.path.join(build, "artifacts", name + ".attnc")  # noqa: E731
-    ragged = attnc.Kernel(art("bench_ragged_d128_causal"))
     out = torch.empty(total, HQ, D, device=DEV, dtype=torch.bfloat16)
 
-    def run_ragged():
-        return ragged(q, k, v, out=out, cu_seqlens_q=cu_t, cu_seqlens_k=cu_t,
-                      max_seqlen_q=max(lens))[0]
+    def run_ragged(path):
+        ragged = attnc.Kernel(path)
+        return lambda: ragged(q, k, v, out=out, cu_seqlens_q=cu_t, cu_seqlens_k=cu_t,
+                              max_seqlen_q=max(lens))[0]
 
     # Per-sequence dense launches on views of the packed tensors: [1, H, n, D]
     # with strides {., D, H * D, 1}.
@@ -120,16 +128,26 @@ def main(build):
             return out
         return f
 
-    systems = [("attnc_ragged", run_ragged, flops)]
-    for name, artifact in [("attnc_dense_loop", "bench_dense_gqa4_d128_causal"),
-                           ("attnc_dense_loop_mma", "bench_dense_gqa4_d128_causal_sm80")]:
+    systems = [("attnc_ragged", run_ragged(art(f"bench_ragged_d128_{MASK}")), flops)]
+    for vdir in os.environ.get("VARIANTS", "").split():
+        path = os.path.join(vdir, "artifacts", f"bench_ragged_d128_{MASK}.attnc")
+        label = os.path.basename(os.path.normpath(vdir))
+        systems.append((f"attnc_ragged_{label}", run_ragged(path), flops))
+    for name, artifact in [("attnc_dense_loop", f"bench_dense_gqa4_d128_{MASK}"),
+                           ("attnc_dense_loop_mma", f"bench_dense_gqa4_d128_{MASK}_sm80")]:
         if os.path.exists(art(artifact)):
             systems.append((name, dense_loop(attnc.Kernel(art(artifact))), flops))
 
     from torch.nn.attention.flex_attention import create_block_mask, flex_attention
     doc = torch.repeat_interleave(torch.arange(len(lens), device=DEV),
                                   torch.tensor(lens, device=DEV))
-    bm = create_block_mask(lambda b, h, qi, ki: (qi >= ki) & (doc[qi] == doc[ki]),
+    if MASK == "causal":
+        def doc_mask(b, h, qi, ki):
+            return (qi >= ki) & (doc[qi] == doc[ki])
+    else:
+        def doc_mask(b, h, qi, ki):
+            return doc[qi] == doc[ki]
+    bm = create_block_mask(doc_mask,
                            None, None, total, total, device=DEV)
     cflex = torch.compile(flex_attention, dynamic=False)
     qf, kf, vf = (t.unsqueeze(0).transpose(1, 2) for t in (q, k, v))
@@ -158,7 +176,7 @@ def main(build):
         results.append(line)
 
     # The dense kernel on one long sequence (checked on two heads first).
-    dense_path = art("bench_dense_gqa4_d128_causal")
+    dense_path = art(f"bench_dense_gqa4_d128_{MASK}")
     if os.path.exists(dense_path):
         S = 8192
         qd = torch.randn(1, HQ, S, D, device=DEV, dtype=torch.bfloat16)
@@ -172,7 +190,7 @@ def main(build):
         nerr = rel(nv, r)
         if err <= 1.25 * nerr + 1e-6:
             ms = do_bench(lambda: dk(qd, kd, vd), warmup=20, rep=200, return_mode="median")
-            fl = 4 * HQ * D * S * (S + 1) // 2
+            fl = 4 * HQ * D * (S * (S + 1) // 2 if MASK == "causal" else S * S)
             line = (f"{'attnc_dense_8k':22s} {ms:8.3f} ms {fl / ms / 1e9:7.1f} TFLOP/s "
                     f"err={err:.2e} (naive bf16 {nerr:.2e}) [B=1 S=8192]")
         else:
