@@ -555,11 +555,16 @@ public:
       // kernel each: 2K 580.0 vs 568.1 TFLOP/s, 4K 611.3 vs 588.4, 8K
       // 628.4 vs 617.1, 16K 632.7 vs 629.2; 144 and 128 slower from 4K;
       // run 5 level: 4K 592.5 vs 592.2, 16K 627.1 vs 629.6).
-      // Ragged batches, kv_lens and paged caches keep 176 (not measured).
+      // Ragged batches keep 176 on the block grid (2026-12-06, forty-fourth
+      // session run 2, H100, 16 sequences of 100-8000 tokens: 596.7 TFLOP/s
+      // vs 578.1 on 160); kv_lens and paged caches too (not measured).
       blockK = p.noMask ? (perSequence || p.pageSize ? 176 : 160) : 128;
       // Causal and prefix-LM masks and cu_seqlens documents too, their
       // query tiles taken in pairs (FlashKernel.cpp, buildWork), soft-capped
-      // or not. A small soft-cap (no row maximum: KernelProblem::
+      // or not. Ragged batches stay on the block grid: on the persistent one
+      // (items within each sequence's tiles, branch ragged-persistent) they
+      // ran slower (same run: causal 531.2 vs 555.3, no mask 585.5 vs
+      // 596.7). A small soft-cap (no row maximum: KernelProblem::
       // cappedReference) used to take the block grid's 192-key tiles; the
       // pairs on 128-key tiles are 5% faster (2026-12-06, thirty-ninth
       // session run 1, H100, S=8K cap 30: 523.2 vs 500.7 TFLOP/s).
