@@ -59,6 +59,20 @@ scripts/spec-sweep.sh "${SPEC_SWEEP_SEED:-1}" "${SPEC_SWEEP_COUNT:-16}" "$BUILD_
 echo "== tile geometry (bench/tile_geometry.py): visible pairs over computed ones against closed forms"
 /usr/bin/python3 bench/tile_geometry.py --check | tee "$RESULTS/geometry.txt" | grep -v "^PASS"
 
+echo "== the Python scripts the GPU machine runs compile (bench/, python/attnc/, scripts/)"
+# They import torch and run only there: a syntax error would cost a device run.
+{
+  ok=0 bad=0
+  for f in bench/*.py python/attnc/*.py scripts/*.py; do
+    if err=$(/usr/bin/python3 -c 'import sys; compile(open(sys.argv[1]).read(), sys.argv[1], "exec")' "$f" 2>&1); then
+      ok=$((ok + 1))
+    else
+      bad=$((bad + 1)); echo "FAIL: $f: $(tail -1 <<< "$err")"
+    fi
+  done
+  echo "$ok passed, $bad failed"
+} | tee "$RESULTS/pycompile.txt" | grep -v "^PASS"
+
 /usr/bin/python3 - "$RESULTS" <<'PY'
 import json, os, re, sys
 d = sys.argv[1]
@@ -86,7 +100,7 @@ if os.path.exists(unit):
 else:
     failed += 1
 for name in ("sweep.txt", "ptx.txt", "ptx-bench.txt", "embed.txt", "sanitize.txt", "mutate.txt", "fuzz.txt", "spec-sweep.txt",
-             "geometry.txt"):
+             "geometry.txt", "pycompile.txt"):
     lines = open(os.path.join(d, name)).read().strip().splitlines()
     m = re.fullmatch(r"(\d+) passed, (\d+) failed", lines[-1] if lines else "")
     if m:
