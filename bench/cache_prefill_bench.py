@@ -6,7 +6,9 @@ Runs on the GPU machine: python3 bench/cache_prefill_bench.py BUILD_GPU_DIR
 sequences, each a chunk of SQ new query rows over a cache [B, Hkv, SK, D]
 whose first kv_lens[b] rows are its keys (the chunk's own keys last), the
 lengths spread evenly from SQ to SK; bottom-right causal (query row i of
-sequence b sees keys j <= i + kv_lens[b] - SQ); Hq=32, Hkv=8, D=128, bf16.
+sequence b sees keys j <= i + kv_lens[b] - SQ; with MASK=none every key
+j < kv_lens[b], and each artifact below is its bench_cache_d128_none
+namesake); Hq=32, Hkv=8, D=128, bf16.
 Rows of attnc's cache past a sequence's length hold NaN, so a kernel that
 reads them fails the check (the peers' copy holds zeros there). Systems, on the same tensors in this one process:
 
@@ -57,6 +59,12 @@ DEV = "cuda"
 HQ, HKV, D = 32, 8, 128
 G = HQ // HKV
 ROUNDS = int(os.environ.get("ROUNDS", "3"))
+# MASK=none: each query row sees all of its sequence's kv_lens keys (cross
+# attention over a cache) instead of the bottom-right causal mask; the
+# artifacts are then bench_cache_d128_none*.
+MASK = os.environ.get("MASK", "causal")
+if MASK not in ("causal", "none"):
+    sys.exit(f"cache_prefill_bench.py: MASK={MASK}: expected causal or none")
 
 
 def lengths(B, SQ, SK):
@@ -65,7 +73,9 @@ def lengths(B, SQ, SK):
 
 def visible(SQ, L):
     """Pairs a sequence of kv length L sees under the bottom-right causal
-    mask: row i sees min(L, L - SQ + i + 1) keys."""
+    mask: row i sees min(L, L - SQ + i + 1) keys (without a mask all L)."""
+    if MASK == "none":
+        return SQ * L
     return sum(max(0, min(L, L - SQ + i + 1)) for i in range(SQ))
 
 
@@ -73,6 +83,8 @@ def dense_mask(SQ, SK, lens):
     q = torch.arange(SQ, device=DEV)[None, :, None]
     k = torch.arange(SK, device=DEV)[None, None, :]
     L = torch.tensor(lens, device=DEV)[:, None, None]
+    if MASK == "none":
+        return (k < L) & (q >= 0)  # [B, SQ, SK]
     return (k < L) & (k <= q + L - SQ)  # [B, SQ, SK]
 
 
@@ -134,7 +146,7 @@ def run_case(build, B, SQ, SK, results):
         v0[b, :, L:] = 0
     kv_lens = torch.tensor(lens, dtype=torch.int32, device=DEV)
     case = (f"cache prefill B={B} SQ={SQ} SK={SK} kv_lens {lens[0]}..{lens[-1]}, "
-            f"bottom-right causal, Hq={HQ} Hkv={HKV} D={D}")
+            f"{'bottom-right causal' if MASK == 'causal' else 'no mask'}, Hq={HQ} Hkv={HKV} D={D}")
     print(case, flush=True)
     results.append(case)
     heads = [0, HQ - 1]
@@ -167,8 +179,8 @@ def run_case(build, B, SQ, SK, results):
 
     art = lambda name: os.path.join(build, "artifacts", name + ".attnc")  # noqa: E731
     systems = []
-    for name, artifact in [("attnc", "bench_cache_d128_causal"),
-                           ("attnc_mma", "bench_cache_d128_causal_mma")]:
+    for name, artifact in [("attnc", f"bench_cache_d128_{MASK}"),
+                           ("attnc_mma", f"bench_cache_d128_{MASK}_mma")]:
         if os.path.exists(art(artifact)):
             kern = attnc.Kernel(art(artifact))
             systems.append((name, lambda kern=kern: kern(q, k, v, out=out, kv_lens=kv_lens)[0]))
@@ -186,7 +198,7 @@ def run_case(build, B, SQ, SK, results):
                   for label, path in prevs]
         return [(label, path) for label, path in found if os.path.exists(path)]
     for P in (16, 64):
-        kerns = builds(f"attnc_paged{P}", f"bench_cache_d128_causal_paged{P}")
+        kerns = builds(f"attnc_paged{P}", f"bench_cache_d128_{MASK}_paged{P}")
         if not kerns:
             continue
         kp, vp, table = to_pages(k, v, P)
@@ -194,14 +206,14 @@ def run_case(build, B, SQ, SK, results):
             kern = attnc.Kernel(path)
             systems.append((label, lambda kern=kern, kp=kp, vp=vp, table=table: kern(
                 q, kp, vp, out=out, kv_lens=kv_lens, page_table=table)[0]))
-    for name, artifact in [("attnc_fp8", "bench_cache_d128_causal_fp8"),
-                           ("attnc_fp8_mma", "bench_cache_d128_causal_fp8_mma")]:
+    for name, artifact in [("attnc_fp8", f"bench_cache_d128_{MASK}_fp8"),
+                           ("attnc_fp8_mma", f"bench_cache_d128_{MASK}_fp8_mma")]:
         for label, path in builds(name, artifact):
             kern = attnc.Kernel(path)
             systems.append((label, lambda kern=kern: kern(
                 q, k8, v8, out=out, kv_lens=kv_lens, kv_scales=scales)[0]))
             references[label] = (ref8, naive8)
-    paged8 = builds("attnc_fp8_paged16", "bench_cache_d128_causal_fp8_paged16")
+    paged8 = builds("attnc_fp8_paged16", f"bench_cache_d128_{MASK}_fp8_paged16")
     if paged8:
         kp8, vp8, table8 = to_pages(k8, v8, 16)
     for label, path in paged8:
@@ -215,15 +227,20 @@ def run_case(build, B, SQ, SK, results):
         qf = q.transpose(1, 2)
         kf, vf = k0.transpose(1, 2), v0.transpose(1, 2)
         systems.append(("flash_attn", lambda: flash_attn_with_kvcache(
-            qf, kf, vf, cache_seqlens=kv_lens, causal=True).transpose(1, 2)))
+            qf, kf, vf, cache_seqlens=kv_lens, causal=MASK == "causal").transpose(1, 2)))
     except ImportError:
         line = "flash_attn             not installed"
         print(line, flush=True)
         results.append(line)
     from torch.nn.attention.flex_attention import create_block_mask, flex_attention
     Lt = kv_lens.long()
-    bm = create_block_mask(lambda b, h, qi, ki: (ki < Lt[b]) & (ki <= qi + Lt[b] - SQ),
-                           B, None, SQ, SK, device=DEV)
+    if MASK == "causal":
+        def cache_mask(b, h, qi, ki):
+            return (ki < Lt[b]) & (ki <= qi + Lt[b] - SQ)
+    else:
+        def cache_mask(b, h, qi, ki):
+            return ki < Lt[b]
+    bm = create_block_mask(cache_mask, B, None, SQ, SK, device=DEV)
     cflex = torch.compile(flex_attention, dynamic=False)
     systems.append(("flex", lambda: cflex(q, k0, v0, block_mask=bm, enable_gqa=True)))
     m = dense_mask(SQ, SK, lens)[:, None]

@@ -557,8 +557,12 @@ public:
       // run 5 level: 4K 592.5 vs 592.2, 16K 627.1 vs 629.6).
       // Ragged batches keep 176 on the block grid (2026-12-06, forty-fourth
       // session run 2, H100, 16 sequences of 100-8000 tokens: 596.7 TFLOP/s
-      // vs 578.1 on 160); kv_lens and paged caches too (not measured).
-      blockK = p.noMask ? (perSequence || p.pageSize ? 176 : 160) : 128;
+      // vs 578.1 on 160); kv_lens too (not measured). Paged caches take 160:
+      // with pages of 8 or 16 rows (11 or 22 TMA boxes a 176-key tile) the
+      // consumers spilled 36 bytes, and the spill ladder rebuilt the kernel
+      // on one warpgroup and 80-key tiles; on 160 they fit (ptxas -v; speed
+      // not measured).
+      blockK = p.noMask ? (perSequence && !p.pageSize ? 176 : 160) : 128;
       // Causal and prefix-LM masks and cu_seqlens documents too, their
       // query tiles taken in pairs (FlashKernel.cpp, buildWork), soft-capped
       // or not. Ragged batches stay on the block grid: on the persistent one
@@ -634,7 +638,7 @@ public:
       persistent = p.noMask;
     }
     // Pages: the widest key tile up to the chosen one whose boxes fit them
-    // (pages of 32 rows take 160-key tiles instead of 176, and 64-key ones
+    // (pages of 64 rows take 128-key tiles instead of 160, and 64-key ones
     // instead of 80).
     // None may fit below a narrower tile (pages of 40 rows fit 80 keys but
     // no tile of at most 64): the mma.sync kernel then.

@@ -329,8 +329,9 @@ func.func @decode_d256(%q: tensor<?x8x?x256xbf16>, %k: tensor<?x2x?x256xbf16>, %
 // ragged batch: no mask on 176-key tiles, causal on 128, the 1024-key
 // window on one consumer warpgroup and 64-key tiles (off the persistent
 // grid, two warpgroups on 128-key tiles were slower: GpuTarget.cpp). Over
-// pages, the widest key tile whose TMA boxes fit them (pages of 32 rows
-// without a mask: 160 keys, not 176); pages of 4 rows (too few for a box)
+// pages, the widest key tile up to 160 without a mask whose TMA boxes fit
+// them (160 keys with pages of 16 or 32 rows: on 176 keys, 22 boxes of 16
+// rows, the consumers spilled); pages of 4 rows (too few for a box)
 // keep the mma.sync kernel, as fp8 codes do, and so do pages of 40 rows
 // under a narrow window (its 64-key tiles: no tile of at most 64 keys fits
 // them).
@@ -343,6 +344,8 @@ func.func @decode_d256(%q: tensor<?x8x?x256xbf16>, %k: tensor<?x2x?x256xbf16>, %
 // CHECK-LABEL: func.func @d128_kv_lens_paged(
 // CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true{{(, wide_stores = true)?}}>
 // CHECK-LABEL: func.func @d128_kv_lens_paged32(
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 160, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true{{(, wide_stores = true)?}}>
+// CHECK-LABEL: func.func @d128_kv_lens_paged16_none(
 // CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 160, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true{{(, wide_stores = true)?}}>
 // CHECK-LABEL: func.func @d128_kv_lens_paged40_window(
 // CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 32, warps = 4, m_tiles = 2, stages = 2, q_in_smem = true>
@@ -372,6 +375,11 @@ func.func @d128_kv_lens_paged(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x16x2x128x
 
 func.func @d128_kv_lens_paged32(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x32x2x128xbf16>, %l: tensor<?xi32>, %t: tensor<?x?xi32>) -> tensor<?x8x?x128xbf16> {
   %o = attn.attention %q, %k, %k kv_lens(%l : tensor<?xi32>) page_table(%t : tensor<?x?xi32>) : tensor<?x8x?x128xbf16>, tensor<?x32x2x128xbf16>, tensor<?x32x2x128xbf16> -> tensor<?x8x?x128xbf16>
+  return %o : tensor<?x8x?x128xbf16>
+}
+
+func.func @d128_kv_lens_paged16_none(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x16x2x128xbf16>, %l: tensor<?xi32>, %t: tensor<?x?xi32>) -> tensor<?x8x?x128xbf16> {
+  %o = attn.attention %q, %k, %k kv_lens(%l : tensor<?xi32>) page_table(%t : tensor<?x?xi32>) : tensor<?x8x?x128xbf16>, tensor<?x16x2x128xbf16>, tensor<?x16x2x128xbf16> -> tensor<?x8x?x128xbf16>
   return %o : tensor<?x8x?x128xbf16>
 }
 
