@@ -360,11 +360,12 @@ for name, d, extra in [
     lines.append(f"{name} | {spec(b=1, sq=128, sk=128, **base)} kv_lens=1 | "
                  f"{'; '.join(cache_runs(base, sizes_text, ' kv_lens=1'))}")
 # ... and over pages (sm_90a: a TMA box a page, or a key tile of a larger
-# page): 160-key tiles over pages of 32 rows, 96-key tiles over pages of 24,
-# pages of 8 (16 boxes a tile), a tile of a page of 256, 80-key tiles of 5
-# boxes at D = 256.
+# page): 160-key tiles over pages of 32 rows and of 16 (10 boxes a tile),
+# 96-key tiles over pages of 24, pages of 8 (16 boxes a tile), a tile of a
+# page of 256, 80-key tiles of 5 boxes at D = 256.
 for name, d, page, extra in [
         ("cache_none_d128_paged32", 128, 32, dict(mask="none")),
+        ("cache_none_d128_paged16", 128, 16, dict(mask="none")),
         ("cache_causal_d128_paged24", 128, 24, dict(mask="causal")),
         ("cache_causal_d128_paged8", 128, 8, dict(mask="causal")),
         ("cache_causal_d128_paged256", 128, 256, dict(mask="causal")),
