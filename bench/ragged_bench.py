@@ -60,16 +60,16 @@ def reference(q, k, v, cu, heads):
     for i in range(len(cu) - 1):
         a, b = cu[i], cu[i + 1]
         n = b - a
-        causal = torch.ones(n, n, dtype=torch.bool, device=DEV)
+        visible = torch.ones(n, n, dtype=torch.bool, device=DEV)
         if MASK == "causal":
-            causal = causal.tril()
+            visible = visible.tril()
         for h in heads:
             qh, kh, vh = q[a:b, h], k[a:b, h // g], v[a:b, h // g]
             s = (qh.double() @ kh.double().T) / math.sqrt(D)
-            s = s.masked_fill(~causal, float("-inf"))
+            s = s.masked_fill(~visible, float("-inf"))
             out64.append(torch.softmax(s, dim=-1) @ vh.double())
             sb = ((qh @ kh.T).float() / math.sqrt(D)).bfloat16().float()
-            sb = sb.masked_fill(~causal, float("-inf"))
+            sb = sb.masked_fill(~visible, float("-inf"))
             naive.append((torch.softmax(sb, dim=-1).bfloat16() @ vh).float())
     return torch.cat(out64), torch.cat(naive)
 

@@ -61,17 +61,18 @@ echo "== tile geometry (bench/tile_geometry.py): visible pairs over computed one
 
 echo "== the Python scripts the GPU machine runs compile (bench/, python/attnc/, scripts/)"
 # They import torch and run only there: a syntax error would cost a device run.
-{
-  ok=0 bad=0
-  for f in bench/*.py python/attnc/*.py scripts/*.py; do
-    if err=$(/usr/bin/python3 -c 'import sys; compile(open(sys.argv[1]).read(), sys.argv[1], "exec")' "$f" 2>&1); then
-      ok=$((ok + 1))
-    else
-      bad=$((bad + 1)); echo "FAIL: $f: $(tail -1 <<< "$err")"
-    fi
-  done
-  echo "$ok passed, $bad failed"
-} | tee "$RESULTS/pycompile.txt" | grep -v "^PASS"
+/usr/bin/python3 - bench/*.py python/attnc/*.py scripts/*.py <<'PY' |
+import sys
+bad = 0
+for path in sys.argv[1:]:
+    try:
+        compile(open(path).read(), path, "exec")
+    except SyntaxError as e:
+        bad += 1
+        print(f"FAIL: {path}: {type(e).__name__}: {e}")
+print(f"{len(sys.argv) - 1 - bad} passed, {bad} failed")
+PY
+  tee "$RESULTS/pycompile.txt" | grep -v "^PASS"
 
 /usr/bin/python3 - "$RESULTS" <<'PY'
 import json, os, re, sys
