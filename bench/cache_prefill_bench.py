@@ -21,7 +21,8 @@ reads them fails the check (the peers' copy holds zeros there). Systems, on the 
   _paged64, the same keys in pages of 16 or 64 rows in shuffled order (the
   wgmma kernel, a TMA box a page); with PREV_BUILD=DIR (or
   LABEL=DIR,LABEL=DIR...) also the same artifacts of other builds
-  (attnc_paged16_prev, attnc_paged16_LABEL, ...), for an A/B of a kernel
+  (attnc_paged16_prev, attnc_paged16_LABEL, ...; attnc_LABEL for the
+  kv_lens artifact), for an A/B of a kernel
   change;
 - attnc_fp8, attnc_fp8_mma: bench_cache_d128_causal_fp8 (the sm_90a
   default: the wgmma kernel, its producer warpgroup converting the codes)
@@ -178,13 +179,7 @@ def run_case(build, B, SQ, SK, results):
     references = {}
 
     art = lambda name: os.path.join(build, "artifacts", name + ".attnc")  # noqa: E731
-    systems = []
-    for name, artifact in [("attnc", f"bench_cache_d128_{MASK}"),
-                           ("attnc_mma", f"bench_cache_d128_{MASK}_mma")]:
-        if os.path.exists(art(artifact)):
-            kern = attnc.Kernel(art(artifact))
-            systems.append((name, lambda kern=kern: kern(q, k, v, out=out, kv_lens=kv_lens)[0]))
-    # PREV_BUILD=DIR or LABEL=DIR[,LABEL=DIR...]: other builds' paged and fp8 kernels.
+    # PREV_BUILD=DIR or LABEL=DIR[,LABEL=DIR...]: other builds' kernels (kv_lens, paged, fp8).
     prevs = []
     for item in filter(None, os.environ.get("PREV_BUILD", "").split(",")):
         label, _, path = item.rpartition("=")
@@ -197,6 +192,12 @@ def run_case(build, B, SQ, SK, results):
         found += [(f"{system}_{label}", os.path.join(path, "artifacts", artifact + ".attnc"))
                   for label, path in prevs]
         return [(label, path) for label, path in found if os.path.exists(path)]
+    systems = []
+    for name, artifact in [("attnc", f"bench_cache_d128_{MASK}"),
+                           ("attnc_mma", f"bench_cache_d128_{MASK}_mma")]:
+        for label, path in builds(name, artifact):
+            kern = attnc.Kernel(path)
+            systems.append((label, lambda kern=kern: kern(q, k, v, out=out, kv_lens=kv_lens)[0]))
     for P in (16, 64):
         kerns = builds(f"attnc_paged{P}", f"bench_cache_d128_{MASK}_paged{P}")
         if not kerns:
