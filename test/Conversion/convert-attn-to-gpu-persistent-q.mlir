@@ -27,9 +27,11 @@
 // CHECK-NEXT: scf.if %[[C2]] {
 // CHECK-NEXT: arith.constant 196680 : index
 // CHECK: nvvm.mbarrier.arrive
+// After the key loop (its last yield), none while the last P V runs, and
+// after the item's key tiles (and its last P V) none but for an item
+// without key tiles.
 // CHECK: scf.yield
-// After the item's key tiles (and its last P V), no release but for an
-// item without key tiles.
+// CHECK-NOT: arith.constant 196680
 // CHECK: "wgmma.wait_group.sync.aligned 0;"
 // CHECK-NOT: arith.constant 196680
 // CHECK: %[[NONE:[0-9]+]] = arith.cmpi sge, %[[LO]], %[[HI]] : index
