@@ -4,6 +4,9 @@
 # stall reasons), and the SASS of the cubins in BUILD_GPU_DIR/sass/ (made
 # here by ptxas from `attnc compile --emit=ptx`) with per-opcode counts.
 # Usage: bench/prefill-profile.sh BUILD_GPU_DIR LOG_DIR [D:S:mask ...]
+# PEER=cudnn profiles PyTorch SDPA's cuDNN kernel on the same cases instead
+# (prefill_profile.py; KERNEL=regex names the kernels ncu captures, by
+# default attnc's, with PEER=cudnn cuDNN's SDPA kernels).
 set -uo pipefail
 DIR=${1:?build-gpu dir}
 LOGS=${2:?log dir}
@@ -12,10 +15,11 @@ mkdir -p "$LOGS"
 cases=("$@")
 [ ${#cases[@]} -gt 0 ] || cases=(128:16384:none 128:16384:causal 64:16384:none)
 NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+KERNEL=${KERNEL:-$([ "${PEER:-}" = cudnn ] && echo 'sdpa|fmha|fprop|flash' || echo attnc)}
 for c in "${cases[@]}"; do
   rep="$LOGS/ncu.${c//:/_}"
-  "$NCU" --target-processes all --kernel-name regex:attnc --launch-skip 1 --launch-count 1 \
-    --section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats \
+  "$NCU" --target-processes all --kernel-name "regex:$KERNEL" --launch-skip 1 --launch-count 1 \
+    --section LaunchStats --section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats \
     --section SchedulerStats --section InstructionStats --section Occupancy \
     --section SourceCounters --import-source no \
     --metrics sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum \
