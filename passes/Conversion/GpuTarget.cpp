@@ -557,11 +557,13 @@ public:
       // run 5 level: 4K 592.5 vs 592.2, 16K 627.1 vs 629.6).
       // Ragged batches keep 176 on the block grid (2026-12-06, forty-fourth
       // session run 2, H100, 16 sequences of 100-8000 tokens: 596.7 TFLOP/s
-      // vs 578.1 on 160); kv_lens too (not measured). Paged caches take 160:
-      // with pages of 8 or 16 rows (11 or 22 TMA boxes a 176-key tile) the
-      // consumers spilled 36 bytes, and the spill ladder rebuilt the kernel
-      // on one warpgroup and 80-key tiles; on 160 they fit (ptxas -v; speed
-      // not measured).
+      // vs 578.1 on 160); kv_lens too (forty-fifth session run 2, 5 rounds:
+      // 560.2 vs 550.2 at 1K..8K keys, 579.7 vs 580.0 at 2K..16K). Paged
+      // caches take 160: with pages of 8 or 16 rows (11 or 22 TMA boxes a
+      // 176-key tile) the consumers spilled 36 bytes, and the spill ladder
+      // rebuilt the kernel on one warpgroup and 80-key tiles; on 160 they
+      // fit, and over pages of 16 rows ran 19-24% faster than that rebuilt
+      // kernel (same session run 1: 540.2 vs 454.4, 579.2 vs 466.4).
       blockK = p.noMask ? (perSequence && !p.pageSize ? 176 : 160) : 128;
       // Causal and prefix-LM masks and cu_seqlens documents too, their
       // query tiles taken in pairs (FlashKernel.cpp, buildWork), soft-capped
