@@ -274,7 +274,8 @@ Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
        sawWgmma = false, sawPersistent = false, persistent = false,
        sawTma = false, tmaLoads = false, sawPingPong = false, pingPong = true,
        sawWide = false, wideStores = false, sawLazy = false,
-       lazyRescale = false, sawTrim = false, trimKeys = false;
+       lazyRescale = false, sawTrim = false, trimKeys = false,
+       sawStaged = false, stagedStores = false;
   int64_t exp2Fma = 0;
   while (succeeded(p.parseOptionalComma())) {
     if (!sawPack && succeeded(p.parseOptionalKeyword("gqa_pack"))) {
@@ -323,6 +324,12 @@ Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
           sawPingPong = sawWide = sawLazy = sawTrim = true;
       if (p.parseEqual() || parseBoolValue(p, "trim_keys", trimKeys))
         return {};
+    } else if (!sawStaged &&
+               succeeded(p.parseOptionalKeyword("staged_stores"))) {
+      sawPack = sawKeyWarps = sawSplit = sawWgmma = sawPersistent = sawTma =
+          sawPingPong = sawWide = sawLazy = sawTrim = sawStaged = true;
+      if (p.parseEqual() || parseBoolValue(p, "staged_stores", stagedStores))
+        return {};
     } else {
       if (parseNamedInt(p, "exp2_fma", exp2Fma))
         return {};
@@ -334,7 +341,8 @@ Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
   return getChecked([&] { return p.emitError(p.getNameLoc()); }, p.getContext(),
                     chip, blockQ, blockK, warps, mTiles, stages, qInSmem,
                     gqaPack, splitKv, keyWarps, wgmma, persistent, tmaLoads,
-                    exp2Fma, pingPong, wideStores, lazyRescale, trimKeys);
+                    exp2Fma, pingPong, wideStores, lazyRescale, trimKeys,
+                    stagedStores);
 }
 
 void GpuKernelAttr::print(AsmPrinter &p) const {
@@ -362,19 +370,20 @@ void GpuKernelAttr::print(AsmPrinter &p) const {
     p << ", lazy_rescale = true";
   if (getTrimKeys())
     p << ", trim_keys = true";
+  if (getStagedStores())
+    p << ", staged_stores = true";
   if (getExp2Fma())
     p << ", exp2_fma = " << getExp2Fma();
   p << ">";
 }
 
-LogicalResult
-GpuKernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                      StringRef chip, int64_t blockQ, int64_t blockK,
-                      int64_t warps, int64_t mTiles, int64_t stages,
-                      bool qInSmem, int64_t gqaPack, bool splitKv,
-                      int64_t keyWarps, bool wgmma, bool persistent,
-                      bool tmaLoads, int64_t exp2Fma, bool pingPong,
-                      bool wideStores, bool lazyRescale, bool trimKeys) {
+LogicalResult GpuKernelAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, StringRef chip,
+    int64_t blockQ, int64_t blockK, int64_t warps, int64_t mTiles,
+    int64_t stages, bool qInSmem, int64_t gqaPack, bool splitKv,
+    int64_t keyWarps, bool wgmma, bool persistent, bool tmaLoads,
+    int64_t exp2Fma, bool pingPong, bool wideStores, bool lazyRescale,
+    bool trimKeys, bool stagedStores) {
   if (chip.empty())
     return emitError() << "expected a non-empty chip";
   if (warps < 1 || warps > 32)
@@ -428,6 +437,12 @@ GpuKernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (trimKeys && !wgmma)
     return emitError() << "expected wgmma = true with trim_keys = true (the "
                           "narrowed GEMMs are the wgmma kernel's)";
+  if (stagedStores && !wgmma)
+    return emitError() << "expected wgmma = true with staged_stores = true "
+                          "(the staged rows are the wgmma kernel's)";
+  if (stagedStores && wideStores)
+    return emitError() << "expected at most one of wide_stores and "
+                          "staged_stores (two ways of storing O)";
   if (persistent && !wgmma)
     return emitError() << "expected wgmma = true with persistent = true (the "
                           "persistent grid is the wgmma kernel's)";

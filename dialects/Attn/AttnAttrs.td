@@ -168,6 +168,16 @@ def Attn_GpuKernelAttr : AttrDef<Attn_Dialect, "GpuKernel"> {
     forward with the row (causal, sliding windows, prefix-LM, cu_seqlens
     documents); under other masks the kernel is unchanged.
 
+    `staged_stores = true` (with wgmma, printed only when set) writes O
+    through shared memory: each warp puts its 16 rows there (rows padded by
+    16 bytes, so that the accumulators' 4-byte pairs land in distinct
+    banks), then its lanes store whole rows 16 bytes at a time, where O's
+    head base and row stride are multiples of 16 bytes (checked at run
+    time; other layouts take the 4-byte stores). Instead of 4-byte stores
+    or wide_stores' shuffles; the two exclude each other. The rows take
+    16 * (2 Dv + 16) bytes a consumer warp after the rest of the shared
+    memory. A kernel that spills with it is rebuilt without it.
+
     `exp2_fma = n` (0 to 8, printed only when not 0) computes n of every 8
     softmax weights exp2(x) of a thread with FMA-pipe arithmetic (a
     round-to-nearest split x = j + f, a degree-3 polynomial for 2^f, relative
@@ -194,7 +204,7 @@ def Attn_GpuKernelAttr : AttrDef<Attn_Dialect, "GpuKernel"> {
                         "bool":$persistent, "bool":$tmaLoads,
                         "int64_t":$exp2Fma, "bool":$pingPong,
                         "bool":$wideStores, "bool":$lazyRescale,
-                        "bool":$trimKeys);
+                        "bool":$trimKeys, "bool":$stagedStores);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

@@ -305,10 +305,10 @@ bool attnc::compileForGpu(attn::AttentionOp op, const AttentionSpec &spec,
     // then the target's own ladder.
     attn::GpuKernelAttr config = getGpuKernelAttr(op);
     std::optional<attn::GpuKernelAttr> fallback =
-        pinned                   ? std::nullopt
-        : config.getWideStores() ? GpuTarget::narrowStores(config)
-                                 : target->fallbackConfig(
-                                       KernelProblem::of(op), config);
+        pinned ? std::nullopt
+        : config.getWideStores() || config.getStagedStores()
+            ? GpuTarget::narrowStores(config)
+            : target->fallbackConfig(KernelProblem::of(op), config);
     if (!fallback) {
       if (outOfRegisters) {
         if (!spilled)

@@ -54,7 +54,7 @@ LogicalResult attnc::chooseGpuKernel(AttentionOp op, const GpuTarget &target) {
             config.getKeyWarps(), config.getWgmma(), config.getPersistent(),
             config.getTmaLoads(), config.getExp2Fma(), config.getPingPong(),
             config.getWideStores(), config.getLazyRescale(),
-            config.getTrimKeys())))
+            config.getTrimKeys(), config.getStagedStores())))
       return failure();
     op->setAttr(kGpuKernelAttrName, config);
   }

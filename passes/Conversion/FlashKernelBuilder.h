@@ -234,6 +234,8 @@ private:
     Value q0, seqQ, seqQAll, t, t2, batchSize, numSplits, split, partialSlot,
         planned;
   };
+  void stageOutputRows(OutputRows &out, Value oHead, Value oRowStride,
+                       Value firstPosition, Value seqQ);
   void storeOutputs(const OutputPlace &at, ArrayRef<Value> mFinal,
                     ArrayRef<Value> lFinal, ArrayRef<Value> accFinal);
   /// The epilogue's merges of partial row states (m, l, accumulators of

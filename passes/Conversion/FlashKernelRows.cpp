@@ -87,7 +87,7 @@ void KernelBuilder::storeOutputs(const OutputPlace &at, ArrayRef<Value> mFinal,
       };
       // 16-byte stores where the head's base and the row stride are
       // multiples of 16 bytes (8 elements).
-      if (config.getWideStores()) {
+      if (config.getWideStores() || config.getStagedStores()) {
         Value fifteen = arith::ConstantIntOp::create(b, 15, 64);
         Value zero64 = arith::ConstantIntOp::create(b, 0, 64);
         Value headBits = arith::AndIOp::create(
@@ -98,6 +98,10 @@ void KernelBuilder::storeOutputs(const OutputPlace &at, ArrayRef<Value> mFinal,
         direct.wide = arith::CmpIOp::create(
             b, arith::CmpIPredicate::eq,
             arith::OrIOp::create(b, headBits, strideBits), zero64);
+      }
+      if (config.getStagedStores())
+        stageOutputRows(direct, oHead, oRowStride, positions[0], seqQ);
+      if (config.getWideStores()) {
         direct.wideRowBase = [&, oRowStride](int64_t sl) {
           return rowOffset(positions[sl], oRowStride, idx(0));
         };
@@ -181,6 +185,75 @@ void KernelBuilder::storeOutputs(const OutputPlace &at, ArrayRef<Value> mFinal,
     storeOutputRows(b, *mmaE, accOut, partial, mFinal, lFinal, accFinal);
     b.setInsertionPointAfter(ifSingle);
   }
+}
+
+/// staged_stores: `out` writes the warp's 16 rows into its rows of shared
+/// memory (SwizzledSmemLayout::outputOffset), then stores them from there,
+/// 16 bytes (8 columns) a lane, to O from `oHead` (rows `oRowStride`
+/// elements apart, i32). A store instruction covers 32 / w rows of w
+/// chunks each (w = 8, 4 or 2, the widest dividing the row's Dv / 8
+/// chunks): lane l holds chunk l % w of row l / w of the group, so that
+/// every address is one base register a lane plus a constant (chunk
+/// indices worked out per store were hoisted out of the persistent loop
+/// and spilled). Row r of the warp is query position `firstPosition` - g
+/// + r (the lane's first slot holds row g), stored where it is below
+/// `seqQ`. A bar.warp.sync before the writes orders them after the lanes'
+/// reads of the last item's rows, and one after them before this item's
+/// reads. A head of an odd number of chunks keeps the 4-byte stores.
+void KernelBuilder::stageOutputRows(OutputRows &out, Value oHead,
+                                    Value oRowStride, Value firstPosition,
+                                    Value seqQ) {
+  const int64_t pitch = swizzled.outputPitch, chunks = dv / 8;
+  const int64_t w = chunks % 8 == 0 ? 8 : chunks % 4 == 0 ? 4 : 2;
+  if (chunks % 2 != 0)
+    return;
+  const int64_t rowsAtOnce = 32 / w;
+  Value lane = consumer.lane;
+  Value g = arith::DivUIOp::create(b, lane, idx(4));
+  Value t = arith::RemUIOp::create(b, lane, idx(4));
+  Value warp = arith::DivUIOp::create(b, consumer.tid, idx(32));
+  Value warpRows = a.add(idx(swizzled.outputOffset),
+                         arith::MulIOp::create(b, warp, idx(16 * pitch)));
+  Value laneWords =
+      a.add(warpRows, a.add(arith::MulIOp::create(b, g, idx(pitch)),
+                            arith::MulIOp::create(b, t, idx(4))));
+  Value laneRow = arith::DivUIOp::create(b, lane, idx(w));
+  Value laneChunk = arith::RemUIOp::create(b, lane, idx(w));
+  Value laneReads =
+      a.add(warpRows, a.add(arith::MulIOp::create(b, laneRow, idx(pitch)),
+                            arith::MulIOp::create(b, laneChunk, idx(16))));
+  auto syncWarp = [this]() {
+    NVVM::SyncWarpOp::create(b, arith::ConstantIntOp::create(b, -1, 32));
+  };
+  out.stageWord = [=](int64_t slot, int64_t j, Value word) {
+    if (slot == 0 && j == 0)
+      syncWarp();
+    Value at = a.add(laneWords, idx(8 * slot * pitch + 16 * j));
+    LLVM::StoreOp::create(b, word, mmaE->smemAt(at), 4);
+  };
+  out.flushStaged = [=]() {
+    syncWarp();
+    auto v4 = VectorType::get({4}, i32);
+    Value lanePosition = a.add(a.sub(firstPosition, g), laneRow);
+    Value laneColumn = toI32(arith::MulIOp::create(b, laneChunk, idx(8)));
+    for (int64_t r = 0; r < 16; r += rowsAtOnce) {
+      Value position = a.add(lanePosition, idx(r));
+      Value store =
+          arith::CmpIOp::create(b, arith::CmpIPredicate::slt, position, seqQ);
+      auto ifStore = scf::IfOp::create(b, store, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&ifStore.getThenRegion().front());
+      Value rowStart = arith::AddIOp::create(
+          b, rowOffset(position, oRowStride, idx(0)), laneColumn);
+      for (int64_t c = 0; c < chunks; c += w) {
+        Value from = a.add(laneReads, idx(r * pitch + 16 * c));
+        Value words = LLVM::LoadOp::create(b, v4, mmaE->smemAt(from), 16);
+        Value to = arith::AddIOp::create(
+            b, rowStart, arith::ConstantIntOp::create(b, 8 * c, 32));
+        LLVM::StoreOp::create(b, words, gep32(b, oHead, to, i16), 16);
+      }
+    }
+  };
 }
 
 /// The keys [lo, hi) of row mask `rm` of an interval mask or a cu_seqlens

@@ -344,7 +344,8 @@ protected:
         p.op->getContext(), chip(), 16 * mTiles * warps / keyWarps, blockK,
         warps, mTiles, stages, qInSmem, gqaPack, splitKv, keyWarps, wgmma,
         persistent, tmaLoads, exp2Fma,
-        /*pingPong=*/true, /*wideStores=*/persistent, lazyRescale, trimKeys);
+        /*pingPong=*/true, /*wideStores=*/persistent, lazyRescale, trimKeys,
+        /*stagedStores=*/false);
   }
 
   /// Decode (attn.decode): the query heads of a KV group packed into the
@@ -754,23 +755,25 @@ protected:
 };
 } // namespace
 
-/// `c` on key tiles of `blockK` keys and with `wideStores`, all else kept.
-static GpuKernelAttr copyWith(GpuKernelAttr c, int64_t blockK,
-                              bool wideStores) {
-  return GpuKernelAttr::get(c.getContext(), c.getChip(), c.getBlockQ(), blockK,
-                            c.getWarps(), c.getMTiles(), c.getStages(),
-                            c.getQInSmem(), c.getGqaPack(), c.getSplitKv(),
-                            c.getKeyWarps(), c.getWgmma(), c.getPersistent(),
-                            c.getTmaLoads(), c.getExp2Fma(), c.getPingPong(),
-                            wideStores, c.getLazyRescale(), c.getTrimKeys());
+/// `c` on key tiles of `blockK` keys and with `wideStores` and
+/// `stagedStores`, all else kept.
+static GpuKernelAttr copyWith(GpuKernelAttr c, int64_t blockK, bool wideStores,
+                              bool stagedStores) {
+  return GpuKernelAttr::get(
+      c.getContext(), c.getChip(), c.getBlockQ(), blockK, c.getWarps(),
+      c.getMTiles(), c.getStages(), c.getQInSmem(), c.getGqaPack(),
+      c.getSplitKv(), c.getKeyWarps(), c.getWgmma(), c.getPersistent(),
+      c.getTmaLoads(), c.getExp2Fma(), c.getPingPong(), wideStores,
+      c.getLazyRescale(), c.getTrimKeys(), stagedStores);
 }
 
 GpuKernelAttr GpuTarget::narrowStores(GpuKernelAttr c) {
-  return copyWith(c, c.getBlockK(), /*wideStores=*/false);
+  return copyWith(c, c.getBlockK(), /*wideStores=*/false,
+                  /*stagedStores=*/false);
 }
 
 GpuKernelAttr GpuTarget::withKeyTile(GpuKernelAttr c, int64_t blockK) {
-  return copyWith(c, blockK, c.getWideStores());
+  return copyWith(c, blockK, c.getWideStores(), c.getStagedStores());
 }
 
 const GpuTarget *GpuTarget::lookup(StringRef chip) {

@@ -89,8 +89,8 @@ public:
                       attn::GpuKernelAttr config) const {
     return std::nullopt;
   }
-  /// `config` with 4-byte O stores (wide_stores = false): every target's
-  /// first fallback.
+  /// `config` with 4-byte O stores (wide_stores and staged_stores false):
+  /// every target's first fallback.
   static attn::GpuKernelAttr narrowStores(attn::GpuKernelAttr config);
   /// `config` on key tiles of `blockK` keys, all else kept.
   static attn::GpuKernelAttr withKeyTile(attn::GpuKernelAttr config,

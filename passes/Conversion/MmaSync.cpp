@@ -381,6 +381,27 @@ void attnc::storeOutputRows(ImplicitLocOpBuilder &b, MmaSyncEmitter &emitter,
       storeLse(sl);
     }
   };
+  if (out.stageWord) {
+    auto ifStaged = scf::IfOp::create(b, out.wide, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifStaged.getElseRegion().front());
+    storePairs();
+    b.setInsertionPointToStart(&ifStaged.getThenRegion().front());
+    for (int64_t sl = 0; sl < slots; ++sl) {
+      scaleSlot(sl);
+      for (int64_t j = 0; j < layout.nTiles; ++j) {
+        Value x = scaled(sl, j, 0);
+        out.stageWord(sl, j, emitter.packPair(x, scaled(sl, j, 1)));
+      }
+      auto ifValid =
+          scf::IfOp::create(b, out.valid[sl], /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard rowGuard(b);
+      b.setInsertionPointToStart(&ifValid.getThenRegion().front());
+      storeLse(sl);
+    }
+    out.flushStaged();
+    return;
+  }
   if (!out.storeWide || layout.nTiles < 4) {
     storePairs();
     return;

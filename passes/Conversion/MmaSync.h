@@ -240,6 +240,12 @@ struct OutputRows {
   std::function<void(mlir::Value rowBase, mlir::Value column,
                      mlir::ValueRange words)>
       storeWide;
+  /// Optional stores through shared memory (staged_stores), taken where
+  /// `wide` holds: `stageWord` writes the packed pair of n-tile `j` of the
+  /// slot's row (every row, stored or not), then `flushStaged` stores the
+  /// valid rows (its own tests) from there.
+  std::function<void(int64_t slot, int64_t j, mlir::Value word)> stageWord;
+  std::function<void()> flushStaged;
 };
 
 /// The epilogue of the sm_80-class kernel: for each valid row slot,

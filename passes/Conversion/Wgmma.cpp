@@ -75,6 +75,11 @@ SwizzledSmemLayout SwizzledSmemLayout::get(int64_t headDim,
   }
   l.tileSlotOffset = l.bytes;
   l.bytes += (4 * config.getStages() + 7) / 8 * 8;
+  if (config.getStagedStores()) {
+    l.outputOffset = (l.bytes + 127) / 128 * 128;
+    l.outputPitch = 2 * valueHeadDim + 16;
+    l.bytes = l.outputOffset + config.getWarps() * 16 * l.outputPitch;
+  }
   return l;
 }
 

@@ -76,6 +76,11 @@ struct SwizzledSmemLayout {
   /// stage naming the key tile its keys hold on a compacted ring
   /// (TmaKeyLoop::produceCompacted): 2 kt + full, or -1 past the last one.
   int64_t tileSlotOffset = 0;
+  /// staged_stores: byte offset (128-byte aligned, after everything else)
+  /// of the consumer warps' output rows, 16 rows a warp of `outputPitch`
+  /// bytes each (2 Dv + 16: a row's 4-byte words then fall in distinct
+  /// banks for the 8 rows a store instruction writes).
+  int64_t outputOffset = 0, outputPitch = 0;
   /// Total bytes.
   int64_t bytes = 0;
 

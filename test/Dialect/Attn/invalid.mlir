@@ -1071,6 +1071,24 @@ func.func @gpu_kernel_ping_pong_mma_sync(%q: tensor<2x8x16x64xf16>) -> tensor<2x
 
 // -----
 
+// #attn.gpu_kernel: the staged rows are the wgmma kernel's.
+func.func @gpu_kernel_staged_stores_mma_sync(%q: tensor<2x8x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{expected wgmma = true with staged_stores = true (the staged rows are the wgmma kernel's)}}
+  %o = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = true, staged_stores = true>} : tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// #attn.gpu_kernel: O is stored one way.
+func.func @gpu_kernel_staged_and_wide_stores(%q: tensor<2x8x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{expected at most one of wide_stores and staged_stores (two ways of storing O)}}
+  %o = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, wide_stores = true, staged_stores = true>} : tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
 // #attn.gpu_kernel: the narrowed GEMMs are the wgmma kernel's.
 func.func @gpu_kernel_trim_keys_mma_sync(%q: tensor<2x8x16x64xf16>) -> tensor<2x8x16x64xf16> {
   // expected-error @+1 {{expected wgmma = true with trim_keys = true (the narrowed GEMMs are the wgmma kernel's)}}

@@ -264,6 +264,17 @@ func.func @gpu_kernel_trim_keys(%q: tensor<2x8x16x128xbf16>) -> (tensor<2x8x16x1
   return %a, %b : tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16>
 }
 
+// staged_stores prints only when true; it follows trim_keys, before
+// exp2_fma, and false is the default.
+// CHECK-LABEL: func.func @gpu_kernel_staged_stores(
+// CHECK: {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 80, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true, lazy_rescale = true, trim_keys = true, staged_stores = true, exp2_fma = 2>}
+// CHECK: {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 80, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>}
+func.func @gpu_kernel_staged_stores(%q: tensor<2x8x16x192xbf16>) -> (tensor<2x8x16x192xbf16>, tensor<2x8x16x192xbf16>) {
+  %a = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 80, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true, lazy_rescale = true, trim_keys = true, staged_stores = true, exp2_fma = 2>} : tensor<2x8x16x192xbf16>, tensor<2x8x16x192xbf16>, tensor<2x8x16x192xbf16> -> tensor<2x8x16x192xbf16>
+  %b = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 80, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, staged_stores = false>} : tensor<2x8x16x192xbf16>, tensor<2x8x16x192xbf16>, tensor<2x8x16x192xbf16> -> tensor<2x8x16x192xbf16>
+  return %a, %b : tensor<2x8x16x192xbf16>, tensor<2x8x16x192xbf16>
+}
+
 // The decode parameters print only when set; attn.decode marks a decode step.
 // CHECK-LABEL: func.func @gpu_kernel_decode(
 // CHECK: {attn.decode, attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = false, gqa_pack = 4, key_warps = 4, split_kv = true>}
