@@ -275,8 +275,8 @@ Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
        sawTma = false, tmaLoads = false, sawPingPong = false, pingPong = true,
        sawWide = false, wideStores = false, sawLazy = false,
        lazyRescale = false, sawTrim = false, trimKeys = false,
-       sawStaged = false, stagedStores = false;
-  int64_t exp2Fma = 0;
+       sawStaged = false, stagedStores = false, sawQBuffers = false;
+  int64_t exp2Fma = 0, qBuffers = 1;
   while (succeeded(p.parseOptionalComma())) {
     if (!sawPack && succeeded(p.parseOptionalKeyword("gqa_pack"))) {
       sawPack = true;
@@ -330,6 +330,12 @@ Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
           sawPingPong = sawWide = sawLazy = sawTrim = sawStaged = true;
       if (p.parseEqual() || parseBoolValue(p, "staged_stores", stagedStores))
         return {};
+    } else if (!sawQBuffers && succeeded(p.parseOptionalKeyword("q_buffers"))) {
+      sawPack = sawKeyWarps = sawSplit = sawWgmma = sawPersistent = sawTma =
+          sawPingPong = sawWide = sawLazy = sawTrim = sawStaged = sawQBuffers =
+              true;
+      if (p.parseEqual() || p.parseInteger(qBuffers))
+        return {};
     } else {
       if (parseNamedInt(p, "exp2_fma", exp2Fma))
         return {};
@@ -342,7 +348,7 @@ Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
                     chip, blockQ, blockK, warps, mTiles, stages, qInSmem,
                     gqaPack, splitKv, keyWarps, wgmma, persistent, tmaLoads,
                     exp2Fma, pingPong, wideStores, lazyRescale, trimKeys,
-                    stagedStores);
+                    stagedStores, qBuffers);
 }
 
 void GpuKernelAttr::print(AsmPrinter &p) const {
@@ -372,6 +378,8 @@ void GpuKernelAttr::print(AsmPrinter &p) const {
     p << ", trim_keys = true";
   if (getStagedStores())
     p << ", staged_stores = true";
+  if (getQBuffers() != 1)
+    p << ", q_buffers = " << getQBuffers();
   if (getExp2Fma())
     p << ", exp2_fma = " << getExp2Fma();
   p << ">";
@@ -383,7 +391,7 @@ LogicalResult GpuKernelAttr::verify(
     int64_t stages, bool qInSmem, int64_t gqaPack, bool splitKv,
     int64_t keyWarps, bool wgmma, bool persistent, bool tmaLoads,
     int64_t exp2Fma, bool pingPong, bool wideStores, bool lazyRescale,
-    bool trimKeys, bool stagedStores) {
+    bool trimKeys, bool stagedStores, int64_t qBuffers) {
   if (chip.empty())
     return emitError() << "expected a non-empty chip";
   if (warps < 1 || warps > 32)
@@ -443,6 +451,11 @@ LogicalResult GpuKernelAttr::verify(
   if (stagedStores && wideStores)
     return emitError() << "expected at most one of wide_stores and "
                           "staged_stores (two ways of storing O)";
+  if (qBuffers < 1 || qBuffers > 2)
+    return emitError() << "expected q_buffers 1 or 2, got " << qBuffers;
+  if (qBuffers == 2 && !persistent)
+    return emitError() << "expected persistent = true with q_buffers = 2 (the "
+                          "Q tiles are the persistent kernel's work items')";
   if (persistent && !wgmma)
     return emitError() << "expected wgmma = true with persistent = true (the "
                           "persistent grid is the wgmma kernel's)";

@@ -178,6 +178,13 @@ def Attn_GpuKernelAttr : AttrDef<Attn_Dialect, "GpuKernel"> {
     16 * (2 Dv + 16) bytes a consumer warp after the rest of the shared
     memory. A kernel that spills with it is rebuilt without it.
 
+    `q_buffers = 2` (with wgmma and persistent, printed only when not 1)
+    gives the persistent kernel two Q tiles in shared memory, used by its
+    work items in turn: the producer loads the next item's Q as soon as it
+    has issued this item's loads, instead of once the consumers' last
+    S = Q K^T has released the one Q tile. It takes a second Q tile (and two
+    barriers) after the rest of the shared memory.
+
     `exp2_fma = n` (0 to 8, printed only when not 0) computes n of every 8
     softmax weights exp2(x) of a thread with FMA-pipe arithmetic (a
     round-to-nearest split x = j + f, a degree-3 polynomial for 2^f, relative
@@ -204,7 +211,8 @@ def Attn_GpuKernelAttr : AttrDef<Attn_Dialect, "GpuKernel"> {
                         "bool":$persistent, "bool":$tmaLoads,
                         "int64_t":$exp2Fma, "bool":$pingPong,
                         "bool":$wideStores, "bool":$lazyRescale,
-                        "bool":$trimKeys, "bool":$stagedStores);
+                        "bool":$trimKeys, "bool":$stagedStores,
+                        "int64_t":$qBuffers);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

@@ -54,7 +54,8 @@ LogicalResult attnc::chooseGpuKernel(AttentionOp op, const GpuTarget &target) {
             config.getKeyWarps(), config.getWgmma(), config.getPersistent(),
             config.getTmaLoads(), config.getExp2Fma(), config.getPingPong(),
             config.getWideStores(), config.getLazyRescale(),
-            config.getTrimKeys(), config.getStagedStores())))
+            config.getTrimKeys(), config.getStagedStores(),
+            config.getQBuffers())))
       return failure();
     op->setAttr(kGpuKernelAttrName, config);
   }

@@ -170,6 +170,12 @@ std::pair<scf::IfOp, scf::IfOp> KernelBuilder::splitRoles() {
     tma::initBarrier(b, qBarrier(0), 1);
     if (config.getPersistent())
       tma::initBarrier(b, qBarrier(1), groups);
+    // q_buffers = 2: the second Q tile's full and empty barriers.
+    if (config.getQBuffers() == 2) {
+      tma::initBarrier(b, mmaE->smemAt(idx(swizzled.q2BarrierOffset)), 1);
+      tma::initBarrier(b, mmaE->smemAt(idx(swizzled.q2BarrierOffset + 8)),
+                       groups);
+    }
     tma::fenceBarrierInit(b);
   }
   gpu::BarrierOp::create(b);

@@ -311,10 +311,20 @@ private:
         ia.add(ia.constant(swizzled.tileSlotOffset),
                arith::MulIOp::create(b, stage, ia.constant(4))));
   }
+  /// Q's full (`which` 0) or empty (1) barrier: of the work item's Q tile
+  /// with q_buffers = 2 (the second's where qSecond holds).
   Value qBarrier(int64_t which) {
-    return mmaE->smemAt(a.constant(swizzled.barrierOffset +
-                                   32 * config.getStages() + 8 * which));
+    Value first = a.constant(swizzled.barrierOffset + 32 * config.getStages() +
+                             8 * which);
+    if (qSecond)
+      first = arith::SelectOp::create(
+          b, qSecond, a.constant(swizzled.q2BarrierOffset + 8 * which), first);
+    return mmaE->smemAt(first);
   }
+  /// q_buffers = 2: whether the work item's Q is the second tile (i1; null
+  /// with one Q tile), and the byte offset of its Q tile (index; buildTile
+  /// sets both).
+  Value qSecond, qBase;
   /// convertsCodes(): the K codes' full (kind 0), the V codes' full (1),
   /// the K codes' empty (2) or the V codes' empty (3) barrier of `stage`
   /// (index).

@@ -1008,6 +1008,17 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     // grid); with one, its empty barrier's phase before, once the
     // consumers are done with the previous work item's Q.
     Value qUse = round ? round : idx(0);
+    // q_buffers = 2: the items take the two Q tiles in turn, each tile's
+    // barriers a phase a use of it.
+    qSecond = qBase = Value();
+    if (config.getQBuffers() == 2 && round) {
+      qSecond = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
+                                      arith::RemUIOp::create(b, round, idx(2)),
+                                      idx(1));
+      qBase = arith::SelectOp::create(b, qSecond, idx(swizzled.q2Offset),
+                                      idx(qOffset));
+      qUse = arith::DivUIOp::create(b, round, idx(2));
+    }
     auto parityOf = [&](Value use) {
       return toI32(arith::RemUIOp::create(b, use, idx(2)));
     };
@@ -1036,7 +1047,8 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
         tma::arriveExpectTx(b, bar, swizzled.qBytes);
         for (int64_t box = 0; box * 64 < d; ++box)
           tma::load(b,
-                    mmaE->smemAt(idx(qOffset + box * swizzled.queryBoxBytes)),
+                    mmaE->smemAt(a.add(qBase ? qBase : idx(qOffset),
+                                       idx(box * swizzled.queryBoxBytes))),
                     arg(abi::QMap),
                     {i32c(64 * box), toI32(a.add(qStart, q0)), toI32(head),
                      toI32(qBatch)},
@@ -1100,7 +1112,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     if (converts && eltType.isBF16()) {
       Type v4 = VectorType::get({4}, i32);
       Value slab = a.add(
-          idx(qOffset),
+          qBase ? qBase : idx(qOffset),
           arith::MulIOp::create(b, warpGroup, idx(64 * kSwizzleRowBytes)));
       Value rowInGroup =
           a.add(arith::MulIOp::create(

@@ -345,7 +345,7 @@ protected:
         warps, mTiles, stages, qInSmem, gqaPack, splitKv, keyWarps, wgmma,
         persistent, tmaLoads, exp2Fma,
         /*pingPong=*/true, /*wideStores=*/persistent, lazyRescale, trimKeys,
-        /*stagedStores=*/false);
+        /*stagedStores=*/false, /*qBuffers=*/1);
   }
 
   /// Decode (attn.decode): the query heads of a KV group packed into the
@@ -764,7 +764,7 @@ static GpuKernelAttr copyWith(GpuKernelAttr c, int64_t blockK, bool wideStores,
       c.getMTiles(), c.getStages(), c.getQInSmem(), c.getGqaPack(),
       c.getSplitKv(), c.getKeyWarps(), c.getWgmma(), c.getPersistent(),
       c.getTmaLoads(), c.getExp2Fma(), c.getPingPong(), wideStores,
-      c.getLazyRescale(), c.getTrimKeys(), stagedStores);
+      c.getLazyRescale(), c.getTrimKeys(), stagedStores, c.getQBuffers());
 }
 
 GpuKernelAttr GpuTarget::narrowStores(GpuKernelAttr c) {

@@ -80,6 +80,11 @@ SwizzledSmemLayout SwizzledSmemLayout::get(int64_t headDim,
     l.outputPitch = 2 * valueHeadDim + 16;
     l.bytes = l.outputOffset + config.getWarps() * 16 * l.outputPitch;
   }
+  if (config.getQBuffers() == 2) {
+    l.q2Offset = (l.bytes + 1023) / 1024 * 1024;
+    l.q2BarrierOffset = l.q2Offset + l.qBytes;
+    l.bytes = l.q2BarrierOffset + 16;
+  }
   return l;
 }
 

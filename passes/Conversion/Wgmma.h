@@ -81,6 +81,9 @@ struct SwizzledSmemLayout {
   /// bytes each (2 Dv + 16: a row's 4-byte words then fall in distinct
   /// banks for the 8 rows a store instruction writes).
   int64_t outputOffset = 0, outputPitch = 0;
+  /// q_buffers = 2: byte offset (1024-byte aligned, after the output rows)
+  /// of the second Q tile, then of its full and empty barriers.
+  int64_t q2Offset = 0, q2BarrierOffset = 0;
   /// Total bytes.
   int64_t bytes = 0;
 

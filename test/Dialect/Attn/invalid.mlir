@@ -1089,6 +1089,24 @@ func.func @gpu_kernel_staged_and_wide_stores(%q: tensor<2x8x16x64xf16>) -> tenso
 
 // -----
 
+// #attn.gpu_kernel: one or two Q tiles.
+func.func @gpu_kernel_q_buffers_three(%q: tensor<2x8x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{expected q_buffers 1 or 2, got 3}}
+  %o = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 64, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true, q_buffers = 3>} : tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// #attn.gpu_kernel: two Q tiles take turns over a persistent grid's items.
+func.func @gpu_kernel_q_buffers_block_grid(%q: tensor<2x8x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{expected persistent = true with q_buffers = 2 (the Q tiles are the persistent kernel's work items')}}
+  %o = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 64, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, q_buffers = 2>} : tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
 // #attn.gpu_kernel: the narrowed GEMMs are the wgmma kernel's.
 func.func @gpu_kernel_trim_keys_mma_sync(%q: tensor<2x8x16x64xf16>) -> tensor<2x8x16x64xf16> {
   // expected-error @+1 {{expected wgmma = true with trim_keys = true (the narrowed GEMMs are the wgmma kernel's)}}
