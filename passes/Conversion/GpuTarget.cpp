@@ -720,16 +720,20 @@ public:
                /*keyWarps=*/1, /*wgmma=*/true, /*persistent=*/true),
           p.noMask ? 1024 : 2048};
     // D = 192 under a plain causal mask: the persistent grid in pairs on
-    // 80-key tiles (4-byte O stores; its producer keeps 48 registers,
-    // Wgmma.cpp) up to 2K, beside the main kernel's block grid on 112-key
-    // tiles (2026-12-06, thirty-ninth session run 8, H100: 1K 375.8 vs
-    // 335.0 TFLOP/s, 2K 487.7 vs 476.0, 4K 552.7 vs 571.5; cuDNN 430.5,
-    // 492.7, 529.4; on 64-key tiles 382.2, 475.0, 525.4).
+    // 80-key tiles (its producer keeps 48 registers, Wgmma.cpp) up to 2K,
+    // beside the main kernel's block grid on 112-key tiles (2026-12-06,
+    // thirty-ninth session run 8, H100: 1K 375.8 vs 335.0 TFLOP/s, 2K
+    // 487.7 vs 476.0, 4K 552.7 vs 571.5; cuDNN 430.5, 492.7, 529.4; on
+    // 64-key tiles 382.2, 475.0, 525.4). O goes out through shared memory
+    // (staged_stores; 2026-12-07, forty-sixth session runs 1-2, H100,
+    // against its 4-byte stores: 1K 432.0 and 431.9 vs 376.3 and 376.7, 2K
+    // 518.1 and 525.4 vs 483.6 and 482.9; cuDNN 432.7 and 431.3, 505.3 and
+    // 503.8; on 64-key tiles with it 434.8 and 506.7).
     if (p.headDim == 192 && p.valueHeadDim == 192 && p.plainCausal &&
         config.getWarps() == 8 && config.getBlockK() == 112 &&
         !config.getPersistent())
       return ShortSequenceKernel{
-          narrowStores(make(p, /*blockK=*/80, /*warps=*/8, /*mTiles=*/1,
+          stagedStores(make(p, /*blockK=*/80, /*warps=*/8, /*mTiles=*/1,
                             /*qInSmem=*/true, /*gqaPack=*/1, /*splitKv=*/false,
                             /*keyWarps=*/1, /*wgmma=*/true,
                             /*persistent=*/true)),
@@ -770,6 +774,11 @@ static GpuKernelAttr copyWith(GpuKernelAttr c, int64_t blockK, bool wideStores,
 GpuKernelAttr GpuTarget::narrowStores(GpuKernelAttr c) {
   return copyWith(c, c.getBlockK(), /*wideStores=*/false,
                   /*stagedStores=*/false);
+}
+
+GpuKernelAttr GpuTarget::stagedStores(GpuKernelAttr c) {
+  return copyWith(c, c.getBlockK(), /*wideStores=*/false,
+                  /*stagedStores=*/true);
 }
 
 GpuKernelAttr GpuTarget::withKeyTile(GpuKernelAttr c, int64_t blockK) {

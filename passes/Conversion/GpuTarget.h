@@ -92,6 +92,8 @@ public:
   /// `config` with 4-byte O stores (wide_stores and staged_stores false):
   /// every target's first fallback.
   static attn::GpuKernelAttr narrowStores(attn::GpuKernelAttr config);
+  /// `config` with O stored through shared memory (staged_stores).
+  static attn::GpuKernelAttr stagedStores(attn::GpuKernelAttr config);
   /// `config` on key tiles of `blockK` keys, all else kept.
   static attn::GpuKernelAttr withKeyTile(attn::GpuKernelAttr config,
                                          int64_t blockK);
