@@ -1,4 +1,5 @@
 // RUN: attnc-opt %s --split-input-file --attn-choose-gpu-kernel=chip=sm_90a --attn-tile --attn-skip-masked-tiles --convert-attn-to-gpu 2>/dev/null | FileCheck %s
+// RUN: attnc-opt %s --split-input-file --attn-choose-gpu-kernel=chip=sm_90a --attn-tile --attn-skip-masked-tiles --convert-attn-to-gpu 2>/dev/null | FileCheck %s --check-prefix=NOSHUF
 
 // staged_stores = true (D = 192, the causal pairs on 80-key tiles): the
 // consumer warps' rows sit after the rest of the shared memory (byte
@@ -9,6 +10,12 @@
 // then reads back and stores 16-byte chunks: four row groups of 4 rows
 // by three groups of 8 chunks, 12 loads and 12 global stores, no shuffle
 // of O's words; the other branch stores 4-byte pairs.
+// NOSHUF (the whole staged branch, from its first bar.warp.sync to the
+// 4-byte branch): no i32 shuffle of O's words.
+// NOSHUF-LABEL: func.func @d192(
+// NOSHUF: nvvm.bar.warp.sync
+// NOSHUF-NOT: gpu.shuffle xor %{{.*}} : i32
+// NOSHUF: } else {
 // CHECK-LABEL: func.func @d192(
 // CHECK: gpu.func
 // CHECK: arith.constant 6400 : index
