@@ -325,6 +325,8 @@ private:
   /// with one Q tile), and the byte offset of its Q tile (index; buildTile
   /// sets both).
   Value qSecond, qBase;
+  /// The byte offset of the work item's Q tile (index).
+  Value qTileOffset() { return qBase ? qBase : idx(qOffset); }
   /// convertsCodes(): the K codes' full (kind 0), the V codes' full (1),
   /// the K codes' empty (2) or the V codes' empty (3) barrier of `stage`
   /// (index).

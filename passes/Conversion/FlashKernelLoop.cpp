@@ -54,7 +54,7 @@ KernelBuilder::rescaleO(SmallVector<Value> acc, const TileSoftmax &sm,
 /// byte offset apart.
 Value KernelBuilder::qSlab() {
   Value warpGroup = consumer.warpGroup;
-  return a.add(qBase ? qBase : idx(qOffset),
+  return a.add(qTileOffset(),
                arith::MulIOp::create(b, warpGroup, idx(64 * kSwizzleRowBytes)));
 }
 

@@ -210,7 +210,7 @@ void KernelBuilder::stageOutputRows(OutputRows &out, Value oHead,
   const int64_t rowsAtOnce = 32 / w;
   Value lane = consumer.lane;
   Value g = arith::DivUIOp::create(b, lane, idx(4));
-  Value t = arith::RemUIOp::create(b, lane, idx(4));
+  Value t = out.laneInQuad;
   Value warp = arith::DivUIOp::create(b, consumer.tid, idx(32));
   Value warpRows = a.add(idx(swizzled.outputOffset),
                          arith::MulIOp::create(b, warp, idx(16 * pitch)));

@@ -1047,7 +1047,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
         tma::arriveExpectTx(b, bar, swizzled.qBytes);
         for (int64_t box = 0; box * 64 < d; ++box)
           tma::load(b,
-                    mmaE->smemAt(a.add(qBase ? qBase : idx(qOffset),
+                    mmaE->smemAt(a.add(qTileOffset(),
                                        idx(box * swizzled.queryBoxBytes))),
                     arg(abi::QMap),
                     {i32c(64 * box), toI32(a.add(qStart, q0)), toI32(head),
@@ -1112,7 +1112,7 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
     if (converts && eltType.isBF16()) {
       Type v4 = VectorType::get({4}, i32);
       Value slab = a.add(
-          qBase ? qBase : idx(qOffset),
+          qTileOffset(),
           arith::MulIOp::create(b, warpGroup, idx(64 * kSwizzleRowBytes)));
       Value rowInGroup =
           a.add(arith::MulIOp::create(
