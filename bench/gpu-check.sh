@@ -42,7 +42,8 @@ run_job() {
   IFS=$'\t' read -r n name spec <<< "$1"
   job="$name|$spec"
   # "spec @splits=N": a forced split count (attnrt-run --splits); "spec
-  # @plan=N": a work list for N resident blocks (attnrt-run --plan).
+  # @plan=N": a work list for N resident blocks (attnrt-run --plan); "spec
+  # @o_row_stride=N": O's rows N elements apart (attnrt-run --o-row-stride).
   extra=()
   if [[ "$spec" == *" @splits="* ]]; then
     extra=(--splits="${spec##* @splits=}")
@@ -50,6 +51,9 @@ run_job() {
   elif [[ "$spec" == *" @plan="* ]]; then
     extra=(--plan="${spec##* @plan=}")
     spec="${spec% @plan=*}"
+  elif [[ "$spec" == *" @o_row_stride="* ]]; then
+    extra=(--o-row-stride="${spec##* @o_row_stride=}")
+    spec="${spec% @o_row_stride=*}"
   fi
   # The inputs' seed comes from the entry's name and run (a CRC), not from
   # the job's number: a filtered sweep (CONFORMANCE_FILTER) or a list with
@@ -60,7 +64,7 @@ run_job() {
   # A kernel that hangs (a barrier never completing) fails its job.
   timeout "${JOB_TIMEOUT:-120}" "$RUN" --artifact="$DIR/artifacts/$name.attnc" \
     --spec="$spec" --seed="$seed" "${extra[@]}" > "$LOGS/run.$n.log" 2>&1
-  echo "$? $name | $spec" > "$LOGS/rc.$n"
+  echo "$? $name | $spec${extra[*]:+ ${extra[*]}}" > "$LOGS/rc.$n"
 }
 export -f run_job
 export RUN DIR LOGS

@@ -26,6 +26,14 @@ masks = {
     "blocksparse": "blocksparse:64,64,0.5",
 }
 sizes = [(2, 1000, 1000), (1, 1, 777), (1, 129, 127), (1, 300, 100), (3, 77, 1031)]
+
+
+def o_row_stride_runs(d, base):
+    """Runs with O's rows d + 8 elements apart, and d + 1 with one query row."""
+    return [spec(b=2, sq=1000, sk=1000, **base) + f" @o_row_stride={d + 8}",
+            spec(b=3, sq=1, sk=777, **base) + f" @o_row_stride={d + 1}"]
+
+
 lines = []
 for (mname, m), d, dtype, (hq, hkv) in itertools.product(
         masks.items(), [64, 128], ["bf16", "f16"], [(8, 8), (8, 2)]):
@@ -66,6 +74,12 @@ for (mname, m), d, dtype, (hq, hkv) in itertools.product(
         runs.append(spec(b=1, sq=2048, sk=2048, **base))
         runs.append(spec(b=1, sq=2100, sk=2001, **base))
         runs.append(spec(b=1, sq=1500, sk=2049, **base))
+    # O written with padded rows (attnrt-run --o-row-stride): 8 elements past
+    # each row (the 16-byte stores on a strided O) and, with one query row, an
+    # odd stride, which takes the 4-byte stores behind the kernels' 16-byte
+    # test (the runtime refuses such strides where a head has several rows).
+    if mname in ("none", "causal") and dtype == "bf16" and (hq, hkv) == (8, 2):
+        runs += o_row_stride_runs(d, base)
     lines.append(f"{name} | {spec(b=1, sq=128, sk=128, **base)} | {'; '.join(runs)}")
 # A wide window (1024 keys: at D = 64-128 two warpgroups, persistent; D = 80's
 # O stores 16 bytes a lane but for its last 16 columns),
@@ -117,6 +131,8 @@ for d in [32, 80, 96, 192, 256]:
     runs = [spec(b=b, sq=sq, sk=sk, **base) for b, sq, sk in sizes[:3]]
     if d in (32, 80, 96, 192):  # two kernels, as at D = 64
         runs += [spec(b=1, sq=2048, sk=2048, **base), spec(b=1, sq=2100, sk=2001, **base)]
+    if d == 192:  # the short kernel's O through shared memory (staged_stores)
+        runs += o_row_stride_runs(d, base)
     lines.append(f"causal_d{d}_bf16 | {spec(b=1, sq=128, sk=128, **base)} | {'; '.join(runs)}")
 # Head dims 80, 96 and 192 without a mask (on the persistent grid, with its
 # tail split), under a prefix-LM mask, a window and a soft-capped causal

@@ -58,6 +58,13 @@ struct DeviceRunOptions {
   /// over that many thread blocks (0: attnrt_plan_request_init's, the
   /// blocks resident at once on the device); -1: no plan.
   int64_t planCtas = -1;
+  /// > 0: O's rows this many elements apart (at least the value head dim;
+  /// each head's rows start a multiple of 8 elements apart), written in
+  /// place and read back row by row. The runtime refuses a row stride that
+  /// is not a multiple of 8 elements unless each head has one query row,
+  /// which is how a kernel's 4-byte O stores past its 16-byte test run.
+  /// 0: dense [b, hq, sq, dv]. Not with cu_seqlens_q (packed rows).
+  int64_t oRowStride = 0;
 };
 
 /// What runOnDevice measured.

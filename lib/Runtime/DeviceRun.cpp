@@ -328,7 +328,23 @@ bool attnc::runOnDevice(attnrt_artifact *artifact, const AttentionProblem &p,
   // element the kernel never writes shows up as a mismatch.
   size_t elt = dtype == ElementType::F32 ? 4 : 2;
   int64_t qBatch = readsCuSeqlensQ ? 1 : p.b;
-  size_t oElems = static_cast<size_t>(qBatch * p.hq * qRows * p.dv);
+  if (options.oRowStride > 0 && readsCuSeqlensQ) {
+    error = "an O row stride needs O as [b, hq, sq, dv] (a ragged batch "
+            "packs its rows)";
+    return false;
+  }
+  if (options.oRowStride > 0 && options.oRowStride < p.dv) {
+    error = "expected an O row stride of at least the value head dim (" +
+            std::to_string(p.dv) + "), got " +
+            std::to_string(options.oRowStride);
+    return false;
+  }
+  // O's rows and heads (elements): dense, or rows oRowStride apart with
+  // each head's rows starting at a multiple of 8 elements.
+  const int64_t oRow = options.oRowStride > 0 ? options.oRowStride : p.dv;
+  const int64_t oHead =
+      options.oRowStride > 0 ? (qRows * oRow + 7) / 8 * 8 : qRows * p.dv;
+  size_t oElems = static_cast<size_t>(qBatch * p.hq * oHead);
   size_t lseElems = static_cast<size_t>(qBatch * p.hq * qRows);
   DeviceBuffer q, k, v, o, lse, seqIds, cuSeqlens, blockMask, slopes, kvLens,
       pageTable, kvScales, cuSeqlensQ, cuSeqlensK;
@@ -437,6 +453,11 @@ bool attnc::runOnDevice(attnrt_artifact *artifact, const AttentionProblem &p,
   args.kv_lens = static_cast<const int32_t *>(kvLens.get());
   args.kv_scales = static_cast<const float *>(kvScales.get());
   queryLayout(p.hq, qRows, p.dv, args.o_strides);
+  if (options.oRowStride > 0) {
+    args.o_strides[0] = p.hq * oHead;
+    args.o_strides[1] = oHead;
+    args.o_strides[2] = oRow;
+  }
   args.cu_seqlens_q = static_cast<const int32_t *>(cuSeqlensQ.get());
   args.cu_seqlens_k = static_cast<const int32_t *>(cuSeqlensK.get());
   args.max_seqlen_q = maxQ;
@@ -514,6 +535,16 @@ bool attnc::runOnDevice(attnrt_artifact *artifact, const AttentionProblem &p,
       return false;
     }
     out = fromDeviceElements(bytes, dtype);
+    if (options.oRowStride > 0) {
+      // Back to dense [b, hq, sq, dv].
+      std::vector<double> rows(
+          static_cast<size_t>(qBatch * p.hq * qRows * p.dv));
+      for (int64_t bh = 0; bh < qBatch * p.hq; ++bh)
+        for (int64_t i = 0; i < qRows; ++i)
+          std::copy_n(out.begin() + bh * oHead + i * oRow, p.dv,
+                      rows.begin() + (bh * qRows + i) * p.dv);
+      out = std::move(rows);
+    }
   }
   if (readsLse) {
     std::vector<float> f(lseElems);

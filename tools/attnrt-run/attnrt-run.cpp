@@ -42,7 +42,7 @@ static const char *const kUsage =
     "slopes]]\n"
     "                  [--output=o.npy] [--lse=lse.npy] [--time=N] "
     "[--tolerance=X]\n"
-    "                  [--splits=N] [--plan=CTAS]\n"
+    "                  [--splits=N] [--plan=CTAS] [--o-row-stride=N]\n"
     "\n"
     "Runs the artifact's kernel on CUDA device 0 and checks it against a "
     "float64\n"
@@ -58,7 +58,10 @@ static const char *const kUsage =
     "block);\n"
     "by default the runtime chooses.\n"
     "--plan runs it from an attnrt_plan work list of the spec's lengths over\n"
-    "CTAS thread blocks (0: the blocks resident at once on the device).\n";
+    "CTAS thread blocks (0: the blocks resident at once on the device).\n"
+    "--o-row-stride writes O in place with its rows N elements apart (N >= "
+    "dv;\n"
+    "the runtime refuses strides that are not multiples of 8 unless sq = 1).\n";
 
 static int badInput(const std::string &message) {
   std::fprintf(stderr, "attnrt-run: error: %s\n", message.c_str());
@@ -77,6 +80,8 @@ struct Options {
   int64_t splits = 0;
   /// --plan: the work list's thread blocks (0: the device's), -1 without.
   int64_t plan = -1;
+  /// --o-row-stride: O's rows this many elements apart (0: dense).
+  int64_t oRowStride = 0;
   double tolerance = 1.25;
   bool help = false;
 };
@@ -119,9 +124,9 @@ static bool parseOptions(int argc, char **argv, Options &o,
       key = key.substr(0, eq);
       hasValue = true;
     }
-    static const char *const known[] = {"artifact", "spec", "seed", "inputs",
-                                        "output",   "lse",  "time", "tolerance",
-                                        "splits",   "plan"};
+    static const char *const known[] = {
+        "artifact", "spec",      "seed",   "inputs", "output",      "lse",
+        "time",     "tolerance", "splits", "plan",   "o-row-stride"};
     if (std::find_if(std::begin(known), std::end(known), [&](const char *k) {
           return key == k;
         }) == std::end(known)) {
@@ -178,6 +183,15 @@ static bool parseOptions(int argc, char **argv, Options &o,
         return false;
       }
       o.plan = static_cast<int64_t>(n);
+    } else if (key == "o-row-stride") {
+      uint64_t n = 0;
+      if (!parseUnsigned(value, n) || n < 1 || n > (uint64_t{1} << 30)) {
+        error = "expected --o-row-stride to be a number of elements in [1, "
+                "2^30], got '" +
+                value + "'";
+        return false;
+      }
+      o.oRowStride = static_cast<int64_t>(n);
     } else if (key == "tolerance") {
       char *end = nullptr;
       o.tolerance = std::strtod(value.c_str(), &end);
@@ -422,6 +436,7 @@ int main(int argc, char **argv) {
   runOptions.timedRuns = opts.time;
   runOptions.numSplits = opts.splits;
   runOptions.planCtas = opts.plan;
+  runOptions.oRowStride = opts.oRowStride;
   DeviceRunReport timing;
   if (!runOnDevice(handle.get(), problem, spec.dtype, out, lseOut, runOptions,
                    timing, error))

@@ -305,11 +305,16 @@ CUresult cuLaunchKernel(void *f, unsigned gridX, unsigned gridY,
                : qStride[1] > 0 ? qStride[0] / qStride[1]
                                 : gridY;
   int64_t d = (int64_t)allocationSize(q) / (2 * qBatches * hq * sq);
-  int64_t dv = (int64_t)allocationSize(o) / (2 * qBatches * hq * sq);
   int64_t hkv = pageTable ? (int64_t)allocationSize(k) /
                                 (kvBytes * numPages * pageSize * d)
                           : (int64_t)allocationSize(k) /
                                 (kvBytes * kBatches * sk * d);
+  /* V's rows as K's (O's may be padded: attnrt-run --o-row-stride). */
+  int64_t dv =
+      hkv <= 0 ? 0
+      : pageTable
+          ? (int64_t)allocationSize(v) / (kvBytes * numPages * pageSize * hkv)
+          : (int64_t)allocationSize(v) / (kvBytes * kBatches * sk * hkv);
   if (d <= 0 || dv <= 0 || hkv <= 0 || hq % hkv != 0)
     return INVALID_VALUE;
   const char *maskName = getenv("ATTNC_FAKE_CUDA_MASK");
@@ -345,6 +350,10 @@ CUresult cuLaunchKernel(void *f, unsigned gridX, unsigned gridY,
               (long long)b, (long long)sq, cuK ? "packed" : "in a cache",
               (long long)qStride[0], (long long)qStride[1],
               (long long)qStride[2]);
+    if (!cuQ && oStride[2] != dv)
+      fprintf(stderr, "fake-libcuda: o strides (%lld, %lld, %lld)\n",
+              (long long)oStride[0], (long long)oStride[1],
+              (long long)oStride[2]);
   }
   const char *skip = getenv("ATTNC_FAKE_CUDA_SKIP");
   if (skip && strcmp(skip, "1") == 0)
