@@ -60,9 +60,11 @@ struct DeviceRunOptions {
   int64_t planCtas = -1;
   /// > 0: O's rows this many elements apart (at least the value head dim;
   /// each head's rows start a multiple of 8 elements apart), written in
-  /// place and read back row by row. The runtime refuses a row stride that
-  /// is not a multiple of 8 elements unless each head has one query row,
-  /// which is how a kernel's 4-byte O stores past its 16-byte test run.
+  /// place and read back row by row; the elements between the rows must
+  /// stay poisoned (a kernel writing past a row fails). The runtime refuses a
+  /// row stride that is not a multiple of 8 elements unless each head has
+  /// one query row, which is how a kernel's 4-byte O stores past its 16-byte
+  /// test run.
   /// 0: dense [b, hq, sq, dv]. Not with cu_seqlens_q (packed rows).
   int64_t oRowStride = 0;
 };

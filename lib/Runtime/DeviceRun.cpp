@@ -534,6 +534,22 @@ bool attnc::runOnDevice(attnrt_artifact *artifact, const AttentionProblem &p,
       error = d->describe("cuMemcpyDtoH", r);
       return false;
     }
+    // Padded rows: what lies between them must still be poison (the
+    // kernel writes nothing past a row's dv elements).
+    for (int64_t bh = 0; options.oRowStride > 0 && bh < qBatch * p.hq; ++bh)
+      for (int64_t e = 0; e < oHead; ++e) {
+        if (e / oRow < qRows && e % oRow < p.dv)
+          continue;
+        const unsigned char *at = bytes.data() + (bh * oHead + e) * elt;
+        if (std::any_of(at, at + elt,
+                        [](unsigned char c) { return c != 0xFF; })) {
+          error = "the kernel wrote outside O's rows: element " +
+                  std::to_string(e) + " of head " + std::to_string(bh) +
+                  " (rows of " + std::to_string(p.dv) + " elements, " +
+                  std::to_string(oRow) + " apart)";
+          return false;
+        }
+      }
     out = fromDeviceElements(bytes, dtype);
     if (options.oRowStride > 0) {
       // Back to dense [b, hq, sq, dv].

@@ -23,6 +23,12 @@
 // PAD: PASS
 // PAD: exit 0
 //
+// A kernel that writes past a row's dv elements (the stand-in writes one
+// more) fails: what lies between padded rows must stay poisoned.
+// RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_MASK=causal ATTNC_FAKE_CUDA_OVERRUN=1 attnrt-run --artifact=%t.attnc --spec "b=2 hq=4 hkv=2 sq=37 sk=130 d=64 mask=causal" --o-row-stride=80 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=PAST
+// PAST: attnrt-run: error: the kernel wrote outside O's rows: element 64 of head 0 (rows of 64 elements, 80 apart)
+// PAST: exit 2
+//
 // The runtime refuses an odd row stride with several rows.
 // RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda attnrt-run --artifact=%t.attnc --spec "b=2 hq=4 hkv=2 sq=37 sk=130 d=64 mask=causal" --o-row-stride=67 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=ODD
 // ODD: attnrt-run: error: expected o_strides {9920, 2480, 67, 1} of [B, Hq, Sq, Dv] to be non-negative multiples of 8 elements (16 bytes)

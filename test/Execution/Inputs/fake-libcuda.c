@@ -14,6 +14,7 @@
 |*   ATTNC_FAKE_CUDA_MASK=causal     the mask (default none)                  *|
 |*   ATTNC_FAKE_CUDA_SCALE=X         the scale (default 1/sqrt(d))            *|
 |*   ATTNC_FAKE_CUDA_SKIP=1          launches write nothing                   *|
+|*   ATTNC_FAKE_CUDA_OVERRUN=1       each O row one element past its end too  *|
 |*   ATTNC_FAKE_CUDA_LOG=1           log the launch and leaks on stderr       *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
@@ -355,6 +356,8 @@ CUresult cuLaunchKernel(void *f, unsigned gridX, unsigned gridY,
               (long long)oStride[0], (long long)oStride[1],
               (long long)oStride[2]);
   }
+  const char *overrunText = getenv("ATTNC_FAKE_CUDA_OVERRUN");
+  int overrun = overrunText && strcmp(overrunText, "1") == 0;
   const char *skip = getenv("ATTNC_FAKE_CUDA_SKIP");
   if (skip && strcmp(skip, "1") == 0)
     return OK;
@@ -413,6 +416,8 @@ CUresult cuLaunchKernel(void *f, unsigned gridX, unsigned gridY,
             acc += p[j] * KV(v, ROW(vStride, j) + c, hkv);
           o[QROW(oStride, i) + c] = toBF16(l > 0 ? acc / l : 0);
         }
+        if (overrun)
+          o[QROW(oStride, i) + dv] = 0;
         if (lse)
           lse[(qb * hq + h) * sq + q0 + i] = l > 0 ? m + logf(l) : -INFINITY;
       }
