@@ -534,19 +534,21 @@ bool attnc::runOnDevice(attnrt_artifact *artifact, const AttentionProblem &p,
       error = d->describe("cuMemcpyDtoH", r);
       return false;
     }
-    // Padded rows: what lies between them must still be poison (the
-    // kernel writes nothing past a row's dv elements).
+    // Padded rows: what lies between them (each row's elements past dv,
+    // the head's tail) must still be poison.
     for (int64_t bh = 0; options.oRowStride > 0 && bh < qBatch * p.hq; ++bh)
-      for (int64_t e = 0; e < oHead; ++e) {
-        if (e / oRow < qRows && e % oRow < p.dv)
-          continue;
-        const unsigned char *at = bytes.data() + (bh * oHead + e) * elt;
-        if (std::any_of(at, at + elt,
-                        [](unsigned char c) { return c != 0xFF; })) {
+      for (int64_t i = 0; i <= qRows; ++i) {
+        int64_t from = i * oRow + (i < qRows ? p.dv : 0);
+        int64_t to = i < qRows ? (i + 1) * oRow : oHead;
+        const unsigned char *head = bytes.data() + bh * oHead * elt;
+        const unsigned char *bad =
+            std::find_if(head + from * elt, head + to * elt,
+                         [](unsigned char c) { return c != 0xFF; });
+        if (bad != head + to * elt) {
           error = "the kernel wrote outside O's rows: element " +
-                  std::to_string(e) + " of head " + std::to_string(bh) +
-                  " (rows of " + std::to_string(p.dv) + " elements, " +
-                  std::to_string(oRow) + " apart)";
+                  std::to_string((bad - head) / elt) + " of head " +
+                  std::to_string(bh) + " (rows of " + std::to_string(p.dv) +
+                  " elements, " + std::to_string(oRow) + " apart)";
           return false;
         }
       }

@@ -9,7 +9,7 @@
 |*                                                                            *|
 |* The host "kernel": bf16 q, k, v, o; f32 lse; no mask or a bottom-right     *|
 |* causal mask. The head dims and the kv-head count come from the sizes of    *|
-|* the q, k and o allocations. Environment:                                   *|
+|* the q, k and v allocations. Environment:                                   *|
 |*   ATTNC_FAKE_CUDA_CC=MAJOR.MINOR  the compute capability (default 9.0)     *|
 |*   ATTNC_FAKE_CUDA_MASK=causal     the mask (default none)                  *|
 |*   ATTNC_FAKE_CUDA_SCALE=X         the scale (default 1/sqrt(d))            *|
