@@ -275,8 +275,9 @@ Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
        sawTma = false, tmaLoads = false, sawPingPong = false, pingPong = true,
        sawWide = false, wideStores = false, sawLazy = false,
        lazyRescale = false, sawTrim = false, trimKeys = false,
-       sawStaged = false, stagedStores = false, sawQBuffers = false;
-  int64_t exp2Fma = 0, qBuffers = 1;
+       sawStaged = false, stagedStores = false, sawQBuffers = false,
+       sawBlocks = false;
+  int64_t exp2Fma = 0, qBuffers = 1, blocksPerSm = 0;
   while (succeeded(p.parseOptionalComma())) {
     if (!sawPack && succeeded(p.parseOptionalKeyword("gqa_pack"))) {
       sawPack = true;
@@ -336,6 +337,13 @@ Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
               true;
       if (p.parseEqual() || p.parseInteger(qBuffers))
         return {};
+    } else if (!sawBlocks &&
+               succeeded(p.parseOptionalKeyword("blocks_per_sm"))) {
+      sawPack = sawKeyWarps = sawSplit = sawWgmma = sawPersistent = sawTma =
+          sawPingPong = sawWide = sawLazy = sawTrim = sawStaged = sawQBuffers =
+              sawBlocks = true;
+      if (p.parseEqual() || p.parseInteger(blocksPerSm))
+        return {};
     } else {
       if (parseNamedInt(p, "exp2_fma", exp2Fma))
         return {};
@@ -348,7 +356,7 @@ Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
                     chip, blockQ, blockK, warps, mTiles, stages, qInSmem,
                     gqaPack, splitKv, keyWarps, wgmma, persistent, tmaLoads,
                     exp2Fma, pingPong, wideStores, lazyRescale, trimKeys,
-                    stagedStores, qBuffers);
+                    stagedStores, qBuffers, blocksPerSm);
 }
 
 void GpuKernelAttr::print(AsmPrinter &p) const {
@@ -380,6 +388,8 @@ void GpuKernelAttr::print(AsmPrinter &p) const {
     p << ", staged_stores = true";
   if (getQBuffers() != 1)
     p << ", q_buffers = " << getQBuffers();
+  if (getBlocksPerSm())
+    p << ", blocks_per_sm = " << getBlocksPerSm();
   if (getExp2Fma())
     p << ", exp2_fma = " << getExp2Fma();
   p << ">";
@@ -391,7 +401,7 @@ LogicalResult GpuKernelAttr::verify(
     int64_t stages, bool qInSmem, int64_t gqaPack, bool splitKv,
     int64_t keyWarps, bool wgmma, bool persistent, bool tmaLoads,
     int64_t exp2Fma, bool pingPong, bool wideStores, bool lazyRescale,
-    bool trimKeys, bool stagedStores, int64_t qBuffers) {
+    bool trimKeys, bool stagedStores, int64_t qBuffers, int64_t blocksPerSm) {
   if (chip.empty())
     return emitError() << "expected a non-empty chip";
   if (warps < 1 || warps > 32)
@@ -456,6 +466,14 @@ LogicalResult GpuKernelAttr::verify(
   if (qBuffers == 2 && !persistent)
     return emitError() << "expected persistent = true with q_buffers = 2 (the "
                           "Q tiles are the persistent kernel's work items')";
+  if (blocksPerSm < 0 || blocksPerSm > 8)
+    return emitError()
+           << "expected blocks_per_sm in [0, 8] (0 derives it), got "
+           << blocksPerSm;
+  if (blocksPerSm && !wgmma)
+    return emitError() << "expected wgmma = true with blocks_per_sm (the "
+                          "launch bounds and register split are the wgmma "
+                          "kernel's)";
   if (persistent && !wgmma)
     return emitError() << "expected wgmma = true with persistent = true (the "
                           "persistent grid is the wgmma kernel's)";

@@ -185,6 +185,15 @@ def Attn_GpuKernelAttr : AttrDef<Attn_Dialect, "GpuKernel"> {
     S = Q K^T has released the one Q tile. It takes a second Q tile (and two
     barriers) after the rest of the shared memory.
 
+    `blocks_per_sm = n` (with wgmma, 0 to 8, printed only when not 0) sets
+    the blocks a multiprocessor the kernel is built for: ptxas's launch
+    bounds (`.minnctapersm n`, so a thread starts with 65536 / (threads * n)
+    registers, and every instruction must fit them) and the setmaxnreg
+    split between the producer and the consumers. 0 derives it: 2 for one
+    consumer warpgroup whose shared memory fits a multiprocessor twice, 1
+    otherwise. The target checks that n blocks fit a multiprocessor's
+    threads and shared memory.
+
     `exp2_fma = n` (0 to 8, printed only when not 0) computes n of every 8
     softmax weights exp2(x) of a thread with FMA-pipe arithmetic (a
     round-to-nearest split x = j + f, a degree-3 polynomial for 2^f, relative
@@ -212,7 +221,7 @@ def Attn_GpuKernelAttr : AttrDef<Attn_Dialect, "GpuKernel"> {
                         "int64_t":$exp2Fma, "bool":$pingPong,
                         "bool":$wideStores, "bool":$lazyRescale,
                         "bool":$trimKeys, "bool":$stagedStores,
-                        "int64_t":$qBuffers);
+                        "int64_t":$qBuffers, "int64_t":$blocksPerSm);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

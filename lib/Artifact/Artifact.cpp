@@ -659,16 +659,20 @@ bool attnc::parseKernelManifest(const Artifact &artifact,
   return true;
 }
 
-bool attnc::checkShortKernel(const Artifact &main, const Artifact &nested,
-                             KernelManifest &manifest, std::string &error) {
+bool attnc::checkShortKernel(const Artifact &main, int64_t maxSeq,
+                             const Artifact &nested, KernelManifest &manifest,
+                             std::string &error) {
   auto fail = [&](const std::string &why) {
     error = "section 'short_kernel': " + why;
     return false;
   };
   if (!parseKernelManifest(nested, manifest, error))
     return fail(error);
-  if (manifest.shortKernelMaxSeq > 0)
-    return fail("expected no short kernel of its own");
+  if (manifest.shortKernelMaxSeq >= maxSeq)
+    return fail("manifest key 'short_kernel_max_seq': expected its own "
+                "short kernel's bound below " +
+                std::to_string(maxSeq) + ", got " +
+                std::to_string(manifest.shortKernelMaxSeq));
   // The keys a kernel's configuration sets; every other one describes the
   // launch both kernels take and must match.
   static const char *const configKeys[] = {"gpu_kernel",

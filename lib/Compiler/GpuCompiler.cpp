@@ -28,6 +28,7 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdint>
 #include <cstdlib>
 
 using namespace mlir;
@@ -211,19 +212,23 @@ static void describeKernel(attn::AttentionOp op, const AttentionSpec &spec,
   mf.push_back({"grid", abi::kGrid});
 }
 
-/// Compiles the target's short-sequence kernel beside the main one (whose
-/// configuration `op` carries, and keeps) into `result.shortKernel`, with
+/// Compiles the target's short-sequence kernel beside the kernel whose
+/// configuration `op` carries (and keeps) into `result.shortKernel`, with
 /// a remark naming it and its bound; a kernel that does not assemble
 /// without spills and without ptxas's performance warnings (C75xx: the
-/// wgmmas serialised, setmaxnreg ignored) is left out, with a remark.
+/// wgmmas serialised, setmaxnreg ignored) is left out, with a remark. The
+/// short kernel may have one of its own for still shorter sequences (the
+/// target's choice beside it, with a lower bound than `maxSeq`), nested
+/// in it the same way.
 static void addShortSequenceKernel(attn::AttentionOp op,
                                    const AttentionSpec &spec,
                                    const GpuTarget &target,
-                                   GpuCompileResult &result) {
+                                   GpuCompileResult &result,
+                                   int64_t maxSeq = INT64_MAX) {
   attn::GpuKernelAttr config = getGpuKernelAttr(op);
   std::optional<GpuTarget::ShortSequenceKernel> alt =
       target.shortSequenceKernel(KernelProblem::of(op), config);
-  if (!alt)
+  if (!alt || alt->maxSeq >= maxSeq)
     return;
   llvm::scope_exit restore([&] {
     op->setAttr(kGpuKernelAttrName, config);
@@ -250,6 +255,7 @@ static void addShortSequenceKernel(attn::AttentionOp op,
       << alt->config;
   result.manifest.push_back(
       {"short_kernel_max_seq", std::to_string(alt->maxSeq)});
+  addShortSequenceKernel(op, spec, target, *shortKernel, alt->maxSeq);
   result.shortKernel = std::move(shortKernel);
 }
 

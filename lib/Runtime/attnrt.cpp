@@ -82,28 +82,25 @@ static attnrt_status makeArtifact(Artifact file, attnrt_artifact **out,
   std::string error;
   if (!parseKernelManifest(file, manifest, error))
     return fail(ATTNRT_ERROR_BAD_ARTIFACT, where + error);
-  // A short-sequence kernel: an artifact nested whole, checked against
-  // this one (checkShortKernel).
-  Artifact nested;
-  KernelManifest nestedManifest;
-  if (manifest.shortKernelMaxSeq > 0) {
-    const std::string &bytes = file.sections.at("short_kernel");
-    if (!readArtifact(bytes.data(), bytes.size(), nested, error)) {
-      return fail(ATTNRT_ERROR_BAD_ARTIFACT,
-                  where + "section 'short_kernel': " + error);
-    }
-    if (!checkShortKernel(file, nested, nestedManifest, error))
-      return fail(ATTNRT_ERROR_BAD_ARTIFACT, where + error);
-  }
   std::unique_ptr<attnrt_artifact> artifact(new (std::nothrow) attnrt_artifact);
   if (!artifact)
     return fail(ATTNRT_ERROR_BAD_ARTIFACT, "out of memory");
+  // A short-sequence kernel: an artifact nested whole, checked against
+  // this one (checkShortKernel), which may nest one of its own.
   if (manifest.shortKernelMaxSeq > 0) {
-    artifact->shortKernel = new (std::nothrow) attnrt_artifact;
-    if (!artifact->shortKernel)
-      return fail(ATTNRT_ERROR_BAD_ARTIFACT, "out of memory");
-    artifact->shortKernel->file = std::move(nested);
-    artifact->shortKernel->manifest = std::move(nestedManifest);
+    const std::string &bytes = file.sections.at("short_kernel");
+    std::string nestedWhere = where + "section 'short_kernel': ";
+    Artifact nested;
+    KernelManifest nestedManifest;
+    if (!readArtifact(bytes.data(), bytes.size(), nested, error))
+      return fail(ATTNRT_ERROR_BAD_ARTIFACT, nestedWhere + error);
+    if (!checkShortKernel(file, manifest.shortKernelMaxSeq, nested,
+                          nestedManifest, error))
+      return fail(ATTNRT_ERROR_BAD_ARTIFACT, where + error);
+    attnrt_status status =
+        makeArtifact(std::move(nested), &artifact->shortKernel, nestedWhere);
+    if (status != ATTNRT_OK)
+      return status;
   }
   artifact->file = std::move(file);
   artifact->manifest = std::move(manifest);
@@ -556,13 +553,14 @@ struct Checker {
 } // namespace
 
 /// The kernel a launch `a` of `artifact` runs: its short-sequence
-/// kernel where it has one and both lengths are within its bound.
+/// kernel where it has one and both lengths are within its bound, and so
+/// on down the nested short kernels.
 static attnrt_artifact *launchedKernel(const attnrt_artifact *artifact,
                                        const attnrt_attention_args &a) {
-  const KernelManifest &m = artifact->manifest;
-  if (artifact->shortKernel && a.seq_q <= m.shortKernelMaxSeq &&
-      a.seq_k <= m.shortKernelMaxSeq)
-    return artifact->shortKernel;
+  while (artifact->shortKernel &&
+         a.seq_q <= artifact->manifest.shortKernelMaxSeq &&
+         a.seq_k <= artifact->manifest.shortKernelMaxSeq)
+    artifact = artifact->shortKernel;
   return const_cast<attnrt_artifact *>(artifact);
 }
 

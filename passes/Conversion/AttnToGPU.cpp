@@ -55,7 +55,7 @@ LogicalResult attnc::chooseGpuKernel(AttentionOp op, const GpuTarget &target) {
             config.getTmaLoads(), config.getExp2Fma(), config.getPingPong(),
             config.getWideStores(), config.getLazyRescale(),
             config.getTrimKeys(), config.getStagedStores(),
-            config.getQBuffers())))
+            config.getQBuffers(), config.getBlocksPerSm())))
       return failure();
     op->setAttr(kGpuKernelAttrName, config);
   }

@@ -96,6 +96,22 @@ LogicalResult GpuTarget::checkConfig(const KernelProblem &p,
     return p.emitError("expected the kernel's shared memory (")
            << bytes << " bytes for " << config << ") to fit the "
            << maxSharedMemoryBytes() << " bytes of a block on " << chip();
+  // blocks_per_sm = n: n blocks must be resident at once (each block's
+  // shared memory plus the 1 KiB the driver reserves, 2048 threads).
+  if (int64_t n = config.getBlocksPerSm()) {
+    if (n * (bytes + 1024) > sharedMemoryPerMultiprocessor())
+      return p.emitError("expected blocks_per_sm = ")
+             << n << " blocks of " << bytes + 1024
+             << " bytes of shared memory (with the 1024 the driver reserves) "
+                "to fit the "
+             << sharedMemoryPerMultiprocessor() << " bytes of a "
+             << "multiprocessor on " << chip();
+    if (n * config.getThreads() > 2048)
+      return p.emitError("expected blocks_per_sm = ")
+             << n << " blocks of " << config.getThreads()
+             << " threads to fit the 2048 threads of a multiprocessor on "
+             << chip();
+  }
   return success();
 }
 
@@ -345,7 +361,7 @@ protected:
         warps, mTiles, stages, qInSmem, gqaPack, splitKv, keyWarps, wgmma,
         persistent, tmaLoads, exp2Fma,
         /*pingPong=*/true, /*wideStores=*/persistent, lazyRescale, trimKeys,
-        /*stagedStores=*/false, /*qBuffers=*/1);
+        /*stagedStores=*/false, /*qBuffers=*/1, /*blocksPerSm=*/0);
   }
 
   /// Decode (attn.decode): the query heads of a KV group packed into the
@@ -763,12 +779,13 @@ protected:
 /// `stagedStores`, all else kept.
 static GpuKernelAttr copyWith(GpuKernelAttr c, int64_t blockK, bool wideStores,
                               bool stagedStores) {
-  return GpuKernelAttr::get(
-      c.getContext(), c.getChip(), c.getBlockQ(), blockK, c.getWarps(),
-      c.getMTiles(), c.getStages(), c.getQInSmem(), c.getGqaPack(),
-      c.getSplitKv(), c.getKeyWarps(), c.getWgmma(), c.getPersistent(),
-      c.getTmaLoads(), c.getExp2Fma(), c.getPingPong(), wideStores,
-      c.getLazyRescale(), c.getTrimKeys(), stagedStores, c.getQBuffers());
+  return GpuKernelAttr::get(c.getContext(), c.getChip(), c.getBlockQ(), blockK,
+                            c.getWarps(), c.getMTiles(), c.getStages(),
+                            c.getQInSmem(), c.getGqaPack(), c.getSplitKv(),
+                            c.getKeyWarps(), c.getWgmma(), c.getPersistent(),
+                            c.getTmaLoads(), c.getExp2Fma(), c.getPingPong(),
+                            wideStores, c.getLazyRescale(), c.getTrimKeys(),
+                            stagedStores, c.getQBuffers(), c.getBlocksPerSm());
 }
 
 GpuKernelAttr GpuTarget::narrowStores(GpuKernelAttr c) {
@@ -783,6 +800,16 @@ GpuKernelAttr GpuTarget::stagedStores(GpuKernelAttr c) {
 
 GpuKernelAttr GpuTarget::withKeyTile(GpuKernelAttr c, int64_t blockK) {
   return copyWith(c, blockK, c.getWideStores(), c.getStagedStores());
+}
+
+GpuKernelAttr GpuTarget::withResidentBlocks(GpuKernelAttr c, int64_t stages,
+                                            int64_t blocks) {
+  return GpuKernelAttr::get(
+      c.getContext(), c.getChip(), c.getBlockQ(), c.getBlockK(), c.getWarps(),
+      c.getMTiles(), stages, c.getQInSmem(), c.getGqaPack(), c.getSplitKv(),
+      c.getKeyWarps(), c.getWgmma(), c.getPersistent(), c.getTmaLoads(),
+      c.getExp2Fma(), c.getPingPong(), c.getWideStores(), c.getLazyRescale(),
+      c.getTrimKeys(), c.getStagedStores(), c.getQBuffers(), blocks);
 }
 
 const GpuTarget *GpuTarget::lookup(StringRef chip) {

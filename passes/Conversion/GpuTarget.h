@@ -97,6 +97,10 @@ public:
   /// `config` on key tiles of `blockK` keys, all else kept.
   static attn::GpuKernelAttr withKeyTile(attn::GpuKernelAttr config,
                                          int64_t blockK);
+  /// `config` with `stages` stages, built for `blocks` blocks a
+  /// multiprocessor (blocks_per_sm), all else kept.
+  static attn::GpuKernelAttr withResidentBlocks(attn::GpuKernelAttr config,
+                                                int64_t stages, int64_t blocks);
   /// Checks `config` for `p` on this target (chip, stages, shared memory);
   /// emits an error naming the chip and the parameter otherwise.
   virtual mlir::LogicalResult checkConfig(const KernelProblem &p,

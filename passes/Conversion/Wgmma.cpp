@@ -98,6 +98,9 @@ attnc::wgmmaRegisters(attn::GpuKernelAttr config, int64_t sharedMemoryBytes,
   // sm_90: 227 KiB of shared memory per block, 228 KiB per multiprocessor.
   if (groups == 1 && 2 * (sharedMemoryBytes + 1024) <= 228 * 1024)
     r.blocksPerMultiprocessor = 2;
+  // Set in the configuration (the target checked that they fit).
+  if (config.getBlocksPerSm())
+    r.blocksPerMultiprocessor = config.getBlocksPerSm();
   // A persistent producer works out each item's indices and key range in
   // a loop: with 24 or 32 registers it spilled (ptxas -v, D = 128).
   // So does a producer testing each key tile against a block table of

@@ -152,3 +152,22 @@ func.func @tma_loads_stages(%q: tensor<?x8x1x128xbf16>, %k: tensor<?x2x?x128xbf1
   %o = attn.attention %q, %k, %k {attn.decode, attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 16, block_k = 128, warps = 4, m_tiles = 1, stages = 1, q_in_smem = false, gqa_pack = 4, key_warps = 4, split_kv = true, tma_loads = true>} : tensor<?x8x1x128xbf16>, tensor<?x2x?x128xbf16>, tensor<?x2x?x128xbf16> -> tensor<?x8x1x128xbf16>
   return %o : tensor<?x8x1x128xbf16>
 }
+
+// -----
+
+// blocks_per_sm: two blocks of 163928 bytes (D = 256: two stages of 64
+// keys, Q's tile, barriers) do not fit a multiprocessor.
+func.func @blocks_per_sm_shared_memory(%q: tensor<?x4x?x256xbf16>, %k: tensor<?x2x?x256xbf16>, %v: tensor<?x2x?x256xbf16>) -> tensor<?x4x?x256xbf16> {
+  // expected-error @+1 {{expected blocks_per_sm = 2 blocks of 164952 bytes of shared memory (with the 1024 the driver reserves) to fit the 233472 bytes of a multiprocessor on sm_90a}}
+  %o = attn.attention %q, %k, %v {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, blocks_per_sm = 2>} : tensor<?x4x?x256xbf16>, tensor<?x2x?x256xbf16>, tensor<?x2x?x256xbf16> -> tensor<?x4x?x256xbf16>
+  return %o : tensor<?x4x?x256xbf16>
+}
+
+// -----
+
+// blocks_per_sm: six blocks of 384 threads exceed a multiprocessor's 2048.
+func.func @blocks_per_sm_threads(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>) -> tensor<?x4x?x64xbf16> {
+  // expected-error @+1 {{expected blocks_per_sm = 6 blocks of 384 threads to fit the 2048 threads of a multiprocessor on sm_90a}}
+  %o = attn.attention %q, %k, %v {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 32, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, blocks_per_sm = 6>} : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x4x?x64xbf16>
+  return %o : tensor<?x4x?x64xbf16>
+}

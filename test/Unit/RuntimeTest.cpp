@@ -622,6 +622,17 @@ TEST(RuntimeLoadTest, LoadsAShortSequenceKernel) {
   ASSERT_TRUE(parseKernelManifest(withShortKernel(otherKernel()), m, error))
       << error;
   EXPECT_EQ(m.shortKernelMaxSeq, 2048);
+
+  // A short kernel with one of its own for sequences of at most 1024.
+  Artifact middle = otherKernel();
+  middle.set("short_kernel_max_seq", "1024");
+  Artifact shortest = otherKernel();
+  shortest.set("block_k", "64");
+  middle.sections["short_kernel"] = bytesOf(shortest);
+  a = load(withShortKernel(middle));
+  ASSERT_NE(a, nullptr) << attnrt_last_error();
+  EXPECT_STREQ(attnrt_artifact_get(a, "short_kernel_max_seq"), "2048");
+  attnrt_artifact_destroy(a);
 }
 
 TEST(RuntimeLoadTest, RefusesShortSequenceKernelsOfAnotherLaunch) {
@@ -654,8 +665,19 @@ TEST(RuntimeLoadTest, RefusesShortSequenceKernelsOfAnotherLaunch) {
   EXPECT_EQ(loadError(withShortKernel(k)),
             "section 'short_kernel': manifest key 'head_dim': expected an "
             "integer, got 'x'");
+  // A nested short kernel's bound must be below the one around it.
   EXPECT_EQ(loadError(withShortKernel(withShortKernel(otherKernel()))),
-            "section 'short_kernel': expected no short kernel of its own");
+            "section 'short_kernel': manifest key 'short_kernel_max_seq': "
+            "expected its own short kernel's bound below 2048, got 2048");
+  // A nested one's own errors name both sections.
+  k = otherKernel();
+  k.set("short_kernel_max_seq", "1024");
+  Artifact third = otherKernel();
+  third.set("num_q_heads", "16");
+  k.sections["short_kernel"] = bytesOf(third);
+  EXPECT_EQ(loadError(withShortKernel(k)),
+            "section 'short_kernel': section 'short_kernel': manifest key "
+            "'num_q_heads' is '16', the main kernel's '8'");
   // The bound and the section come together.
   a = kernelArtifact();
   a.set("short_kernel_max_seq", "2048");

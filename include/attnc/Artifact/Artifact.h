@@ -120,14 +120,17 @@ bool parseKernelManifest(const Artifact &artifact, KernelManifest &manifest,
                          std::string &error);
 
 /// Checks the short-sequence kernel `nested` (parsed from the `short_kernel`
-/// section) of the artifact `main`: a kernel manifest of its own, without a
-/// short kernel, whose every manifest key but the kernel's configuration
-/// (gpu_kernel, block_q, block_k, threads, dynamic_shared_memory,
-/// persistent, tail_splits, split_blocks_per_sm) equals the main one's, so that
-/// every launch the main kernel takes, it takes alike. Fails with a message
-/// naming the first key that differs.
-bool checkShortKernel(const Artifact &main, const Artifact &nested,
-                      KernelManifest &manifest, std::string &error);
+/// section) of the artifact `main`, which launches it for sequences of at
+/// most `maxSeq`: a kernel manifest of its own, whose every manifest key but
+/// the kernel's configuration (gpu_kernel, block_q, block_k, threads,
+/// dynamic_shared_memory, persistent, tail_splits, split_blocks_per_sm,
+/// short_kernel_max_seq) equals the main one's, so that every launch the
+/// main kernel takes, it takes alike. It may hold a short kernel of its own
+/// for sequences of fewer than `maxSeq` (checked the same way against it).
+/// Fails with a message naming the first key that differs.
+bool checkShortKernel(const Artifact &main, int64_t maxSeq,
+                      const Artifact &nested, KernelManifest &manifest,
+                      std::string &error);
 
 } // namespace attnc
 

@@ -1098,6 +1098,24 @@ func.func @gpu_kernel_q_buffers_three(%q: tensor<2x8x16x64xf16>) -> tensor<2x8x1
 
 // -----
 
+// #attn.gpu_kernel: at most 8 blocks a multiprocessor (0 derives it).
+func.func @gpu_kernel_blocks_per_sm_range(%q: tensor<2x8x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{expected blocks_per_sm in [0, 8] (0 derives it), got 9}}
+  %o = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, blocks_per_sm = 9>} : tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
+// #attn.gpu_kernel: blocks_per_sm sets the wgmma kernel's launch bounds.
+func.func @gpu_kernel_blocks_per_sm_mma_sync(%q: tensor<2x8x16x64xf16>) -> tensor<2x8x16x64xf16> {
+  // expected-error @+1 {{expected wgmma = true with blocks_per_sm (the launch bounds and register split are the wgmma kernel's)}}
+  %o = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = true, blocks_per_sm = 2>} : tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16> -> tensor<2x8x16x64xf16>
+  return %o : tensor<2x8x16x64xf16>
+}
+
+// -----
+
 // #attn.gpu_kernel: two Q tiles take turns over a persistent grid's items.
 func.func @gpu_kernel_q_buffers_block_grid(%q: tensor<2x8x16x64xf16>) -> tensor<2x8x16x64xf16> {
   // expected-error @+1 {{expected persistent = true with q_buffers = 2 (the Q tiles are the persistent kernel's work items')}}

@@ -264,14 +264,15 @@ func.func @gpu_kernel_trim_keys(%q: tensor<2x8x16x128xbf16>) -> (tensor<2x8x16x1
   return %a, %b : tensor<2x8x16x128xbf16>, tensor<2x8x16x128xbf16>
 }
 
-// staged_stores prints only when true, q_buffers only when not 1; they
-// follow trim_keys, before exp2_fma; false and 1 are the defaults.
+// staged_stores prints only when true, q_buffers only when not 1,
+// blocks_per_sm only when not 0; they follow trim_keys, before exp2_fma;
+// false, 1 and 0 are the defaults.
 // CHECK-LABEL: func.func @gpu_kernel_staged_stores(
-// CHECK: {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 80, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true, lazy_rescale = true, trim_keys = true, staged_stores = true, q_buffers = 2, exp2_fma = 2>}
+// CHECK: {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 80, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true, lazy_rescale = true, trim_keys = true, staged_stores = true, q_buffers = 2, blocks_per_sm = 1, exp2_fma = 2>}
 // CHECK: {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 80, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true>}
 func.func @gpu_kernel_staged_stores(%q: tensor<2x8x16x192xbf16>) -> (tensor<2x8x16x192xbf16>, tensor<2x8x16x192xbf16>) {
-  %a = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 80, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true, lazy_rescale = true, trim_keys = true, staged_stores = true, q_buffers = 2, exp2_fma = 2>} : tensor<2x8x16x192xbf16>, tensor<2x8x16x192xbf16>, tensor<2x8x16x192xbf16> -> tensor<2x8x16x192xbf16>
-  %b = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 80, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, staged_stores = false, q_buffers = 1>} : tensor<2x8x16x192xbf16>, tensor<2x8x16x192xbf16>, tensor<2x8x16x192xbf16> -> tensor<2x8x16x192xbf16>
+  %a = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 80, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true, lazy_rescale = true, trim_keys = true, staged_stores = true, q_buffers = 2, blocks_per_sm = 1, exp2_fma = 2>} : tensor<2x8x16x192xbf16>, tensor<2x8x16x192xbf16>, tensor<2x8x16x192xbf16> -> tensor<2x8x16x192xbf16>
+  %b = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 80, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, staged_stores = false, q_buffers = 1, blocks_per_sm = 0>} : tensor<2x8x16x192xbf16>, tensor<2x8x16x192xbf16>, tensor<2x8x16x192xbf16> -> tensor<2x8x16x192xbf16>
   return %a, %b : tensor<2x8x16x192xbf16>, tensor<2x8x16x192xbf16>
 }
 
