@@ -251,8 +251,7 @@ static void addShortSequenceKernel(attn::AttentionOp op,
   }
   describeKernel(op, spec, target, *shortKernel);
   op.emitRemark("sequences of at most ")
-      << alt->maxSeq << " queries and keys run a second kernel, "
-      << alt->config;
+      << alt->maxSeq << " queries and keys run another kernel, " << alt->config;
   result.manifest.push_back(
       {"short_kernel_max_seq", std::to_string(alt->maxSeq)});
   addShortSequenceKernel(op, spec, target, *shortKernel, alt->maxSeq);

@@ -871,6 +871,34 @@ TEST_F(ValidateTest, TakesTheTailSplitsOfTheKernelTheLaunchRuns) {
   attnrt_artifact_destroy(both);
 }
 
+TEST_F(ValidateTest, WalksTheNestedShortKernels) {
+  // main (no tail splits) > short kernel up to 2048 (tail splits) > its own
+  // up to 1024 (none): each launch takes the innermost kernel whose bound
+  // both lengths fit.
+  Artifact shortest = otherKernel();
+  shortest.set("block_k", "64");
+  Artifact middle = otherKernel();
+  middle.set("tail_splits", "1");
+  middle.set("short_kernel_max_seq", "1024");
+  middle.sections["short_kernel"] = bytesOf(shortest);
+  attnrt_artifact *chain = load(withShortKernel(middle));
+  ASSERT_NE(chain, nullptr) << attnrt_last_error();
+  attnrt_attention_args a = args; // seq_q = seq_k = 100: the shortest
+  a.num_splits = 2;
+  EXPECT_EQ(check(a, chain), "expected num_splits in [0, 1] (the artifact "
+                             "has no split_kv kernel), got 2");
+  a.seq_k = 1500; // past 1024, within 2048: the middle one
+  runtime::denseStrides(2, a.seq_k, 64, a.k_strides);
+  runtime::denseStrides(2, a.seq_k, 64, a.v_strides);
+  EXPECT_EQ(check(a, chain), "");
+  a.seq_k = 4096; // the main kernel
+  runtime::denseStrides(2, a.seq_k, 64, a.k_strides);
+  runtime::denseStrides(2, a.seq_k, 64, a.v_strides);
+  EXPECT_EQ(check(a, chain), "expected num_splits in [0, 1] (the artifact "
+                             "has no split_kv kernel), got 2");
+  attnrt_artifact_destroy(chain);
+}
+
 TEST_F(ValidateTest, RejectsNullHandles) {
   EXPECT_EQ(attnrt_validate(nullptr, &args), ATTNRT_ERROR_INVALID_ARGUMENT);
   EXPECT_STREQ(attnrt_last_error(), "expected a non-null artifact");
