@@ -65,12 +65,18 @@ for (mname, m), d, dtype, (hq, hkv) in itertools.product(
         runs.append(spec(b=1, sq=77, sk=300, **base) + " @splits=2")
     # D = 64 artifacts (and D = 128 ones without a mask) hold a second
     # kernel for short sequences (seq_q and seq_k at most 1024 without a
-    # mask, 2048 under a causal mask): runs at the bound take it, runs past
-    # it in either length the main kernel.
+    # mask, 2048 under a causal mask, and nested in that one a third up to
+    # 1024): runs at the bound take it, runs past it in either length the
+    # main kernel.
     if mname == "none":  # D = 128 too: 128-key tiles up to 1024
         runs.append(spec(b=1, sq=1024, sk=1024, **base))
         runs.append(spec(b=1, sq=1025, sk=1100, **base))
     if d == 64 and mname in ("causal", "causal_tl"):
+        # Under a causal mask the short kernel nests a third for sequences
+        # of at most 1024 (one consumer warpgroup, three blocks a
+        # multiprocessor): at its bound, and one past it.
+        runs.append(spec(b=1, sq=1024, sk=1024, **base))
+        runs.append(spec(b=2, sq=1025, sk=1000, **base))
         runs.append(spec(b=1, sq=2048, sk=2048, **base))
         runs.append(spec(b=1, sq=2100, sk=2001, **base))
         runs.append(spec(b=1, sq=1500, sk=2049, **base))

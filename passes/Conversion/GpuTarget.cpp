@@ -726,6 +726,27 @@ public:
     // as they ran before they took three warpgroups (not measured on three
     // up to 2K).
     bool wider = p.headDim > 64;
+    // D = 64 under a plain causal mask, beside that pairs kernel (so nested
+    // in it, for sequences of at most 1024): one consumer warpgroup on
+    // 64-key tiles on the block grid, three blocks a multiprocessor (136
+    // consumer registers; a 128-key S wgmma would need more than the 80 a
+    // thread starts with). Short items leave the pairs kernel's two
+    // warpgroups waiting on each item's first S and last P V; three
+    // independent blocks overlap them (2026-12-07, forty-eighth session runs
+    // 5-6, H100, each kernel timed in turn in one process: 512 218.6 vs 210.1
+    // TFLOP/s, 768 266.7 vs 252.3, 1K 300.9 and 301.9 vs 285.0 and 287.2,
+    // 1280 315.1 vs 307.3, 1536 328.7 vs 325.2, 2K 345.9 vs 349.1; three
+    // or four stages were slower at 1K, 292.6 and 292.1).
+    if (p.headDim == 64 && p.valueHeadDim == 64 && p.plainCausal &&
+        config.getWarps() == 8 && config.getBlockK() == 128 &&
+        config.getPersistent())
+      return ShortSequenceKernel{
+          withResidentBlocks(
+              make(p, /*blockK=*/64, /*warps=*/4, /*mTiles=*/1,
+                   /*qInSmem=*/true, /*gqaPack=*/1, /*splitKv=*/false,
+                   /*keyWarps=*/1, /*wgmma=*/true, /*persistent=*/false),
+              /*stages=*/2, /*blocks=*/3),
+          1024};
     if (config.getWarps() == 12 &&
         (p.noMask || p.plainCausal ||
          (wider && (p.intervalMask || p.documentRanges))))

@@ -20,18 +20,31 @@
 // What the stand-in saw (stderr): the TMA tensor maps of the sm_90a kernel
 // (bf16 = type 9; dims D, S, H, B; byte strides of S, H, B of the dense
 // [B, H, S, D] tensors; boxes of 64 columns by block_q rows for q and
-// block_k = 128 for k and v; 128-byte swizzle = 3; out-of-bounds zero),
-// the launch, o poisoned, every buffer freed. At D = 64 under a causal
-// mask the artifact holds two kernels: with seq_q and seq_k at most 2048
-// the short-sequence one runs (two consumer warpgroups and the producer,
-// 384 threads, block_q = 128, on the persistent grid: the blocks resident
-// at once on the stand-in's 4 multiprocessors x 2).
+// block_k for k and v; 128-byte swizzle = 3; out-of-bounds zero), the
+// launch, o poisoned, every buffer freed. At D = 64 under a causal mask the
+// artifact holds three kernels, each nested in the one before: with seq_q
+// and seq_k at most 1024 the shortest runs (one consumer warpgroup and the
+// producer, 256 threads, block_q = block_k = 64, on the grid of the query
+// tiles: (2, 8, 2)); up to 2048 the short-sequence one (two consumer
+// warpgroups and the producer, 384 threads, block_q = block_k = 128, on
+// the persistent grid: the blocks resident at once on the stand-in's 4
+// multiprocessors x 2).
 // RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_MASK=causal ATTNC_FAKE_CUDA_LOG=1 attnc-run --spec "b=2 hq=8 hkv=2 sq=100 sk=130 mask=causal" --device=cuda 2>&1 >/dev/null' | FileCheck %s --check-prefix=LAUNCH
-// LAUNCH: fake-libcuda: tensor map type 9 dims (64, 100, 8, 2) byte strides (128, 12800, 102400) box (64, 128, 1, 1) swizzle 3 oob 0
-// LAUNCH-NEXT: fake-libcuda: tensor map type 9 dims (64, 130, 2, 2) byte strides (128, 16640, 33280) box (64, 128, 1, 1) swizzle 3 oob 0
-// LAUNCH-NEXT: fake-libcuda: tensor map type 9 dims (64, 130, 2, 2) byte strides (128, 16640, 33280) box (64, 128, 1, 1) swizzle 3 oob 0
-// LAUNCH-NEXT: fake-libcuda: launch grid (8, 1, 1) block (384, 1, 1), b=2 hq=8 hkv=2 sq=100 sk=130 d=64 dv=64, lse given, o poisoned
+// LAUNCH: fake-libcuda: tensor map type 9 dims (64, 100, 8, 2) byte strides (128, 12800, 102400) box (64, 64, 1, 1) swizzle 3 oob 0
+// LAUNCH-NEXT: fake-libcuda: tensor map type 9 dims (64, 130, 2, 2) byte strides (128, 16640, 33280) box (64, 64, 1, 1) swizzle 3 oob 0
+// LAUNCH-NEXT: fake-libcuda: tensor map type 9 dims (64, 130, 2, 2) byte strides (128, 16640, 33280) box (64, 64, 1, 1) swizzle 3 oob 0
+// LAUNCH-NEXT: fake-libcuda: launch grid (2, 8, 2) block (256, 1, 1), b=2 hq=8 hkv=2 sq=100 sk=130 d=64 dv=64, lse given, o poisoned
 // LAUNCH: fake-libcuda: 0 device buffers not freed
+// At the bound, the shortest kernel; one query past it, the short one.
+// RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_MASK=causal ATTNC_FAKE_CUDA_LOG=1 attnc-run --spec "b=1 hq=2 hkv=2 sq=1024 sk=1024 mask=causal" --device=cuda --seed=4 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=AT1024
+// AT1024: fake-libcuda: launch grid (16, 2, 1) block (256, 1, 1)
+// AT1024: PASS
+// AT1024: exit 0
+// RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_MASK=causal ATTNC_FAKE_CUDA_LOG=1 attnc-run --spec "b=1 hq=2 hkv=2 sq=1025 sk=1000 mask=causal" --device=cuda --seed=4 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=PAST1024
+// PAST1024: fake-libcuda: tensor map type 9 dims (64, 1025, 2, 1) byte strides (128, 131200, 16) box (64, 128, 1, 1) swizzle 3 oob 0
+// PAST1024: fake-libcuda: launch grid (8, 1, 1) block (384, 1, 1)
+// PAST1024: PASS
+// PAST1024: exit 0
 // Past 2048 queries or keys the main kernel runs: three consumer
 // warpgroups (512 threads, block_q = 192) on the grid of the items.
 // RUN: sh -c 'ATTNRT_LIBCUDA=%fake_libcuda ATTNC_FAKE_CUDA_MASK=causal ATTNC_FAKE_CUDA_LOG=1 attnc-run --spec "b=1 hq=2 hkv=2 sq=2049 sk=130 mask=causal" --device=cuda --seed=4 2>&1; echo "exit $?"' | FileCheck %s --check-prefix=LONGQ
