@@ -1,8 +1,9 @@
 //===- artifact_fuzzer.cpp - libFuzzer target: the artifact reader --------===//
 //
-// Any bytes given to readArtifact (and, when they parse, parseKernelManifest)
-// must give an artifact or a message, never a crash; a read artifact must
-// serialise back.
+// Any bytes given to readArtifact (and, when they parse, parseKernelManifest
+// and checkShortKernel down the nested short-sequence kernels, as the
+// runtime's loader walks them) must give an artifact or a message, never a
+// crash; a read artifact must serialise back.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,10 +18,27 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string error;
   if (!attnc::readArtifact(data, size, artifact, error))
     return 0;
-  attnc::KernelManifest manifest;
-  (void)attnc::parseKernelManifest(artifact, manifest, error);
   std::string bytes;
   if (!attnc::serializeArtifact(artifact, bytes, error))
     std::abort(); // what was read must be writable
+  attnc::KernelManifest manifest;
+  if (!attnc::parseKernelManifest(artifact, manifest, error))
+    return 0;
+  // The nested short kernels, each checked against the one around it; the
+  // bounds strictly decrease, so the walk ends.
+  int64_t bound = manifest.shortKernelMaxSeq;
+  while (bound > 0) {
+    const std::string &section = artifact.sections.at("short_kernel");
+    attnc::Artifact nested;
+    attnc::KernelManifest nestedManifest;
+    if (!attnc::readArtifact(section.data(), section.size(), nested, error) ||
+        !attnc::checkShortKernel(artifact, bound, nested, nestedManifest,
+                                 error))
+      return 0;
+    if (nestedManifest.shortKernelMaxSeq >= bound)
+      std::abort(); // checkShortKernel refuses a bound that does not shrink
+    artifact = std::move(nested);
+    bound = nestedManifest.shortKernelMaxSeq;
+  }
   return 0;
 }
