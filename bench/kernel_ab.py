@@ -2,12 +2,14 @@
 """Times attnc builds against each other alone: one process, the same tensors,
 each build's artifact timed in turn (no peers between them), ROUNDS rounds
 (default 6) with the order rotated each round, each build writing its own
-output, after checking every output against float64 on two heads.
+output, after checking every output against float64 as bench.py does (batch
+0, the first and last heads, within 1.25x the error of a naive bf16 one).
 
 Runs on the GPU machine:
-  python3 bench/kernel_ab.py D:S:mask BUILD_DIR [BUILD_DIR ...]
-mask: none or causal; the standard shapes of bench/bench.py (bf16, B*S = 16384
-tokens, H = 2048/D); each BUILD_DIR holds artifacts/bench_d{D}_{mask}.attnc
+  python3 bench/kernel_ab.py D:S:mask[:B] BUILD_DIR [BUILD_DIR ...]
+The cases, masks and shapes of bench/bench.py (none, causal, window, document,
+prefix, softcap, blocksparse; B*S = 16384 tokens unless B is given, H =
+2048/D); each BUILD_DIR holds artifacts/bench_d{D}_{mask}.attnc
 (scripts/build-gpu-artifacts.sh or bench/make_variants.py).
 
 Why: bench.py times attnc beside its peers, and a kernel's place in that
@@ -20,48 +22,54 @@ import sys
 import torch
 from triton.testing import do_bench
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-import attnc  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import bench  # noqa: E402  (its masks, shapes and reference; bench.py imports attnc)
 
 
 def main():
-    case, builds = sys.argv[1], sys.argv[2:]
-    D, S, mask = case.split(":")
-    D, S = int(D), int(S)
-    if mask not in ("none", "causal") or not builds:
+    if len(sys.argv) < 3:
         sys.exit(__doc__)
-    B, H = max(1, 16384 // S), 2048 // D
+    fields, builds = sys.argv[1].split(":"), sys.argv[2:]
+    D, S, mask = int(fields[0]), int(fields[1]), fields[2]
+    B = int(fields[3]) if len(fields) > 3 else bench.batch_of(S)
+    H = 2048 // D
     torch.manual_seed(0)
-    q, k, v = (torch.randn(B, H, S, D, device="cuda", dtype=torch.bfloat16) for _ in range(3))
-    pairs = S * (S + 1) // 2 if mask == "causal" else S * S
-    flops = 4 * B * H * D * pairs
-    kerns, outs = {}, {}
+    q, k, v = (torch.randn(B, H, S, D, device=bench.DEV, dtype=torch.bfloat16) for _ in range(3))
+    docs = bench.documents(S) if mask == "document" else None
+    doc_id = cu = None
+    if docs:
+        doc_id = torch.repeat_interleave(torch.arange(len(docs)), torch.tensor(docs)).to(bench.DEV)
+        cu = torch.tensor([0] + list(torch.tensor(docs).cumsum(0)), dtype=torch.int32,
+                          device=bench.DEV)
+    blocks = bench.block_table(S) if mask == "blocksparse" else None
+    flops = 4 * B * H * D * bench.pairs(S, mask, docs, blocks)
+    heads = [0, H - 1]
+    ref, naive = bench.reference_heads(q, k, v, bench.dense_mask(mask, S, doc_id, blocks), heads,
+                                       bench.SOFTCAP if mask == "softcap" else None)
+    bar = 1.25 * bench.rel(naive, ref) + 1e-6
+    extra = {"cu_seqlens": cu} if cu is not None else {}
+    if blocks is not None:
+        extra = {"block_mask": blocks.to(torch.int8)[None, None].contiguous()}
+    case = f"D={D} S={S} B={B} H={H} mask={mask}"
+    calls = {}
     for b in builds:
-        kerns[b] = attnc.Kernel(os.path.join(b, "artifacts", f"bench_d{D}_{mask}.attnc"))
+        kern = bench.attnc.Kernel(os.path.join(b, "artifacts", f"bench_d{D}_{mask}.attnc"))
+        out = torch.empty(B, H, S, D, device=bench.DEV, dtype=torch.bfloat16)
         lse = None
-        if kerns[b].manifest.get("reads_lse") == "1":
-            lse = torch.empty(B, H, S, device="cuda", dtype=torch.float32)
-        outs[b] = (torch.empty(B, H, S, D, device="cuda", dtype=torch.bfloat16), lse)
-    hidden = torch.ones(S, S, dtype=torch.bool, device="cuda").triu(1)
-    for bi, hi in ((0, 0), (B - 1, H - 1)):
-        qq, kk, vv = (t[bi, hi].double() for t in (q, k, v))
-        scores = qq @ kk.T / D ** 0.5
-        if mask == "causal":
-            scores = scores.masked_fill(hidden, float("-inf"))
-        want = torch.softmax(scores, -1) @ vv
-        for b in builds:
-            o = kerns[b](q, k, v, out=outs[b][0], lse=outs[b][1])[0]
-            err = ((o[bi, hi].double() - want).norm() / want.norm()).item()
-            if not err < 1e-2:
-                sys.exit(f"{b}: head ({bi}, {hi}) rel. error {err:.2e} against float64")
-    print(f"{case} B={B} H={H}: every output checked against float64 on two heads")
+        if kern.manifest.get("reads_lse") == "1":
+            lse = torch.empty(B, H, S, device=bench.DEV, dtype=torch.float32)
+        calls[b] = lambda kern=kern, out=out, lse=lse: kern(q, k, v, out=out, lse=lse, **extra)
+        err = bench.rel(calls[b]()[0][0, heads], ref)
+        if not err <= bar:
+            sys.exit(f"{case} {b}: CHECK FAILED err={err:.2e} (bar {bar:.2e})")
+        print(f"{case} {b}: err={err:.2e} against float64 (bar {bar:.2e})", flush=True)
     rounds = int(os.environ.get("ROUNDS", "6"))
     times = {b: [] for b in builds}
     for r in range(rounds):
         start = r % len(builds)
         for b in builds[start:] + builds[:start]:
-            times[b].append(do_bench(lambda b=b: kerns[b](q, k, v, out=outs[b][0], lse=outs[b][1]),
-                                     warmup=50, rep=300, return_mode="median"))
+            times[b].append(do_bench(calls[b], warmup=50, rep=300, return_mode="median"))
     for b in builds:
         ms = sorted(times[b])[len(times[b]) // 2]
         print(f"{case} {b:30s} {flops / ms / 1e9:7.1f} TFLOP/s (median) rounds "
