@@ -105,6 +105,7 @@ if [ -x "$SAN" ] && [ -z "${NO_SANITIZER:-}" ]; then
   done <<'EOS'
 causal_d128_bf16_gqa4 | b=1 hq=8 hkv=2 sq=129 sk=127 d=128 dtype=bf16 mask=causal
 causal_d128_bf16_gqa4 | b=2 hq=8 hkv=2 sq=1100 sk=1001 d=128 dtype=bf16 mask=causal
+causal_d64_bf16_gqa4 | b=2 hq=8 hkv=2 sq=1000 sk=777 d=64 dtype=bf16 mask=causal
 causal_d64_bf16_gqa4 | b=2 hq=8 hkv=2 sq=1100 sk=1001 d=64 dtype=bf16 mask=causal
 causal_d64_bf16_gqa4 | b=1 hq=8 hkv=2 sq=2100 sk=2001 d=64 dtype=bf16 mask=causal
 none_d64_bf16_gqa4 | b=2 hq=8 hkv=2 sq=1000 sk=1000 d=64 dtype=bf16 mask=none
