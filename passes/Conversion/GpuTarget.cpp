@@ -796,41 +796,39 @@ protected:
 };
 } // namespace
 
-/// `c` on key tiles of `blockK` keys and with `wideStores` and
-/// `stagedStores`, all else kept.
+/// `c` on key tiles of `blockK` keys, with `wideStores` and `stagedStores`,
+/// `stages` stages and built for `blocks` blocks a multiprocessor, all else
+/// kept.
 static GpuKernelAttr copyWith(GpuKernelAttr c, int64_t blockK, bool wideStores,
-                              bool stagedStores) {
-  return GpuKernelAttr::get(c.getContext(), c.getChip(), c.getBlockQ(), blockK,
-                            c.getWarps(), c.getMTiles(), c.getStages(),
-                            c.getQInSmem(), c.getGqaPack(), c.getSplitKv(),
-                            c.getKeyWarps(), c.getWgmma(), c.getPersistent(),
-                            c.getTmaLoads(), c.getExp2Fma(), c.getPingPong(),
-                            wideStores, c.getLazyRescale(), c.getTrimKeys(),
-                            stagedStores, c.getQBuffers(), c.getBlocksPerSm());
+                              bool stagedStores, int64_t stages,
+                              int64_t blocks) {
+  return GpuKernelAttr::get(
+      c.getContext(), c.getChip(), c.getBlockQ(), blockK, c.getWarps(),
+      c.getMTiles(), stages, c.getQInSmem(), c.getGqaPack(), c.getSplitKv(),
+      c.getKeyWarps(), c.getWgmma(), c.getPersistent(), c.getTmaLoads(),
+      c.getExp2Fma(), c.getPingPong(), wideStores, c.getLazyRescale(),
+      c.getTrimKeys(), stagedStores, c.getQBuffers(), blocks);
 }
 
 GpuKernelAttr GpuTarget::narrowStores(GpuKernelAttr c) {
   return copyWith(c, c.getBlockK(), /*wideStores=*/false,
-                  /*stagedStores=*/false);
+                  /*stagedStores=*/false, c.getStages(), c.getBlocksPerSm());
 }
 
 GpuKernelAttr GpuTarget::stagedStores(GpuKernelAttr c) {
   return copyWith(c, c.getBlockK(), /*wideStores=*/false,
-                  /*stagedStores=*/true);
+                  /*stagedStores=*/true, c.getStages(), c.getBlocksPerSm());
 }
 
 GpuKernelAttr GpuTarget::withKeyTile(GpuKernelAttr c, int64_t blockK) {
-  return copyWith(c, blockK, c.getWideStores(), c.getStagedStores());
+  return copyWith(c, blockK, c.getWideStores(), c.getStagedStores(),
+                  c.getStages(), c.getBlocksPerSm());
 }
 
 GpuKernelAttr GpuTarget::withResidentBlocks(GpuKernelAttr c, int64_t stages,
                                             int64_t blocks) {
-  return GpuKernelAttr::get(
-      c.getContext(), c.getChip(), c.getBlockQ(), c.getBlockK(), c.getWarps(),
-      c.getMTiles(), stages, c.getQInSmem(), c.getGqaPack(), c.getSplitKv(),
-      c.getKeyWarps(), c.getWgmma(), c.getPersistent(), c.getTmaLoads(),
-      c.getExp2Fma(), c.getPingPong(), c.getWideStores(), c.getLazyRescale(),
-      c.getTrimKeys(), c.getStagedStores(), c.getQBuffers(), blocks);
+  return copyWith(c, c.getBlockK(), c.getWideStores(), c.getStagedStores(),
+                  stages, blocks);
 }
 
 const GpuTarget *GpuTarget::lookup(StringRef chip) {
