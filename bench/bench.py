@@ -22,6 +22,8 @@ All systems run in this one process on the same tensors; TFLOP/s =
 times, rotating the order each round, and reports the median (and each
 round's rate): for A/B comparisons closer than the ~3% that a system's place
 in one fixed order can move it. NO_FLEX=1 leaves FlexAttention out.
+WINDOW=n makes the window n keys (default 1024, bench.list's `window:1023,0`):
+the artifact must be compiled for the same window, or attnc fails the check.
 """
 import math
 import os
@@ -42,7 +44,7 @@ for _n in ("recompile_limit", "cache_size_limit", "accumulated_recompile_limit",
         setattr(torch._dynamo.config, _n, 4096)
 
 DEV = "cuda"
-WINDOW = 1024
+WINDOW = int(os.environ.get("WINDOW", "1024"))  # window: each row sees its last WINDOW keys
 PREFIX = 1024   # prefix-LM: every row sees the first PREFIX keys, the rest causal
 SOFTCAP = 30.0  # softcap: causal with s = c tanh(s / c)
 BLOCK = 128     # blocksparse: the block mask's block (query and key)

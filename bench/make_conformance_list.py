@@ -87,14 +87,18 @@ for (mname, m), d, dtype, (hq, hkv) in itertools.product(
     if mname in ("none", "causal") and dtype == "bf16" and (hq, hkv) == (8, 2):
         runs += o_row_stride_runs(d, base)
     lines.append(f"{name} | {spec(b=1, sq=128, sk=128, **base)} | {'; '.join(runs)}")
-# A wide window (1024 keys: at D = 64-128 two warpgroups, persistent; D = 80's
-# O stores 16 bytes a lane but for its last 16 columns),
-# with more work items than an H200 holds blocks in the last run.
-for d, dtype in [(128, "bf16"), (128, "f16"), (64, "bf16"), (80, "bf16")]:
-    base = dict(hq=8, hkv=2, d=d, dtype=dtype, mask="window:1023,0")
+# A wide window (1024 keys: at D = 80-128 two warpgroups, persistent, as at
+# D = 64 from 2048 keys, where 1024 takes one warpgroup, three blocks a
+# multiprocessor; D = 80's O stores 16 bytes a lane but for its last 16
+# columns), with more work items than an H200 holds blocks in the last run.
+for d, dtype, keys in [(128, "bf16", 1024), (128, "f16", 1024), (64, "bf16", 1024),
+                       (80, "bf16", 1024), (64, "bf16", 2048)]:
+    base = dict(hq=8, hkv=2, d=d, dtype=dtype, mask=f"window:{keys - 1},0")
     runs = [spec(b=b, sq=sq, sk=sk, **base) for b, sq, sk in sizes[:3]]
-    runs.append(spec(b=3, sq=2100, sk=2001, **base))
-    lines.append(f"widewindow_d{d}_{dtype}_gqa4 | {spec(b=1, sq=128, sk=128, **base)} | {'; '.join(runs)}")
+    extra = keys - 1024  # the last run's queries past the window's keys as at 1024
+    runs.append(spec(b=3, sq=2100 + extra, sk=2001 + extra, **base))
+    wide = "widewindow" if keys == 1024 else f"widewindow{keys // 1024}k"
+    lines.append(f"{wide}_d{d}_{dtype}_gqa4 | {spec(b=1, sq=128, sk=128, **base)} | {'; '.join(runs)}")
 # Documents: lengths change per run.
 for d, dtype, causal in [(64, "bf16", ""), (128, "f16", ":causal"), (64, "f16", ":causal"),
                          (128, "bf16", ""), (96, "bf16", ":causal"), (80, "bf16", ""),
@@ -111,6 +115,10 @@ for d, dtype, causal in [(64, "bf16", ""), (128, "f16", ":causal"), (64, "f16", 
             # tile's rows (a later consumer warpgroup's all) see none of the
             # previous document's key tiles, which the tile computes.
             spec(b=1, mask=f"document:200,60,250,30,500,5,150{causal}", **base)]
+    # D = 64: past 8192 tokens the main kernel (three warpgroups), below it
+    # the short-sequence one (one warpgroup, three blocks a multiprocessor).
+    if d == 64:
+        runs.append(spec(b=1, mask=f"document:5000,17,3000,129,1000{causal}", **base))
     lines.append(f"document{causal.replace(':', '_')}_d{d}_{dtype} | {spec(b=1, mask=m, **base)} | {'; '.join(runs)}")
 # Score modifications.
 for name, extra in [("softcap", dict(softcap=30)), ("alibi", dict(alibi=True)),

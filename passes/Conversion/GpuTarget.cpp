@@ -532,13 +532,33 @@ public:
     // No mask, or causal / prefix-LM boundary tiles comparing i32 columns
     // (not for ragged batches): the wider key tiles below fit them.
     bool wideTiles = p.noMask || (p.intervalMask && !perSequence);
+    // D <= 64 windows of fewer than 2048 keys (contiguous, not paged): one
+    // consumer warpgroup on 64-key tiles, on the block grid, three blocks a
+    // multiprocessor (the nested causal kernel's configuration,
+    // shortSequenceKernel). Its 64-row query tiles span 64 + window keys
+    // where 128-row tiles span 128 + window and 192-row ones 192 + window,
+    // and three independent blocks overlap each other's first S and last
+    // P V (2026-12-07, forty-ninth session runs 1 and 3, H100, each kernel
+    // timed in turn in one process, S=8K B=2: window 256 203.0 vs 137.6
+    // TFLOP/s on three warpgroups, 512 284.6 vs 219.0, 1024 336.4 vs 325.2
+    // on two persistent ones (16K 347.4 vs 327.8, 2K 331.6 vs 303.4); 2048
+    // level, 374.6 vs 375.4, and 4096 at 16K 2% slower, 401.8 vs 409.7:
+    // wider windows keep the wide-window configuration below).
+    if (width <= 128 && p.windowKeys > 0 && p.windowKeys < 2048 &&
+        !perSequence && !p.pageSize)
+      return withResidentBlocks(
+          make(p, /*blockK=*/64, /*warps=*/4, /*mTiles=*/1, /*qInSmem=*/true,
+               /*gqaPack=*/1, /*splitKv=*/false, /*keyWarps=*/1,
+               /*wgmma=*/true, /*persistent=*/false),
+          /*stages=*/2, /*blocks=*/3);
     if (width <= 256 && p.windowKeys >= 1024 && !perSequence) {
       // A wide window: every query tile sees about as many key tiles, as
       // without a mask (2026-12-01, window 1024 at S=8K: 389.5 TFLOP/s
       // vs 364.4 for one warpgroup on 64-key tiles, 353.3 for two not
       // persistent); narrower ones keep the one-warpgroup kernel below.
-      // D <= 64 too, rather than three warpgroups on the block grid
-      // (2026-12-06, fortieth session run 3, H100, S=8K: 327.0 vs 310.9).
+      // D <= 64 from 2048 keys (above), rather than three warpgroups on the
+      // block grid (2026-12-06, fortieth session run 3, H100, S=8K, window
+      // 1024: 327.0 vs 310.9), and paged D <= 64 windows from 1024 keys.
       blockK = 128;
       persistent = true;
     } else if (width <= 128) {
@@ -747,6 +767,26 @@ public:
                    /*keyWarps=*/1, /*wgmma=*/true, /*persistent=*/false),
               /*stages=*/2, /*blocks=*/3),
           1024};
+    // D = 64 cu_seqlens documents in sequences of at most 8K: the same
+    // one-warpgroup kernel, three blocks a multiprocessor (as D = 64's
+    // narrow windows take, chooseConfig). Its 64-row tiles waste less at
+    // each document's diagonal, and short documents leave the three
+    // warpgroups' 192-row tiles idle (2026-12-07, forty-ninth session runs
+    // 1 and 3, H100, bench.py's documents of S/16 to S/2 tokens, each kernel
+    // timed in turn in one process: S=2K 218.5 vs 172.1 TFLOP/s, 4K 259.9
+    // vs 213.8, 8K 330.4 vs 324.3 and 332.5 vs 324.8 (run 4); 16K 366.6
+    // vs 389.0, slower, so longer sequences keep three warpgroups; run 4,
+    // non-causal documents by attnrt-run --time: 3996 tokens 212.6 vs
+    // 180.0, 8192 312.9 vs 300.8).
+    if (p.headDim == 64 && p.valueHeadDim == 64 && p.documentRanges &&
+        config.getWarps() == 12)
+      return ShortSequenceKernel{
+          withResidentBlocks(
+              make(p, /*blockK=*/64, /*warps=*/4, /*mTiles=*/1,
+                   /*qInSmem=*/true, /*gqaPack=*/1, /*splitKv=*/false,
+                   /*keyWarps=*/1, /*wgmma=*/true, /*persistent=*/false),
+              /*stages=*/2, /*blocks=*/3),
+          8192};
     if (config.getWarps() == 12 &&
         (p.noMask || p.plainCausal ||
          (wider && (p.intervalMask || p.documentRanges))))

@@ -52,17 +52,19 @@ func.func @d128_window(%q: tensor<?x8x?x128xf16>, %k: tensor<?x8x?x128xf16>, %v:
 
 // D = 128 with a window of 1024 keys or more: every query tile sees about
 // as many key tiles, so two warpgroups on 128-key tiles, persistent; D = 64
-// the same (not its three warpgroups on the block grid), while a narrower
-// window at D = 64 keeps those.
+// the same from 2048 keys, while narrower windows at D = 64 take one
+// warpgroup on 64-key tiles, three blocks a multiprocessor (the block grid).
 // CHECK-LABEL: func.func @d128_wide_window(
 // CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true, wide_stores = true>
 // CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true, wide_stores = true, lazy_rescale = true>
-// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 192, block_k = 128, warps = 12, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, lazy_rescale = true>
-func.func @d128_wide_window(%q: tensor<?x8x?x128xf16>, %k: tensor<?x8x?x128xf16>, %v: tensor<?x8x?x128xf16>, %q64: tensor<?x8x?x64xbf16>) -> (tensor<?x8x?x128xf16>, tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>) {
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, lazy_rescale = true, blocks_per_sm = 3>
+// CHECK: #attn.gpu_kernel<chip = "sm_90a", block_q = 64, block_k = 64, warps = 4, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, lazy_rescale = true, blocks_per_sm = 3>
+func.func @d128_wide_window(%q: tensor<?x8x?x128xf16>, %k: tensor<?x8x?x128xf16>, %v: tensor<?x8x?x128xf16>, %q64: tensor<?x8x?x64xbf16>) -> (tensor<?x8x?x128xf16>, tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>) {
   %o = attn.attention %q, %k, %v mask(#attn.sliding_window<left = 1023, right = 0>) : tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16> -> tensor<?x8x?x128xf16>
-  %w = attn.attention %q64, %q64, %q64 mask(#attn.sliding_window<left = 1023, right = 0>) : tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16> -> tensor<?x8x?x64xbf16>
-  %n = attn.attention %q64, %q64, %q64 mask(#attn.sliding_window<left = 1022, right = 0>) : tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16> -> tensor<?x8x?x64xbf16>
-  return %o, %w, %n : tensor<?x8x?x128xf16>, tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>
+  %w = attn.attention %q64, %q64, %q64 mask(#attn.sliding_window<left = 2047, right = 0>) : tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16> -> tensor<?x8x?x64xbf16>
+  %n = attn.attention %q64, %q64, %q64 mask(#attn.sliding_window<left = 2046, right = 0>) : tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16> -> tensor<?x8x?x64xbf16>
+  %s = attn.attention %q64, %q64, %q64 mask(#attn.sliding_window<left = 100, right = 20>) : tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16> -> tensor<?x8x?x64xbf16>
+  return %o, %w, %n, %s : tensor<?x8x?x128xf16>, tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>
 }
 
 // -----
