@@ -148,6 +148,12 @@ for d in [32, 80, 96, 192, 256]:
     if d == 192:  # the short kernel's O through shared memory (staged_stores)
         runs += o_row_stride_runs(d, base)
     lines.append(f"causal_d{d}_bf16 | {spec(b=1, sq=128, sk=128, **base)} | {'; '.join(runs)}")
+# D = 32 under a window: D = 64's one warpgroup on 64-key tiles, three blocks
+# a multiprocessor, with more blocks than an H200 holds at once in the last run.
+base = dict(hq=4, hkv=1, d=32, dtype="bf16", mask="window:100,0")
+runs = [spec(b=b, sq=sq, sk=sk, **base) for b, sq, sk in sizes[:3]]
+runs.append(spec(b=4, sq=2100, sk=2001, **base))  # 528 blocks, 396 resident
+lines.append(f"window_d32_bf16 | {spec(b=1, sq=128, sk=128, **base)} | {'; '.join(runs)}")
 # Head dims 80, 96 and 192 without a mask (on the persistent grid, with its
 # tail split), under a prefix-LM mask, a window and a soft-capped causal
 # mask, GQA 2, and f16 under a causal mask, GQA 4 (both of D = 80's and
