@@ -133,29 +133,47 @@ def batch_of(S):
     return max(1, 16384 // S)
 
 
-def run(build, D, S, mask, results, B=None):
-    B, H = B or batch_of(S), 2048 // D
-    torch.manual_seed(0)
-    q, k, v = (torch.randn(B, H, S, D, device=DEV, dtype=torch.bfloat16) for _ in range(3))
-    docs = documents(S) if mask == "document" else None
-    doc_id = None
-    cu = None
-    if docs:
-        doc_id = torch.repeat_interleave(torch.arange(len(docs)), torch.tensor(docs)).to(DEV)
-        cu = torch.tensor([0] + list(torch.tensor(docs).cumsum(0)), dtype=torch.int32, device=DEV)
-    blocks = block_table(S) if mask == "blocksparse" else None
-    flops = 4 * B * H * D * pairs(S, mask, docs, blocks)
-    case = f"D={D} S={S} B={B} H={H} mask={mask}"
-    if os.environ.get("SHOW_PAIRS"):
-        case += f" pairs/head={pairs(S, mask, docs, blocks)}"
-    dm = dense_mask(mask, S, doc_id, blocks)
-    heads = [0, H - 1]
-    ref, naive = reference_heads(q, k, v, dm, heads, SOFTCAP if mask == "softcap" else None)
-    naive_err = rel(naive, ref)
+class Case:
+    """One case's inputs, shared by bench.py and kernel_ab.py: the tensors (seed 0), its
+    documents or block table, attnc's extra arguments, the FLOP count and the float64
+    reference (with a naive bf16 one) on the first and last heads."""
 
-    extra = {"cu_seqlens": cu} if cu is not None else {}
-    if blocks is not None:
-        extra = {"block_mask": blocks.to(torch.int8)[None, None].contiguous()}
+    def __init__(self, D, S, mask, B=None):
+        self.B, self.H = B or batch_of(S), 2048 // D
+        B, H = self.B, self.H
+        torch.manual_seed(0)
+        self.q, self.k, self.v = (torch.randn(B, H, S, D, device=DEV, dtype=torch.bfloat16)
+                                  for _ in range(3))
+        self.docs = documents(S) if mask == "document" else None
+        self.doc_id = self.cu = None
+        if self.docs:
+            self.doc_id = torch.repeat_interleave(torch.arange(len(self.docs)),
+                                                  torch.tensor(self.docs)).to(DEV)
+            self.cu = torch.tensor([0] + list(torch.tensor(self.docs).cumsum(0)),
+                                   dtype=torch.int32, device=DEV)
+        self.blocks = block_table(S) if mask == "blocksparse" else None
+        self.pairs = pairs(S, mask, self.docs, self.blocks)
+        self.flops = 4 * B * H * D * self.pairs
+        self.name = f"D={D} S={S} B={B} H={H} mask={mask}"
+        self.dense = dense_mask(mask, S, self.doc_id, self.blocks)
+        self.heads = [0, H - 1]
+        self.ref, naive = reference_heads(self.q, self.k, self.v, self.dense, self.heads,
+                                          SOFTCAP if mask == "softcap" else None)
+        self.naive_err = rel(naive, self.ref)
+        self.extra = {"cu_seqlens": self.cu} if self.cu is not None else {}
+        if self.blocks is not None:
+            self.extra = {"block_mask": self.blocks.to(torch.int8)[None, None].contiguous()}
+
+
+def run(build, D, S, mask, results, B=None):
+    c = Case(D, S, mask, B)
+    B, H, q, k, v = c.B, c.H, c.q, c.k, c.v
+    docs, doc_id, blocks, flops, heads = c.docs, c.doc_id, c.blocks, c.flops, c.heads
+    case = c.name
+    if os.environ.get("SHOW_PAIRS"):
+        case += f" pairs/head={c.pairs}"
+    dm, ref, naive_err, extra = c.dense, c.ref, c.naive_err, c.extra
+
     artifact = os.path.join(build, "artifacts", f"bench_d{D}_{mask}.attnc")
     # ATTNC_DECOY=1: a first attnc.Kernel of the case's artifact, run once
     # and kept, never timed: the first object of a case read 3-4% low in
@@ -278,7 +296,7 @@ def run(build, D, S, mask, results, B=None):
         if name in lines:
             print(lines[name], flush=True)
             results.append(lines[name])
-    del q, k, v, ref, naive, decoy
+    del q, k, v, ref, dm, extra, decoy, c
     torch.cuda.empty_cache()
 
 

@@ -32,35 +32,18 @@ def main():
         sys.exit(__doc__)
     fields, builds = sys.argv[1].split(":"), sys.argv[2:]
     D, S, mask = int(fields[0]), int(fields[1]), fields[2]
-    B = int(fields[3]) if len(fields) > 3 else bench.batch_of(S)
-    H = 2048 // D
-    torch.manual_seed(0)
-    q, k, v = (torch.randn(B, H, S, D, device=bench.DEV, dtype=torch.bfloat16) for _ in range(3))
-    docs = bench.documents(S) if mask == "document" else None
-    doc_id = cu = None
-    if docs:
-        doc_id = torch.repeat_interleave(torch.arange(len(docs)), torch.tensor(docs)).to(bench.DEV)
-        cu = torch.tensor([0] + list(torch.tensor(docs).cumsum(0)), dtype=torch.int32,
-                          device=bench.DEV)
-    blocks = bench.block_table(S) if mask == "blocksparse" else None
-    flops = 4 * B * H * D * bench.pairs(S, mask, docs, blocks)
-    heads = [0, H - 1]
-    ref, naive = bench.reference_heads(q, k, v, bench.dense_mask(mask, S, doc_id, blocks), heads,
-                                       bench.SOFTCAP if mask == "softcap" else None)
-    bar = 1.25 * bench.rel(naive, ref) + 1e-6
-    extra = {"cu_seqlens": cu} if cu is not None else {}
-    if blocks is not None:
-        extra = {"block_mask": blocks.to(torch.int8)[None, None].contiguous()}
-    case = f"D={D} S={S} B={B} H={H} mask={mask}"
+    c = bench.Case(D, S, mask, int(fields[3]) if len(fields) > 3 else None)
+    q, k, v, heads, extra, case = c.q, c.k, c.v, c.heads, c.extra, c.name
+    bar = 1.25 * c.naive_err + 1e-6
     calls = {}
     for b in builds:
         kern = bench.attnc.Kernel(os.path.join(b, "artifacts", f"bench_d{D}_{mask}.attnc"))
-        out = torch.empty(B, H, S, D, device=bench.DEV, dtype=torch.bfloat16)
+        out = torch.empty(c.B, c.H, S, D, device=bench.DEV, dtype=torch.bfloat16)
         lse = None
         if kern.manifest.get("reads_lse") == "1":
-            lse = torch.empty(B, H, S, device=bench.DEV, dtype=torch.float32)
+            lse = torch.empty(c.B, c.H, S, device=bench.DEV, dtype=torch.float32)
         calls[b] = lambda kern=kern, out=out, lse=lse: kern(q, k, v, out=out, lse=lse, **extra)
-        err = bench.rel(calls[b]()[0][0, heads], ref)
+        err = bench.rel(calls[b]()[0][0, heads], c.ref)
         if not err <= bar:
             sys.exit(f"{case} {b}: CHECK FAILED err={err:.2e} (bar {bar:.2e})")
         print(f"{case} {b}: err={err:.2e} against float64 (bar {bar:.2e})", flush=True)
@@ -72,8 +55,8 @@ def main():
             times[b].append(do_bench(calls[b], warmup=50, rep=300, return_mode="median"))
     for b in builds:
         ms = sorted(times[b])[len(times[b]) // 2]
-        print(f"{case} {b:30s} {flops / ms / 1e9:7.1f} TFLOP/s (median) rounds "
-              + " ".join(f"{flops / t / 1e9:.1f}" for t in times[b]), flush=True)
+        print(f"{case} {b:30s} {c.flops / ms / 1e9:7.1f} TFLOP/s (median) rounds "
+              + " ".join(f"{c.flops / t / 1e9:.1f}" for t in times[b]), flush=True)
 
 
 if __name__ == "__main__":
