@@ -409,6 +409,18 @@ protected:
 /// of shared memory a block. The remark of convert-attn-to-gpu names the
 /// family, so the choice is never silent.
 class Sm90aTarget : public Sm80Target {
+  /// One consumer warpgroup on 64-key tiles, on the block grid, three blocks
+  /// a multiprocessor (two stages): D <= 64's kernel for narrow windows, and
+  /// its short-sequence kernel under causal and document masks
+  /// (shortSequenceKernel).
+  GpuKernelAttr oneWarpgroupThreeBlocks(const KernelProblem &p) const {
+    return withResidentBlocks(
+        make(p, /*blockK=*/64, /*warps=*/4, /*mTiles=*/1, /*qInSmem=*/true,
+             /*gqaPack=*/1, /*splitKv=*/false, /*keyWarps=*/1, /*wgmma=*/true,
+             /*persistent=*/false),
+        /*stages=*/2, /*blocks=*/3);
+  }
+
 public:
   StringRef chip() const override { return "sm_90a"; }
   int64_t maxSharedMemoryBytes() const override { return 227 * 1024; }
@@ -546,11 +558,7 @@ public:
     // wider windows keep the wide-window configuration below).
     if (width <= 128 && p.windowKeys > 0 && p.windowKeys < 2048 &&
         !perSequence && !p.pageSize)
-      return withResidentBlocks(
-          make(p, /*blockK=*/64, /*warps=*/4, /*mTiles=*/1, /*qInSmem=*/true,
-               /*gqaPack=*/1, /*splitKv=*/false, /*keyWarps=*/1,
-               /*wgmma=*/true, /*persistent=*/false),
-          /*stages=*/2, /*blocks=*/3);
+      return oneWarpgroupThreeBlocks(p);
     if (width <= 256 && p.windowKeys >= 1024 && !perSequence) {
       // A wide window: every query tile sees about as many key tiles, as
       // without a mask (2026-12-01, window 1024 at S=8K: 389.5 TFLOP/s
@@ -760,13 +768,7 @@ public:
     if (p.headDim == 64 && p.valueHeadDim == 64 && p.plainCausal &&
         config.getWarps() == 8 && config.getBlockK() == 128 &&
         config.getPersistent())
-      return ShortSequenceKernel{
-          withResidentBlocks(
-              make(p, /*blockK=*/64, /*warps=*/4, /*mTiles=*/1,
-                   /*qInSmem=*/true, /*gqaPack=*/1, /*splitKv=*/false,
-                   /*keyWarps=*/1, /*wgmma=*/true, /*persistent=*/false),
-              /*stages=*/2, /*blocks=*/3),
-          1024};
+      return ShortSequenceKernel{oneWarpgroupThreeBlocks(p), 1024};
     // D = 64 cu_seqlens documents in sequences of at most 8K: the same
     // one-warpgroup kernel, three blocks a multiprocessor (as D = 64's
     // narrow windows take, chooseConfig). Its 64-row tiles waste less at
@@ -780,13 +782,7 @@ public:
     // 180.0, 8192 312.9 vs 300.8).
     if (p.headDim == 64 && p.valueHeadDim == 64 && p.documentRanges &&
         config.getWarps() == 12)
-      return ShortSequenceKernel{
-          withResidentBlocks(
-              make(p, /*blockK=*/64, /*warps=*/4, /*mTiles=*/1,
-                   /*qInSmem=*/true, /*gqaPack=*/1, /*splitKv=*/false,
-                   /*keyWarps=*/1, /*wgmma=*/true, /*persistent=*/false),
-              /*stages=*/2, /*blocks=*/3),
-          8192};
+      return ShortSequenceKernel{oneWarpgroupThreeBlocks(p), 8192};
     if (config.getWarps() == 12 &&
         (p.noMask || p.plainCausal ||
          (wider && (p.intervalMask || p.documentRanges))))
