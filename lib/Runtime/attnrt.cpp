@@ -76,11 +76,16 @@ extern "C" const char *attnrt_last_error(void) { return lastError.c_str(); }
 // Loading artifacts
 //===----------------------------------------------------------------------===//
 
+/// `file` as a loaded artifact; `parsed`, when given, is its manifest
+/// already parsed (a nested short kernel's, by checkShortKernel).
 static attnrt_status makeArtifact(Artifact file, attnrt_artifact **out,
-                                  const std::string &where) {
+                                  const std::string &where,
+                                  KernelManifest *parsed = nullptr) {
   KernelManifest manifest;
   std::string error;
-  if (!parseKernelManifest(file, manifest, error))
+  if (parsed)
+    manifest = std::move(*parsed);
+  else if (!parseKernelManifest(file, manifest, error))
     return fail(ATTNRT_ERROR_BAD_ARTIFACT, where + error);
   std::unique_ptr<attnrt_artifact> artifact(new (std::nothrow) attnrt_artifact);
   if (!artifact)
@@ -98,7 +103,8 @@ static attnrt_status makeArtifact(Artifact file, attnrt_artifact **out,
                           nestedManifest, error))
       return fail(ATTNRT_ERROR_BAD_ARTIFACT, where + error);
     attnrt_status status =
-        makeArtifact(std::move(nested), &artifact->shortKernel, nestedWhere);
+        makeArtifact(std::move(nested), &artifact->shortKernel, nestedWhere,
+                     &nestedManifest);
     if (status != ATTNRT_OK)
       return status;
   }
