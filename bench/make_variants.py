@@ -6,6 +6,8 @@ Usage: python3 bench/make_variants.py BUILD_DIR OUT_DIR NAME:D:KEY=VAL,KEY=VAL .
   (LIST=bench/conformance.list ONLY=regex: that list's entries whose names match instead;
   D=0 takes every head dim)
   e.g. w4k64:128:warps=4,block_k=64   (block_q follows warps and m_tiles)
+  NAME:D: (no parameters) compiles the entries as they are, the target's own choice with its
+  short-sequence kernels: the baseline beside the variants (bench/kernel_ab.py).
 Each variant NAME gets OUT_DIR/NAME/artifacts/bench_d{D}_{mask}.attnc for every
 bench.list entry of head dim D: the chosen configuration (attnc compile --emit=attn)
 with the given parameters replaced, compiled from that IR (the verifier and the
@@ -32,10 +34,17 @@ def main():
         entries.append((name, spec))
     for variant in sys.argv[3:]:
         vname, dim, params = variant.split(":")
-        sets = dict(kv.split("=") for kv in params.split(","))
+        sets = dict(kv.split("=") for kv in params.split(",")) if params else {}
         os.makedirs(os.path.join(out, vname, "artifacts"), exist_ok=True)
         for name, spec in entries:
             if dim != "0" and f"d={dim} " not in spec + " ":
+                continue
+            if not sets:
+                path = os.path.join(out, vname, "artifacts", name + ".attnc")
+                r = subprocess.run([attnc, "compile", "--spec", spec, "--target=sm_90a", "-o",
+                                    path], capture_output=True, text=True)
+                status = "ok" if r.returncode == 0 else "FAILED: " + r.stderr.strip().splitlines()[-1]
+                print(f"{vname} {name}: the target's choice {status}")
                 continue
             ir = subprocess.run([attnc, "compile", "--spec", spec, "--target=sm_90a",
                                  "--emit=attn"], capture_output=True, text=True, check=True).stdout
