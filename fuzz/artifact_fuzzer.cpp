@@ -26,19 +26,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   // The nested short kernels, each checked against the one around it; the
   // bounds strictly decrease, so the walk ends.
-  int64_t bound = manifest.shortKernelMaxSeq;
-  while (bound > 0) {
-    const std::string &section = artifact.sections.at("short_kernel");
+  while (manifest.shortKernelMaxSeq > 0) {
     attnc::Artifact nested;
     attnc::KernelManifest nestedManifest;
-    if (!attnc::readArtifact(section.data(), section.size(), nested, error) ||
-        !attnc::checkShortKernel(artifact, bound, nested, nestedManifest,
-                                 error))
+    if (!attnc::readShortKernel(artifact, manifest, nested, nestedManifest,
+                                error))
       return 0;
-    if (nestedManifest.shortKernelMaxSeq >= bound)
+    if (nestedManifest.shortKernelMaxSeq >= manifest.shortKernelMaxSeq)
       std::abort(); // checkShortKernel refuses a bound that does not shrink
     artifact = std::move(nested);
-    bound = nestedManifest.shortKernelMaxSeq;
+    manifest = std::move(nestedManifest);
   }
   return 0;
 }

@@ -703,3 +703,16 @@ bool attnc::checkShortKernel(const Artifact &main, int64_t maxSeq,
     }
   return true;
 }
+
+bool attnc::readShortKernel(const Artifact &main,
+                            const KernelManifest &mainManifest,
+                            Artifact &nested, KernelManifest &manifest,
+                            std::string &error) {
+  const std::string &bytes = main.sections.at("short_kernel");
+  if (!readArtifact(bytes.data(), bytes.size(), nested, error)) {
+    error = "section 'short_kernel': " + error;
+    return false;
+  }
+  return checkShortKernel(main, mainManifest.shortKernelMaxSeq, nested,
+                          manifest, error);
+}

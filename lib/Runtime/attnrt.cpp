@@ -93,18 +93,13 @@ static attnrt_status makeArtifact(Artifact file, attnrt_artifact **out,
   // A short-sequence kernel: an artifact nested whole, checked against
   // this one (checkShortKernel), which may nest one of its own.
   if (manifest.shortKernelMaxSeq > 0) {
-    const std::string &bytes = file.sections.at("short_kernel");
-    std::string nestedWhere = where + "section 'short_kernel': ";
     Artifact nested;
     KernelManifest nestedManifest;
-    if (!readArtifact(bytes.data(), bytes.size(), nested, error))
-      return fail(ATTNRT_ERROR_BAD_ARTIFACT, nestedWhere + error);
-    if (!checkShortKernel(file, manifest.shortKernelMaxSeq, nested,
-                          nestedManifest, error))
+    if (!readShortKernel(file, manifest, nested, nestedManifest, error))
       return fail(ATTNRT_ERROR_BAD_ARTIFACT, where + error);
     attnrt_status status =
-        makeArtifact(std::move(nested), &artifact->shortKernel, nestedWhere,
-                     &nestedManifest);
+        makeArtifact(std::move(nested), &artifact->shortKernel,
+                     where + "section 'short_kernel': ", &nestedManifest);
     if (status != ATTNRT_OK)
       return status;
   }

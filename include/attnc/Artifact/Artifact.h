@@ -132,6 +132,15 @@ bool checkShortKernel(const Artifact &main, int64_t maxSeq,
                       const Artifact &nested, KernelManifest &manifest,
                       std::string &error);
 
+/// Reads the short-sequence kernel of `main` (whose parsed manifest is
+/// `mainManifest`, with short_kernel_max_seq above 0) from its
+/// `short_kernel` section into `nested` and `manifest`, checked by
+/// checkShortKernel: what attnrt's loader does at each level of nesting.
+/// Fails with a message starting "section 'short_kernel': ".
+bool readShortKernel(const Artifact &main, const KernelManifest &mainManifest,
+                     Artifact &nested, KernelManifest &manifest,
+                     std::string &error);
+
 } // namespace attnc
 
 #endif // ATTNC_ARTIFACT_ARTIFACT_H
