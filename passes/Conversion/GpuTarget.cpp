@@ -411,8 +411,8 @@ protected:
 class Sm90aTarget : public Sm80Target {
   /// One consumer warpgroup on 64-key tiles, on the block grid, three blocks
   /// a multiprocessor (two stages): D <= 64's kernel for narrow windows, and
-  /// its short-sequence kernel under causal and document masks
-  /// (shortSequenceKernel).
+  /// its short-sequence kernel under causal, soft-capped causal and document
+  /// masks (shortSequenceKernel).
   GpuKernelAttr oneWarpgroupThreeBlocks(const KernelProblem &p) const {
     return withResidentBlocks(
         make(p, /*blockK=*/64, /*warps=*/4, /*mTiles=*/1, /*qInSmem=*/true,
@@ -780,9 +780,17 @@ public:
     // vs 389.0, slower, so longer sequences keep three warpgroups; run 4,
     // non-causal documents by attnrt-run --time: 3996 tokens 212.6 vs
     // 180.0, 8192 312.9 vs 300.8).
-    if (p.headDim == 64 && p.valueHeadDim == 64 && p.documentRanges &&
-        config.getWarps() == 12)
-      return ShortSequenceKernel{oneWarpgroupThreeBlocks(p), 8192};
+    // D = 64 soft-capped causal masks whose softmax takes the cap as its
+    // reference (bf16, cap <= 34.65, no bias), up to 4K: the same kernel
+    // (2026-12-07, forty-ninth session, H100, cap 30, each kernel timed in
+    // turn in one process: 1K 262.4 vs 176.7 TFLOP/s, 2K 301.2 vs 258.0, 4K
+    // 323.7 vs 299.6; 8K 330.1 vs 344.4 and 16K 333.3 vs 360.1 slower).
+    // Prefix-LM masks keep one kernel (2K 363.4 vs 376.5, 4K 374.7 vs
+    // 397.4; 1K 358.2 vs 348.1).
+    if (p.headDim == 64 && p.valueHeadDim == 64 && config.getWarps() == 12 &&
+        (p.documentRanges || (p.cappedCausal && p.cappedReference)))
+      return ShortSequenceKernel{oneWarpgroupThreeBlocks(p),
+                                 p.documentRanges ? 8192 : 4096};
     if (config.getWarps() == 12 &&
         (p.noMask || p.plainCausal ||
          (wider && (p.intervalMask || p.documentRanges))))

@@ -85,6 +85,8 @@ KernelProblem KernelProblem::of(AttentionOp op) {
     p.intervalMask = false;
   p.plainCausal = p.intervalMask && !op.getSoftcapAttr() &&
                   op.getMaskSpec().kind == mask::MaskKind::Causal;
+  p.cappedCausal = p.intervalMask && op.getSoftcapAttr() &&
+                   op.getMaskSpec().kind == mask::MaskKind::Causal;
   p.cappedReference =
       cappedReferenceOf(op.getSoftcapAttr(), biased, p.elementType, p.kvFp8);
   p.packBlocker = packBlockerOf(op.getAlibiSlopes() || op.getAlibi(),
@@ -117,6 +119,8 @@ KernelProblem KernelProblem::of(TileStepOp step) {
     p.intervalMask = false;
   p.plainCausal = p.intervalMask && !step.getSoftcapAttr() &&
                   step.getMaskSpec().kind == mask::MaskKind::Causal;
+  p.cappedCausal = p.intervalMask && step.getSoftcapAttr() &&
+                   step.getMaskSpec().kind == mask::MaskKind::Causal;
   p.cappedReference =
       cappedReferenceOf(step.getSoftcapAttr(), biased, p.elementType, p.kvFp8);
   p.packBlocker = packBlockerOf(step.getAlibiSlopes() || step.getAlibi(),

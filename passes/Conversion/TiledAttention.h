@@ -51,6 +51,9 @@ struct KernelProblem {
   /// A causal mask, and nothing else on the scores (no bias, soft-cap or
   /// score_fn region).
   bool plainCausal = false;
+  /// A causal mask whose scores are soft-capped, with no bias (ALiBi, a
+  /// score_fn region).
+  bool cappedCausal = false;
   /// Documents given by cu_seqlens: each row sees its document's keys (up to
   /// its own under a causal mask), bounds the kernel finds at run time.
   bool documentRanges = false;
