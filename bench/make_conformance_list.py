@@ -116,7 +116,8 @@ for d, dtype, causal in [(64, "bf16", ""), (128, "f16", ":causal"), (64, "f16", 
             # previous document's key tiles, which the tile computes.
             spec(b=1, mask=f"document:200,60,250,30,500,5,150{causal}", **base)]
     # D = 64: past 8192 tokens the main kernel (three warpgroups), below it
-    # the short-sequence one (one warpgroup, three blocks a multiprocessor).
+    # the short-sequence one (one warpgroup, three blocks a multiprocessor;
+    # at D = 80-128 under the causal mask two, up to 2048 tokens).
     if d == 64:
         runs.append(spec(b=1, mask=f"document:5000,17,3000,129,1000{causal}", **base))
     lines.append(f"document{causal.replace(':', '_')}_d{d}_{dtype} | {spec(b=1, mask=m, **base)} | {'; '.join(runs)}")
@@ -143,6 +144,14 @@ for name, extra in [("softcap_causal_d128", dict(mask="causal", softcap=30)),
     base.update(extra)
     runs = [spec(b=b, sq=sq, sk=sk, **base) for b, sq, sk in sizes[:3] + [sizes[4]]]
     lines.append(f"{name} | {spec(b=1, sq=128, sk=128, **base)} | {'; '.join(runs)}")
+# Soft-capped cu_seqlens documents (D = 128: the causal documents'
+# short-sequence kernel up to 2048 tokens, the persistent pairs past it).
+base = dict(hq=8, hkv=2, d=128, dtype="bf16", softcap=30)
+runs = [spec(b=b, mask=f"document:{lengths}:causal", **base)
+        for b, lengths in [(2, "1,500,37,462"), (1, "200,60,250,30,500,5,150"),
+                           (1, "5000,17,3000,129,1000")]]
+lines.append(f"softcap_document_d128 | {spec(b=1, mask='document:100,28:causal', **base)} | "
+             f"{'; '.join(runs)}")
 # Other head dims.
 for d in [32, 80, 96, 192, 256]:
     base = dict(hq=4, hkv=1, d=d, dtype="bf16", mask="causal")

@@ -409,16 +409,17 @@ protected:
 /// of shared memory a block. The remark of convert-attn-to-gpu names the
 /// family, so the choice is never silent.
 class Sm90aTarget : public Sm80Target {
-  /// One consumer warpgroup on 64-key tiles, on the block grid, three blocks
-  /// a multiprocessor (two stages): D <= 64's kernel for narrow windows, and
-  /// its short-sequence kernel under causal, soft-capped causal and document
-  /// masks (shortSequenceKernel).
-  GpuKernelAttr oneWarpgroupThreeBlocks(const KernelProblem &p) const {
+  /// One consumer warpgroup on 64-key tiles, on the block grid, two stages,
+  /// `blocks` blocks a multiprocessor: at three, D <= 64's kernel for narrow
+  /// windows and its short-sequence kernel under causal, soft-capped causal
+  /// and document masks; at two, D = 80-128's short-sequence kernel for
+  /// causal documents (shortSequenceKernel).
+  GpuKernelAttr oneWarpgroup(const KernelProblem &p, int64_t blocks) const {
     return withResidentBlocks(
         make(p, /*blockK=*/64, /*warps=*/4, /*mTiles=*/1, /*qInSmem=*/true,
              /*gqaPack=*/1, /*splitKv=*/false, /*keyWarps=*/1, /*wgmma=*/true,
              /*persistent=*/false),
-        /*stages=*/2, /*blocks=*/3);
+        /*stages=*/2, blocks);
   }
 
 public:
@@ -558,7 +559,7 @@ public:
     // wider windows keep the wide-window configuration below).
     if (width <= 128 && p.windowKeys > 0 && p.windowKeys < 2048 &&
         !perSequence && !p.pageSize)
-      return oneWarpgroupThreeBlocks(p);
+      return oneWarpgroup(p, /*blocks=*/3);
     if (width <= 256 && p.windowKeys >= 1024 && !perSequence) {
       // A wide window: every query tile sees about as many key tiles, as
       // without a mask (2026-12-01, window 1024 at S=8K: 389.5 TFLOP/s
@@ -768,7 +769,7 @@ public:
     if (p.headDim == 64 && p.valueHeadDim == 64 && p.plainCausal &&
         config.getWarps() == 8 && config.getBlockK() == 128 &&
         config.getPersistent())
-      return ShortSequenceKernel{oneWarpgroupThreeBlocks(p), 1024};
+      return ShortSequenceKernel{oneWarpgroup(p, /*blocks=*/3), 1024};
     // D = 64 cu_seqlens documents in sequences of at most 8K: the same
     // one-warpgroup kernel, three blocks a multiprocessor (as D = 64's
     // narrow windows take, chooseConfig). Its 64-row tiles waste less at
@@ -789,8 +790,29 @@ public:
     // 397.4; 1K 358.2 vs 348.1).
     if (p.headDim == 64 && p.valueHeadDim == 64 && config.getWarps() == 12 &&
         (p.documentRanges || (p.cappedCausal && p.cappedReference)))
-      return ShortSequenceKernel{oneWarpgroupThreeBlocks(p),
+      return ShortSequenceKernel{oneWarpgroup(p, /*blocks=*/3),
                                  p.documentRanges ? 8192 : 4096};
+    // D = 80, 96 and 128 causal cu_seqlens documents (16-bit caches, not
+    // paged) in sequences of at most 2048 tokens: one consumer warpgroup on
+    // 64-key tiles, two blocks a multiprocessor (the most their shared
+    // memory fits), whose 64-row tiles waste less at each document's
+    // diagonal (2026-12-07, fiftieth session runs 1-2, H100, bench.py's
+    // documents of S/16 to S/2 tokens, each kernel timed in turn in one
+    // process: D = 128 1K 169.6 and 170.1 vs 159.1 and 160.4 TFLOP/s on the
+    // persistent pairs, 2K 265.3 and 265.6 vs 257.6; D = 96 1K 146.2 vs
+    // 126.9 and 2K 225.7 vs 204.6 on the pairs above; D = 80 1K 130.7 vs
+    // 115.5, 2K 195.1 vs 182.8; at 4K all three slower: 314.0 vs 347.4,
+    // 265.3 vs 291.3, 228.9 vs 247.9; three stages slower than two).
+    // Non-causal documents keep their kernels (2048 tokens in four
+    // documents by attnrt-run --time: D = 128 194.9 vs 230.5, slower; D = 80
+    // level, 155.2 vs 154.2; D = 96 175.8 vs 150.3, not taken until its
+    // conformance runs).
+    bool d80to128 = (p.headDim == 80 || p.headDim == 96 || p.headDim == 128) &&
+                    p.valueHeadDim == p.headDim;
+    if (d80to128 && p.causalDocuments && !p.kvFp8 && !p.pageSize &&
+        (config.getWarps() == 12 ||
+         (config.getWarps() == 8 && config.getPersistent())))
+      return ShortSequenceKernel{oneWarpgroup(p, /*blocks=*/2), 2048};
     if (config.getWarps() == 12 &&
         (p.noMask || p.plainCausal ||
          (wider && (p.intervalMask || p.documentRanges))))

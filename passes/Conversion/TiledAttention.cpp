@@ -43,6 +43,7 @@ static void setMaskKind(KernelProblem &p, const mask::MaskSpec &spec) {
                    spec.kind == mask::MaskKind::PrefixLM;
   p.documentRanges = spec.kind == mask::MaskKind::Document &&
                      spec.documentSource == mask::DocumentSource::CuSeqlens;
+  p.causalDocuments = p.documentRanges && spec.documentCausal;
 }
 
 /// Whether soft-capped scores s = cap tanh(.) (in log2 units within

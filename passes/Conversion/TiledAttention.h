@@ -57,6 +57,8 @@ struct KernelProblem {
   /// Documents given by cu_seqlens: each row sees its document's keys (up to
   /// its own under a causal mask), bounds the kernel finds at run time.
   bool documentRanges = false;
+  /// documentRanges under a causal mask within each document.
+  bool causalDocuments = false;
   /// The scores are soft-capped, with no bias after the cap, at a cap
   /// small enough for the softmax to take the largest score the cap allows
   /// as every row's reference (softcapBoundsWeights in TiledAttention.cpp): no
