@@ -4,8 +4,9 @@ Runs on the GPU machine: python3 bench/bench.py BUILD_GPU_DIR [case ...]
 (with PREV_BUILD=OTHER_BUILD_GPU_DIR, an earlier build's kernels are timed
 beside, as attnc_prev, for A/B comparisons; with VARIANTS="DIR ...", the
 artifacts of bench/make_variants.py configuration sweeps, as attnc@DIR)
-where a case is D:S:mask or D:S:mask:B (mask: none, causal, window, document, prefix
-(prefix-LM, 1024 keys), softcap (causal, soft-capped at 30), blocksparse
+where a case is D:S:mask or D:S:mask:B (mask: none, causal, window, document (causal
+within each document), document_nc (the same documents, each row seeing its whole
+document), prefix (prefix-LM, 1024 keys), softcap (causal, soft-capped at 30), blocksparse
 (128 x 128 blocks, each kept with probability 1/2, the diagonal always)) and the
 artifacts bench_d{D}_{mask}.attnc come from scripts/build-gpu-artifacts.sh.
 Standard shapes of PERF.md: bf16, B*S = 16384 tokens, hidden 2048 (H = 2048/D);
@@ -79,6 +80,8 @@ def pairs(S, mask, docs, blocks=None):
         return sum(min(S, max(i + 1, PREFIX)) for i in range(S))
     if mask == "window":
         return sum(min(i + 1, WINDOW) for i in range(S))
+    if mask == "document_nc":
+        return sum(n * n for n in docs)
     return sum(n * (n + 1) // 2 for n in docs)
 
 
@@ -89,6 +92,8 @@ def dense_mask(mask, S, doc_id, blocks=None):
         return None
     if mask == "blocksparse":
         return blocks[q // BLOCK, k // BLOCK]
+    if mask == "document_nc":
+        return doc_id[q] == doc_id[k]
     m = q >= k
     if mask == "prefix":
         m |= k < PREFIX
@@ -144,7 +149,7 @@ class Case:
         torch.manual_seed(0)
         self.q, self.k, self.v = (torch.randn(B, H, S, D, device=DEV, dtype=torch.bfloat16)
                                   for _ in range(3))
-        self.docs = documents(S) if mask == "document" else None
+        self.docs = documents(S) if mask.startswith("document") else None
         self.doc_id = self.cu = None
         if self.docs:
             self.doc_id = torch.repeat_interleave(torch.arange(len(self.docs)),
@@ -248,6 +253,8 @@ def run(build, D, S, mask, results, B=None):
                 fn = lambda b, h, qi, ki: (qi >= ki) & (qi - ki < WINDOW)  # noqa: E731
             elif mask == "blocksparse":
                 fn = lambda b, h, qi, ki: blocks[qi // BLOCK, ki // BLOCK]  # noqa: E731
+            elif mask == "document_nc":
+                fn = lambda b, h, qi, ki: doc_id[qi] == doc_id[ki]  # noqa: E731
             else:
                 fn = lambda b, h, qi, ki: (qi >= ki) & (doc_id[qi] == doc_id[ki])  # noqa: E731
             bm = create_block_mask(fn, None, None, S, S, device=DEV)
@@ -328,7 +335,7 @@ if __name__ == "__main__":
             D, S, mask = c.split(":")[:3]
             S = int(S)
             B = batch_of(S)
-            docs = documents(S) if mask == "document" else None
+            docs = documents(S) if mask.startswith("document") else None
             blocks = block_table(S) if mask == "blocksparse" else None
             p = pairs(S, mask, docs, blocks)
             Sc = round((math.sqrt(1 + 8 * p) - 1) / 2)

@@ -8,7 +8,7 @@ output, after checking every output against float64 as bench.py does (batch
 Runs on the GPU machine:
   python3 bench/kernel_ab.py D:S:mask[:B] BUILD_DIR [BUILD_DIR ...]
 The cases, masks and shapes of bench/bench.py (none, causal, window, document,
-prefix, softcap, blocksparse; B*S = 16384 tokens unless B is given, H =
+document_nc, prefix, softcap, blocksparse; B*S = 16384 tokens unless B is given, H =
 2048/D); each BUILD_DIR holds artifacts/bench_d{D}_{mask}.attnc
 (scripts/build-gpu-artifacts.sh or bench/make_variants.py).
 
