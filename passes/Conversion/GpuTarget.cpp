@@ -751,7 +751,8 @@ public:
     // session run 6, H100: none 1K 424.7 vs 458.0 TFLOP/s, causal 1K 280.3
     // vs 350.2, 2K 397.4 vs 406.4).
     // D = 80 takes D = 96's; at both, soft-capped causal and prefix-LM masks
-    // and cu_seqlens documents keep those pairs on 128-key tiles up to 2K,
+    // and non-causal cu_seqlens documents keep those pairs on 128-key tiles
+    // up to 2K (causal documents: one warpgroup, below),
     // as they ran before they took three warpgroups (not measured on three
     // up to 2K).
     bool wider = p.headDim > 64;
@@ -800,7 +801,7 @@ public:
     // documents of S/16 to S/2 tokens, each kernel timed in turn in one
     // process: D = 128 1K 169.6 and 170.1 vs 159.1 and 160.4 TFLOP/s on the
     // persistent pairs, 2K 265.3 and 265.6 vs 257.6; D = 96 1K 146.2 vs
-    // 126.9 and 2K 225.7 vs 204.6 on the pairs above; D = 80 1K 130.7 vs
+    // 126.9 and 2K 225.7 vs 204.6 on the pairs below; D = 80 1K 130.7 vs
     // 115.5, 2K 195.1 vs 182.8; at 4K all three slower: 314.0 vs 347.4,
     // 265.3 vs 291.3, 228.9 vs 247.9; three stages slower than two).
     // Non-causal documents keep their kernels (2048 tokens in four
