@@ -12,7 +12,8 @@ per tile. Counted exactly with numpy, no GPU.
 
 Usage: /usr/bin/python3 bench/tile_geometry.py [options] MASK ...
   MASK: causal | none | window:LEFT (bottom-right, right = 0) | prefix:P |
-        document (lengths drawn from S/16 to S/2 as bench.py draws them,
+        document | document_nc (without the causal mask inside each document;
+        lengths drawn from S/16 to S/2 as bench.py draws them,
         `--draws N` draws with numpy's seeded generator, or `--docs a,b,..`)
   --seq S (8192), --block-q BQ (128), --block-k BK (128),
   --rows R: rows that share a key range (default BQ; 64 models a consumer
@@ -43,6 +44,9 @@ def row_intervals(mask, S, docs=None):
     if kind == "document":
         starts = np.repeat(np.cumsum([0] + docs[:-1]), docs)
         return starts, r + 1
+    if kind == "document_nc":
+        bounds = np.cumsum([0] + docs)
+        return np.repeat(bounds[:-1], docs), np.repeat(bounds[1:], docs)
     raise ValueError(f"unknown mask {mask!r}")
 
 
@@ -78,14 +82,14 @@ def matched_causal_seq(pairs):
 
 def report(mask, args):
     S, bq, bk, rows = args.seq, args.block_q, args.block_k, args.rows or args.block_q
-    if mask == "document":
+    if mask.startswith("document"):
         rng = np.random.default_rng(1)
         draws = ([[int(x) for x in args.docs.split(",")]] if args.docs
                  else [draw_docs(S, rng) for _ in range(args.draws)])
         fr = [fraction(mask, S, bk, rows, d) for d in draws]
         vis = sum(v for v, _ in fr) / len(fr)
         f = float(np.mean([v / c for v, c in fr]))
-        label = f"document ({len(draws)} draw{'s' if len(draws) > 1 else ''})"
+        label = f"{mask} ({len(draws)} draw{'s' if len(draws) > 1 else ''})"
     else:
         vis, comp = fraction(mask, S, bk, rows)
         f = vis / comp
@@ -135,6 +139,9 @@ def check():
     v, c = fraction("document", 2048, 128, 128, [1024, 1024])
     cv, cc = fraction("causal", 1024, 128, 128)
     expect("documents 1024 + 1024", v / c, cv / cc)
+    # Without the causal mask, documents of whole tiles compute only visible pairs.
+    v, c = fraction("document_nc", 2048, 128, 128, [1024, 512, 512])
+    expect("non-causal documents 1024 + 512 + 512", v / c, 1.0)
     print(f"{total - bad} passed, {bad} failed")
     return 1 if bad else 0
 
