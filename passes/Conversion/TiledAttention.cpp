@@ -65,6 +65,21 @@ static bool cappedReferenceOf(FloatAttr softcap, bool laterBias,
          softcapBoundsWeights(softcap.getValueAsDouble());
 }
 
+/// What the target's choice reads of the scores (after setMaskKind and
+/// kvFp8): a bias (ALiBi, a score_fn region) takes the interval form away;
+/// then a causal mask is plain or soft-capped, and a soft-cap may take the
+/// capped reference.
+static void setScoreKind(KernelProblem &p, const mask::MaskSpec &spec,
+                         FloatAttr softcap, bool biased) {
+  if (biased)
+    p.intervalMask = false;
+  bool causal = p.intervalMask && spec.kind == mask::MaskKind::Causal;
+  p.plainCausal = causal && !softcap;
+  p.cappedCausal = causal && softcap;
+  p.cappedReference =
+      cappedReferenceOf(softcap, biased, p.elementType, p.kvFp8);
+}
+
 KernelProblem KernelProblem::of(AttentionOp op) {
   KernelProblem p;
   p.op = op;
@@ -81,15 +96,8 @@ KernelProblem KernelProblem::of(AttentionOp op) {
   p.kvFp8 = static_cast<bool>(op.getKvScales());
   p.ragged = static_cast<bool>(op.getCuSeqlensQ());
   p.raggedKeys = static_cast<bool>(op.getCuSeqlensK());
-  bool biased = op.getAlibiSlopes() || op.getAlibi() || op.hasScoreFn();
-  if (biased)
-    p.intervalMask = false;
-  p.plainCausal = p.intervalMask && !op.getSoftcapAttr() &&
-                  op.getMaskSpec().kind == mask::MaskKind::Causal;
-  p.cappedCausal = p.intervalMask && op.getSoftcapAttr() &&
-                   op.getMaskSpec().kind == mask::MaskKind::Causal;
-  p.cappedReference =
-      cappedReferenceOf(op.getSoftcapAttr(), biased, p.elementType, p.kvFp8);
+  setScoreKind(p, op.getMaskSpec(), op.getSoftcapAttr(),
+               op.getAlibiSlopes() || op.getAlibi() || op.hasScoreFn());
   p.packBlocker = packBlockerOf(op.getAlibiSlopes() || op.getAlibi(),
                                 static_cast<bool>(op.getBlockMask()),
                                 op.hasMaskFn() || op.hasScoreFn());
@@ -115,15 +123,8 @@ KernelProblem KernelProblem::of(TileStepOp step) {
   p.kvFp8 = static_cast<bool>(step.getKvScales());
   p.ragged = static_cast<bool>(step.getCuSeqlensQ());
   p.raggedKeys = static_cast<bool>(step.getCuSeqlensK());
-  bool biased = step.getAlibiSlopes() || step.getAlibi() || step.hasScoreFn();
-  if (biased)
-    p.intervalMask = false;
-  p.plainCausal = p.intervalMask && !step.getSoftcapAttr() &&
-                  step.getMaskSpec().kind == mask::MaskKind::Causal;
-  p.cappedCausal = p.intervalMask && step.getSoftcapAttr() &&
-                   step.getMaskSpec().kind == mask::MaskKind::Causal;
-  p.cappedReference =
-      cappedReferenceOf(step.getSoftcapAttr(), biased, p.elementType, p.kvFp8);
+  setScoreKind(p, step.getMaskSpec(), step.getSoftcapAttr(),
+               step.getAlibiSlopes() || step.getAlibi() || step.hasScoreFn());
   p.packBlocker = packBlockerOf(step.getAlibiSlopes() || step.getAlibi(),
                                 static_cast<bool>(step.getBlockMask()),
                                 step.hasMaskFn() || step.hasScoreFn());
