@@ -102,7 +102,7 @@ for d, dtype, keys in [(128, "bf16", 1024), (128, "f16", 1024), (64, "bf16", 102
 # Documents: lengths change per run.
 for d, dtype, causal in [(64, "bf16", ""), (128, "f16", ":causal"), (64, "f16", ":causal"),
                          (128, "bf16", ""), (96, "bf16", ":causal"), (80, "bf16", ""),
-                         (192, "bf16", ":causal")]:
+                         (192, "bf16", ":causal"), (96, "bf16", "")]:
     m = f"document:100,28{causal}"
     base = dict(hq=4, hkv=2, d=d, dtype=dtype)
     runs = [spec(b=2, mask=f"document:1,500,37,462{causal}", **base),

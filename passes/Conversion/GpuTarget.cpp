@@ -804,13 +804,13 @@ public:
     // 126.9 and 2K 225.7 vs 204.6 on the pairs below; D = 80 1K 130.7 vs
     // 115.5, 2K 195.1 vs 182.8; at 4K all three slower: 314.0 vs 347.4,
     // 265.3 vs 291.3, 228.9 vs 247.9; three stages slower than two).
-    // Non-causal documents keep their kernels (2048 tokens in four
-    // documents by attnrt-run --time: D = 128 194.9 vs 230.5, slower; D = 80
-    // level, 155.2 vs 154.2; D = 96 175.8 vs 150.3, not taken until its
-    // conformance runs).
+    // Non-causal documents take it at D = 96 (2048 tokens in four documents
+    // by attnrt-run --time: 175.8 vs 150.3) and keep their kernels at D = 128
+    // (194.9 vs 230.5, slower) and D = 80 (level, 155.2 vs 154.2).
     bool d80to128 = (p.headDim == 80 || p.headDim == 96 || p.headDim == 128) &&
                     p.valueHeadDim == p.headDim;
-    if (d80to128 && p.causalDocuments && !p.kvFp8 && !p.pageSize &&
+    bool documents = p.causalDocuments || (p.documentRanges && p.headDim == 96);
+    if (d80to128 && documents && !p.kvFp8 && !p.pageSize &&
         (config.getWarps() == 12 ||
          (config.getWarps() == 8 && config.getPersistent())))
       return ShortSequenceKernel{oneWarpgroup(p, /*blocks=*/2), 2048};
