@@ -805,8 +805,11 @@ public:
     // 115.5, 2K 195.1 vs 182.8; at 4K all three slower: 314.0 vs 347.4,
     // 265.3 vs 291.3, 228.9 vs 247.9; three stages slower than two).
     // Non-causal documents take it at D = 96 (2048 tokens in four documents
-    // by attnrt-run --time: 175.8 vs 150.3) and keep their kernels at D = 128
-    // (194.9 vs 230.5, slower) and D = 80 (level, 155.2 vs 154.2).
+    // by attnrt-run --time: 175.8 vs 150.3; fifty-first session run 2,
+    // bench.py's document_nc: 2K 282.5 vs 257.0, 4K 307.0 vs 363.9, slower)
+    // and keep their kernels at D = 128 (194.9 vs 230.5, slower;
+    // document_nc 2K level, 341.0 vs 337.4) and D = 80 (level, 155.2 vs
+    // 154.2).
     bool d80to128 = (p.headDim == 80 || p.headDim == 96 || p.headDim == 128) &&
                     p.valueHeadDim == p.headDim;
     bool documents = p.causalDocuments || (p.documentRanges && p.headDim == 96);
