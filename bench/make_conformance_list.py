@@ -127,9 +127,11 @@ for name, extra in [("softcap", dict(softcap=30)), ("alibi", dict(alibi=True)),
     for m in ["none", "causal", "window:64,0"]:
         base = dict(hq=8, hkv=2, d=64, dtype="bf16", mask=m, **extra)
         runs = [spec(b=b, sq=sq, sk=sk, **base) for b, sq, sk in sizes[:3]]
-        # D = 64 soft-capped causal (cap 30): a short-sequence kernel up to
-        # 4096 queries and keys, the main kernel past it.
+        # D = 64 soft-capped causal (cap 30): short-sequence kernels on
+        # 64-key tiles up to 2048 queries and keys and on 96-key ones up to
+        # 4096, the main kernel past them: a run between and a run past.
         if (name, m) == ("softcap", "causal"):
+            runs.append(spec(b=1, sq=2500, sk=2503, **base))
             runs.append(spec(b=1, sq=4100, sk=4097, **base))
         lines.append(f"{name}_{m.split(':')[0]} | {spec(b=1, sq=128, sk=128, **base)} | {'; '.join(runs)}")
 # Soft-capped D = 128 prefill: bf16 at caps whose softmax takes the cap as

@@ -789,10 +789,25 @@ public:
     // 323.7 vs 299.6; 8K 330.1 vs 344.4 and 16K 333.3 vs 360.1 slower).
     // Prefix-LM masks keep one kernel (2K 363.4 vs 376.5, 4K 374.7 vs
     // 397.4; 1K 358.2 vs 348.1).
-    if (p.headDim == 64 && p.valueHeadDim == 64 && config.getWarps() == 12 &&
-        (p.documentRanges || (p.cappedCausal && p.cappedReference)))
-      return ShortSequenceKernel{oneWarpgroup(p, /*blocks=*/3),
-                                 p.documentRanges ? 8192 : 4096};
+    // From 2K its tiles take 96 keys (16-bit caches, not paged), nesting
+    // the 64-key kernel up to 2048 (2026-12-07, fifty-first session runs 1
+    // and 3, H100, same method, 96 vs 64 keys: documents 8K 343.5 vs 330.5
+    // and 343.7 vs 332.3, 4K 263.8 vs 260.5, 2K 210.4 vs 217.0, slower;
+    // non-causal documents 4K 318.9 vs 303.9, 8K 378.6 vs 361.8;
+    // soft-capped causal 4K 325.8 vs 317.4 and 327.2 vs 322.3, 2K level,
+    // 302.7 vs 303.0, 1K 257.9 vs 263.5, slower; 80-key tiles slower or
+    // level, 112 and 128 do not fit 80 registers).
+    bool d64Short = p.headDim == 64 && p.valueHeadDim == 64 &&
+                    (p.documentRanges || (p.cappedCausal && p.cappedReference));
+    bool keys96 = !p.kvFp8 && !p.pageSize;
+    if (d64Short && config.getWarps() == 12)
+      return ShortSequenceKernel{
+          keys96 ? withKeyTile(oneWarpgroup(p, /*blocks=*/3), 96)
+                 : oneWarpgroup(p, /*blocks=*/3),
+          p.documentRanges ? 8192 : 4096};
+    if (d64Short && keys96 && config.getWarps() == 4 &&
+        config.getBlockK() == 96 && !config.getPersistent())
+      return ShortSequenceKernel{oneWarpgroup(p, /*blocks=*/3), 2048};
     // D = 80, 96 and 128 causal cu_seqlens documents (16-bit caches, not
     // paged) in sequences of at most 2048 tokens: one consumer warpgroup on
     // 64-key tiles, two blocks a multiprocessor (the most their shared
