@@ -12,6 +12,11 @@
 # the standard configurations of the performance table) fails when that
 # happens on sm_90a, since the kernel timed would not be the one chosen;
 # other lines pass with a note naming the configuration that spilled.
+# For sm_90a each spec is also compiled to an artifact, which assembles the
+# target's short-sequence kernels (and theirs, nested): a short kernel the
+# target chose but left out, because ptxas spilled or serialised it or
+# failed on it (attnc's remark "no short-sequence kernel with ..."), fails,
+# since its sequences would silently run the slower kernel beside it.
 # Prints one
 # line per (artifact, target) and ends with "N passed, M failed"; exits
 # non-zero when one fails. Without $CUDA_ROOT/bin/ptxas it skips everything.
@@ -91,6 +96,16 @@ run_job() {
   "$PTXAS" -arch="$t" -v "$LOGS/$j.ptx" -o "$LOGS/$j.cubin" \
     > "$LOGS/$j.log" 2>&1
   echo $? > "$LOGS/$j.rc"
+  # The artifact, with its short-sequence kernels (sm_90a's).
+  if [ "$t" = sm_90a ]; then
+    if ! "$ATTNC" compile --spec "$spec" --target="$t" \
+         -o "$LOGS/$j.attnc" > "$LOGS/$j.art" 2>&1; then
+      echo failed > "$LOGS/$j.artfail"
+    fi
+    grep -oE "no short-sequence kernel with .*" \
+      "$LOGS/$j.art" > "$LOGS/$j.shortdrop"
+    grep -a -c "^short_kernel_max_seq" "$LOGS/$j.attnc" > "$LOGS/$j.shorts" 2>/dev/null
+  fi
 }
 export -f run_job
 export ATTNC PTXAS LOGS PTX_SNAPSHOT
@@ -154,6 +169,21 @@ for j in $(seq 1 "$n"); do
     grep -E "C75(0[0-9]|1[0-9])" "$log" | sed 's/^/    /'
     continue
   fi
+  if [ -s "$LOGS/$j.artfail" ]; then
+    failed=$((failed + 1))
+    echo "FAIL: $name $t (attnc compile to an artifact failed: $spec)"
+    head -n 40 "$LOGS/$j.art" | sed 's/^/    /'
+    continue
+  fi
+  if [ -s "$LOGS/$j.shortdrop" ]; then
+    failed=$((failed + 1))
+    echo "FAIL: $name $t (a short-sequence kernel the target chose was left out)"
+    sed 's/^/    /' "$LOGS/$j.shortdrop"
+    continue
+  fi
+  shorts=$(cat "$LOGS/$j.shorts" 2>/dev/null || echo 0)
+  with_short=""
+  [ "${shorts:-0}" -gt 0 ] && with_short=", $shorts short-sequence kernel(s) beside it"
   # A configuration that spilled and was rebuilt smaller.
   if [ -s "$LOGS/$j.ladder" ] && [ "$t" = sm_90a ] && [[ "$name" == bench_* ]]; then
     failed=$((failed + 1))
@@ -171,7 +201,7 @@ for j in $(seq 1 "$n"); do
   fi
   if [ "$stores" = 0 ] && [ "$loads" = 0 ]; then
     passed=$((passed + 1))
-    echo "PASS: $name $t ($regs registers)"
+    echo "PASS: $name $t ($regs registers$with_short)"
   elif [ "$may_spill" = 1 ]; then
     passed=$((passed + 1))
     echo "PASS: $name $t ($regs registers, $stores bytes spill stores, $loads bytes spill loads)"
