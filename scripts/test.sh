@@ -5,7 +5,9 @@
 # of bench/conformance.list (ptxas for sm_80 and sm_90a, no spills, no
 # short-sequence kernel left out on sm_90a; skipped
 # without the CUDA toolkit) and of bench/bench.list (its standard
-# configurations also not rebuilt smaller by the spill ladder), examples/embed built against an installed attnc,
+# configurations also not rebuilt smaller by the spill ladder), docs/kernels.md
+# against the kernels the compiler chooses (bench/kernel_table.py --check),
+# examples/embed built against an installed attnc,
 # the unit tests again under ASan + UBSan, an IR
 # mutation smoke run over attnc-opt, the libFuzzer targets of fuzz/
 # (bounded), and a random-spec sweep (scripts/spec-sweep.sh: random specs
@@ -40,6 +42,18 @@ scripts/ptx-check.sh bench/conformance.list "$BUILD_DIR" | tee "$RESULTS/ptx.txt
 
 echo "== PTX check of the standard configurations (bench/bench.list): none may spill, none rebuilt smaller"
 scripts/ptx-check.sh bench/bench.list "$BUILD_DIR" | tee "$RESULTS/ptx-bench.txt" | grep -v "^PASS"
+
+echo "== docs/kernels.md is what the compiler chooses (bench/kernel_table.py)"
+if [ -x "$CUDA_ROOT/bin/ptxas" ]; then
+  if /usr/bin/python3 bench/kernel_table.py "$BUILD_DIR" --check docs/kernels.md; then
+    echo "1 passed, 0 failed"
+  else
+    echo "0 passed, 1 failed"
+  fi
+else
+  echo "kernel table: no CUDA toolkit at $CUDA_ROOT: skipped"
+  echo "0 passed, 0 failed"
+fi | tee "$RESULTS/kernels.txt" | grep -v "^PASS"
 
 echo "== examples/embed against an installed attnc (find_package(attnc))"
 scripts/embed-check.sh "$BUILD_DIR" | tee "$RESULTS/embed.txt" | grep -v "^PASS"
@@ -101,7 +115,7 @@ if os.path.exists(unit):
                 passed += 1
 else:
     failed += 1
-for name in ("sweep.txt", "ptx.txt", "ptx-bench.txt", "embed.txt", "sanitize.txt", "mutate.txt", "fuzz.txt", "spec-sweep.txt",
+for name in ("sweep.txt", "ptx.txt", "ptx-bench.txt", "kernels.txt", "embed.txt", "sanitize.txt", "mutate.txt", "fuzz.txt", "spec-sweep.txt",
              "geometry.txt", "pycompile.txt"):
     lines = open(os.path.join(d, name)).read().strip().splitlines()
     m = re.fullmatch(r"(\d+) passed, (\d+) failed", lines[-1] if lines else "")
