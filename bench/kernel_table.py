@@ -38,9 +38,9 @@ what the compiler chooses, so it is today's choice; the measurements behind each
 in the comments of `passes/Conversion/GpuTarget.cpp` and in [bench/RESULTS.md](../bench/RESULTS.md),
 the kernel itself in [gpu.md](gpu.md).
 
-An artifact holds one main kernel and up to two short-sequence kernels nested inside it: the
-runtime launches the innermost kernel whose bound (`short_kernel_max_seq`, queries and keys)
-the call's sequences fit, else the main kernel. Each kernel is written as: consumer
+An artifact holds one main kernel and may hold short-sequence kernels nested inside it (two at
+most today): the runtime launches the innermost kernel whose bound (`short_kernel_max_seq`,
+queries and keys) the call's sequences fit, else the main kernel. Each kernel is written as: consumer
 warpgroups x (query rows x key columns) per tile, then `persistent` (a persistent grid of one
 block a multiprocessor, dealing query tiles) or `block grid`, `N blocks/SM` where the kernel
 is built for N resident blocks, and `S stages` of the K/V ring where it is not 2.
