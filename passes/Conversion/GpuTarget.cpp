@@ -800,14 +800,15 @@ public:
     bool d64Short = p.headDim == 64 && p.valueHeadDim == 64 &&
                     (p.documentRanges || (p.cappedCausal && p.cappedReference));
     bool keys96 = !p.kvFp8 && !p.pageSize;
-    if (d64Short && config.getWarps() == 12)
-      return ShortSequenceKernel{
-          keys96 ? withKeyTile(oneWarpgroup(p, /*blocks=*/3), 96)
-                 : oneWarpgroup(p, /*blocks=*/3),
-          p.documentRanges ? 8192 : 4096};
-    if (d64Short && keys96 && config.getWarps() == 4 &&
-        config.getBlockK() == 96 && !config.getPersistent())
-      return ShortSequenceKernel{oneWarpgroup(p, /*blocks=*/3), 2048};
+    if (d64Short) {
+      GpuKernelAttr one = oneWarpgroup(p, /*blocks=*/3);
+      if (config.getWarps() == 12)
+        return ShortSequenceKernel{keys96 ? withKeyTile(one, 96) : one,
+                                   p.documentRanges ? 8192 : 4096};
+      if (keys96 && config.getWarps() == 4 && config.getBlockK() == 96 &&
+          !config.getPersistent())
+        return ShortSequenceKernel{one, 2048};
+    }
     // D = 80, 96 and 128 causal cu_seqlens documents (16-bit caches, not
     // paged) in sequences of at most 2048 tokens: one consumer warpgroup on
     // 64-key tiles, two blocks a multiprocessor (the most their shared
