@@ -59,7 +59,7 @@ def main():
             order = ["chip", "block_q", "block_k", "warps", "m_tiles", "stages", "q_in_smem",
                      "gqa_pack", "key_warps", "split_kv", "wgmma", "persistent", "tma_loads",
                      "ping_pong", "wide_stores", "lazy_rescale", "trim_keys", "staged_stores",
-                     "q_buffers", "blocks_per_sm", "exp2_fma"]
+                     "q_buffers", "blocks_per_sm", "chain_items", "exp2_fma"]
             fields = dict(sorted(fields.items(), key=lambda kv: order.index(kv[0])))
             config = "#attn.gpu_kernel<" + ", ".join(f"{k} = {v}" for k, v in fields.items()) + ">"
             ir = ir[:m.start()] + config + ir[m.end():]

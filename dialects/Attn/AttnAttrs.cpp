@@ -276,7 +276,7 @@ Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
        sawWide = false, wideStores = false, sawLazy = false,
        lazyRescale = false, sawTrim = false, trimKeys = false,
        sawStaged = false, stagedStores = false, sawQBuffers = false,
-       sawBlocks = false;
+       sawBlocks = false, sawChain = false, chainItems = false;
   int64_t exp2Fma = 0, qBuffers = 1, blocksPerSm = 0;
   while (succeeded(p.parseOptionalComma())) {
     if (!sawPack && succeeded(p.parseOptionalKeyword("gqa_pack"))) {
@@ -344,6 +344,12 @@ Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
               sawBlocks = true;
       if (p.parseEqual() || p.parseInteger(blocksPerSm))
         return {};
+    } else if (!sawChain && succeeded(p.parseOptionalKeyword("chain_items"))) {
+      sawPack = sawKeyWarps = sawSplit = sawWgmma = sawPersistent = sawTma =
+          sawPingPong = sawWide = sawLazy = sawTrim = sawStaged = sawQBuffers =
+              sawBlocks = sawChain = true;
+      if (p.parseEqual() || parseBoolValue(p, "chain_items", chainItems))
+        return {};
     } else {
       if (parseNamedInt(p, "exp2_fma", exp2Fma))
         return {};
@@ -356,7 +362,7 @@ Attribute GpuKernelAttr::parse(AsmParser &p, Type) {
                     chip, blockQ, blockK, warps, mTiles, stages, qInSmem,
                     gqaPack, splitKv, keyWarps, wgmma, persistent, tmaLoads,
                     exp2Fma, pingPong, wideStores, lazyRescale, trimKeys,
-                    stagedStores, qBuffers, blocksPerSm);
+                    stagedStores, qBuffers, blocksPerSm, chainItems);
 }
 
 void GpuKernelAttr::print(AsmPrinter &p) const {
@@ -390,6 +396,8 @@ void GpuKernelAttr::print(AsmPrinter &p) const {
     p << ", q_buffers = " << getQBuffers();
   if (getBlocksPerSm())
     p << ", blocks_per_sm = " << getBlocksPerSm();
+  if (getChainItems())
+    p << ", chain_items = true";
   if (getExp2Fma())
     p << ", exp2_fma = " << getExp2Fma();
   p << ">";
@@ -401,7 +409,8 @@ LogicalResult GpuKernelAttr::verify(
     int64_t stages, bool qInSmem, int64_t gqaPack, bool splitKv,
     int64_t keyWarps, bool wgmma, bool persistent, bool tmaLoads,
     int64_t exp2Fma, bool pingPong, bool wideStores, bool lazyRescale,
-    bool trimKeys, bool stagedStores, int64_t qBuffers, int64_t blocksPerSm) {
+    bool trimKeys, bool stagedStores, int64_t qBuffers, int64_t blocksPerSm,
+    bool chainItems) {
   if (chip.empty())
     return emitError() << "expected a non-empty chip";
   if (warps < 1 || warps > 32)
@@ -483,6 +492,14 @@ LogicalResult GpuKernelAttr::verify(
   if (tmaLoads && qInSmem)
     return emitError() << "expected q_in_smem = false with tma_loads (the "
                           "swizzled ring holds K and V only)";
+  if (chainItems && (!persistent || qBuffers != 2))
+    return emitError() << "expected persistent = true and q_buffers = 2 with "
+                          "chain_items = true (the next work item's first S "
+                          "reads its own Q tile)";
+  if (chainItems && (warps < 8 || !pingPong))
+    return emitError() << "expected two or more consumer warpgroups taking "
+                          "turns (warps >= 8, ping_pong) with chain_items = "
+                          "true (the chained GEMMs take a turn)";
   if (exp2Fma < 0 || exp2Fma > 8)
     return emitError() << "expected exp2_fma in [0, 8] (weights of every 8 "
                           "computed on the FMA pipe), got "

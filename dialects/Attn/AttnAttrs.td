@@ -194,6 +194,20 @@ def Attn_GpuKernelAttr : AttrDef<Attn_Dialect, "GpuKernel"> {
     otherwise. The target checks that n blocks fit a multiprocessor's
     threads and shared memory.
 
+    `chain_items = true` (printed only when set) chains a persistent
+    kernel's work items across the consumers' turns: in the turn of an
+    item's last P V, each consumer warpgroup also issues the next item's
+    first S = Q K^T (on the other Q tile, so it needs `q_buffers = 2`) and
+    carries it, completed, into the next item, which skips its own first S
+    and its turn. Without it both warpgroups end an item together, and the
+    epilogue and the next item's start run with the tensor cores mostly
+    idle. Where the next item has no key tile, or there is none, the last
+    P V takes its turn alone. It needs wgmma, persistent, `q_buffers = 2`
+    and two or more consumer warpgroups taking turns (`ping_pong`); the
+    target refuses it with tile tests, without a mask, over pages, fp8
+    caches, kv_lens, ragged batches and trim_keys. No target chooses it
+    yet.
+
     `exp2_fma = n` (0 to 8, printed only when not 0) computes n of every 8
     softmax weights exp2(x) of a thread with FMA-pipe arithmetic (a
     round-to-nearest split x = j + f, a degree-3 polynomial for 2^f, relative
@@ -221,7 +235,8 @@ def Attn_GpuKernelAttr : AttrDef<Attn_Dialect, "GpuKernel"> {
                         "int64_t":$exp2Fma, "bool":$pingPong,
                         "bool":$wideStores, "bool":$lazyRescale,
                         "bool":$trimKeys, "bool":$stagedStores,
-                        "int64_t":$qBuffers, "int64_t":$blocksPerSm);
+                        "int64_t":$qBuffers, "int64_t":$blocksPerSm,
+                        "bool":$chainItems);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

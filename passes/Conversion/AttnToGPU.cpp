@@ -55,7 +55,8 @@ LogicalResult attnc::chooseGpuKernel(AttentionOp op, const GpuTarget &target) {
             config.getTmaLoads(), config.getExp2Fma(), config.getPingPong(),
             config.getWideStores(), config.getLazyRescale(),
             config.getTrimKeys(), config.getStagedStores(),
-            config.getQBuffers(), config.getBlocksPerSm())))
+            config.getQBuffers(), config.getBlocksPerSm(),
+            config.getChainItems())))
       return failure();
     op->setAttr(kGpuKernelAttrName, config);
   }

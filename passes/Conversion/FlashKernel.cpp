@@ -410,22 +410,38 @@ LogicalResult KernelBuilder::buildWork() {
             ia.add(full, arith::SelectOp::create(b, inLast, idx(1), idx(0)));
       }
     }
+    Value upper = windowOrder  ? rounds
+                  : tailSplits ? end
+                               : count;
+    Value stride = paired || windowOrder || tailSplits ? idx(1) : blocks;
+    // chain_items: the consumers also carry whether the item's first S came
+    // with the item before's last turn, and that S (ItemChain).
+    SmallVector<Value> carried{idx(0), idx(0)};
+    const bool chained = chainsItems();
+    const int64_t chainedScores = config.getBlockK() / 2;
+    if (chained) {
+      carried.push_back(arith::ConstantIntOp::create(b, 0, 1));
+      carried.append(chainedScores, f32c(0.0f));
+    }
     auto loop = scf::ForOp::create(
-        b, paired || windowOrder || tailSplits ? idx(0) : blockId,
-        windowOrder  ? rounds
-        : tailSplits ? end
-                     : count,
-        paired || windowOrder || tailSplits ? idx(1) : blocks,
-        ValueRange{idx(0), idx(0)});
+        b, paired || windowOrder || tailSplits ? idx(0) : blockId, upper,
+        stride, carried);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value item = loop.getInductionVar();
     ringBase = loop.getRegionIterArgs()[0];
     round = loop.getRegionIterArgs()[1];
+    if (chained) {
+      chain.emplace();
+      chain->have = loop.getRegionIterArgs()[2];
+      chain->s.assign(loop.getRegionIterArgs().begin() + 3,
+                      loop.getRegionIterArgs().end());
+    }
     // Pairs: the item's query tile and unit (head + heads * batch entry).
     Value pairTile, pairUnit;
     scf::IfOp ifRuns;
-    if (windowOrder) {
+    // Round `item` of the window order: its query tile and unit.
+    auto windowItem = [&](Value item) -> std::pair<Value, Value> {
       // Round `item`: item index i of the order above, this block's place
       // in the round (below the items: `rounds`).
       Value odd = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
@@ -477,13 +493,15 @@ LogicalResult KernelBuilder::buildWork() {
       Value unit = arith::SelectOp::create(
           b, isLong, arith::DivUIOp::create(b, i32Item, longTiles),
           arith::RemUIOp::create(b, j, units32));
-      pairTile = arith::IndexCastUIOp::create(
-          b, b.getIndexType(),
-          arith::SubIOp::create(b, arith::SubIOp::create(b, t32, i32c(1)),
-                                back));
-      pairUnit = arith::IndexCastUIOp::create(b, b.getIndexType(), unit);
-    }
-    if (paired) {
+      return {arith::IndexCastUIOp::create(
+                  b, b.getIndexType(),
+                  arith::SubIOp::create(
+                      b, arith::SubIOp::create(b, t32, i32c(1)), back)),
+              arith::IndexCastUIOp::create(b, b.getIndexType(), unit)};
+    };
+    // Item `item` of the pairs: its query tile and unit, and whether it
+    // runs (the middle tile's second turn does nothing).
+    auto pairedItem = [&](Value item) -> std::array<Value, 3> {
       Value pair = ia.add(
           blockId, arith::MulIOp::create(
                        b, arith::DivUIOp::create(b, item, idx(2)), blocks));
@@ -492,20 +510,70 @@ LogicalResult KernelBuilder::buildWork() {
       Value second = arith::CmpIOp::create(
           b, arith::CmpIPredicate::eq, arith::RemUIOp::create(b, item, idx(2)),
           idx(1));
-      pairTile = arith::SelectOp::create(b, second, low, high);
-      pairUnit = arith::DivUIOp::create(b, pair, halves);
-      // The middle tile's second turn does nothing.
+      Value tile = arith::SelectOp::create(b, second, low, high);
+      Value unit = arith::DivUIOp::create(b, pair, halves);
       Value runs = arith::OrIOp::create(
           b,
           arith::XOrIOp::create(b, second,
                                 arith::ConstantIntOp::create(b, 1, 1)),
           arith::CmpIOp::create(b, arith::CmpIPredicate::ne, low, high));
-      ifRuns =
-          scf::IfOp::create(b, TypeRange{b.getIndexType(), b.getIndexType()},
-                            runs, /*withElseRegion=*/true);
+      return {runs, tile, unit};
+    };
+    // The other orders: item `item`'s (query tile, head, batch entry).
+    auto plainItem = [&](Value item) -> std::array<Value, 3> {
+      Value tile = ia.sub(ia.sub(tiles, idx(1)),
+                          arith::RemUIOp::create(b, item, tiles));
+      Value head = arith::RemUIOp::create(
+          b, arith::DivUIOp::create(b, item, tiles), idx(heads));
+      return {tile, head, arith::DivUIOp::create(b, item, perBatch)};
+    };
+    if (windowOrder)
+      std::tie(pairTile, pairUnit) = windowItem(item);
+    if (paired) {
+      auto [runs, tile, unit] = pairedItem(item);
+      pairTile = tile;
+      pairUnit = unit;
+      SmallVector<Type> types(ValueRange(loop.getRegionIterArgs()).getTypes());
+      ifRuns = scf::IfOp::create(b, types, runs, /*withElseRegion=*/true);
       b.setInsertionPointToStart(&ifRuns.getElseRegion().front());
-      scf::YieldOp::create(b, ValueRange{ringBase, round});
+      SmallVector<Value> unchanged(loop.getRegionIterArgs());
+      // (No item chains into one that does not run: nextHasKeys.)
+      if (chained)
+        unchanged[2] = arith::ConstantIntOp::create(b, 0, 1);
+      scf::YieldOp::create(b, unchanged);
       b.setInsertionPointToStart(&ifRuns.getThenRegion().front());
+    }
+    if (chained) {
+      // The next item of this block, where the loop has one: whether it
+      // runs and has a key tile (tiles of an item past the loop's end
+      // taken as this item's, so that no bound reads past the operands).
+      chain->nextHasKeys = [&, item, upper, stride]() -> Value {
+        Value next = ia.add(item, stride);
+        Value inLoop =
+            arith::CmpIOp::create(b, arith::CmpIPredicate::ult, next, upper);
+        next = arith::SelectOp::create(b, inLoop, next, item);
+        Value runs = inLoop;
+        std::array<Value, 3> at;
+        if (paired || windowOrder) {
+          Value tile, unit;
+          if (windowOrder) {
+            std::tie(tile, unit) = windowItem(next);
+          } else {
+            auto [r, t, u] = pairedItem(next);
+            runs = arith::AndIOp::create(b, runs, r);
+            tile = t;
+            unit = u;
+          }
+          at = {tile, arith::RemUIOp::create(b, unit, idx(heads)),
+                arith::DivUIOp::create(b, unit, idx(heads))};
+        } else {
+          at = plainItem(next);
+        }
+        auto [lo, hi] = keyTilesOf(at[0], at[1], at[2]);
+        return arith::AndIOp::create(
+            b, runs,
+            arith::CmpIOp::create(b, arith::CmpIPredicate::slt, lo, hi));
+      };
     }
     // Shared-memory addresses from an opaque copy of the base in each
     // item: hoisted out of this loop, the descriptors and addresses of
@@ -525,19 +593,20 @@ LogicalResult KernelBuilder::buildWork() {
                 arith::DivUIOp::create(b, pairUnit, idx(heads))};
       if (tailRaw)
         return tail.indices;
-      Value tile = ia.sub(ia.sub(tiles, idx(1)),
-                          arith::RemUIOp::create(b, item, tiles));
-      Value head = arith::RemUIOp::create(
-          b, arith::DivUIOp::create(b, item, tiles), idx(heads));
-      return {tile, head, arith::DivUIOp::create(b, item, perBatch)};
+      return plainItem(item);
     });
-    scf::YieldOp::create(
-        b, ValueRange{ia.add(ringBase, tileUses), ia.add(round, idx(1))});
+    SmallVector<Value> next{ia.add(ringBase, tileUses), ia.add(round, idx(1))};
+    if (chained) {
+      next.push_back(chain->nextHave);
+      next.append(chain->nextS);
+    }
+    scf::YieldOp::create(b, next);
     if (ifRuns) {
       b.setInsertionPointAfter(ifRuns);
       scf::YieldOp::create(b, ifRuns.getResults());
     }
     ringBase = round = tileUses = Value();
+    chain.reset();
     tailRaw = Value();
     tail = TailSplit();
     useSharedMemory(base);

@@ -370,6 +370,27 @@ private:
   /// Set by buildTile: the ring uses of its work item (its key tiles, or on
   /// a compacted ring its visible tiles and its end use).
   Value tileUses;
+  /// chain_items (the consumers' side of a persistent grid; buildWork sets
+  /// it up): whether this item's first S came with the last P V's turn of
+  /// the item before (`have`, i1) and that S, completed (`s`: the
+  /// thread's block_k / 2 scores); `nextHasKeys` emits whether the next
+  /// item runs and has a key tile (i1). overlappedWgmmaLoop sets what goes
+  /// on to the next item (`nextHave`, `nextS`).
+  struct ItemChain {
+    Value have;
+    SmallVector<Value> s;
+    std::function<Value()> nextHasKeys;
+    Value nextHave;
+    SmallVector<Value> nextS;
+  };
+  std::optional<ItemChain> chain;
+  /// Whether this kernel's consumers chain their work items (chain_items).
+  bool chainsItems() const {
+    return config.getChainItems() && role == Role::Consumer;
+  }
+  /// The key tiles [lo, hi) of the work item (tile, head, batch), from the
+  /// tiled IR's bounds (after buildTile's rematerialiser is set up).
+  std::pair<Value, Value> keyTilesOf(Value tile, Value head, Value batch);
   /// A persistent kernel that splits its last wave's items by keys
   /// (splitsPersistentTail): item `raw` of buildWork's numbering as the
   /// whole item it is a part of, its key split and splits (1: a whole

@@ -211,6 +211,21 @@ Value KernelBuilder::kernelValue(Value host, IRMapping &map) {
   return *v;
 }
 
+std::pair<Value, Value> KernelBuilder::keyTilesOf(Value tile, Value head,
+                                                  Value batch) {
+  IRMapping map;
+  ValueRange ivs = tiled.queryTiles.getInductionVars();
+  map.map(ivs[0], batch);
+  map.map(ivs[1], head);
+  map.map(ivs[2], tile);
+  Value lo = kernelValue(tiled.loops[0].getLowerBound(), map);
+  Value hi = kernelValue(
+      tiled.loops[tiled.keyLoop == TiledAttention::KeyLoop::Split ? 2 : 0]
+          .getUpperBound(),
+      map);
+  return {lo, hi};
+}
+
 TileFlags KernelBuilder::tileFlags(Value kt) {
   IRMapping map = hostToKernel;
   map.map(tiled.loops[0].getInductionVar(), kt);
@@ -365,9 +380,18 @@ ValueRange KernelBuilder::overlappedWgmmaLoop(Value lo, Value hi,
   // comes out of the scf.if too, and Q is released once the item's last S
   // has completed (earlyQ).
   const bool ringGoesOn = compacted && round;
+  // chain_items: whether the next item runs and has a key tile, worked out
+  // before the key loop (after it, the next item's bounds spilled), and
+  // the scores of its first S, which this item's last turn issues where
+  // it has one too (ItemChain).
+  const bool chained = chain && chain->nextHasKeys && !compacted;
+  const int64_t chainedScores = config.getBlockK() / 2;
+  Value nextHasKeys = chained ? chain->nextHasKeys() : Value();
   SmallVector<Type> anyTypes(inits.getTypes().begin(), inits.getTypes().end());
   if (ringGoesOn)
     anyTypes.push_back(b.getIndexType());
+  if (chained)
+    anyTypes.append(chainedScores, f32);
   auto ifAny = scf::IfOp::create(b, anyTypes, any, /*withElseRegion=*/true);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&ifAny.getElseRegion().front());
@@ -376,6 +400,8 @@ ValueRange KernelBuilder::overlappedWgmmaLoop(Value lo, Value hi,
   SmallVector<Value> noTile(inits);
   if (ringGoesOn)
     noTile.push_back(ringStart);
+  if (chained)
+    noTile.append(chainedScores, f32c(0.0f));
   scf::YieldOp::create(b, noTile);
   b.setInsertionPointToStart(&ifAny.getThenRegion().front());
   // A persistent grid keeps the turns going from one item to the next:
@@ -424,13 +450,31 @@ ValueRange KernelBuilder::overlappedWgmmaLoop(Value lo, Value hi,
                        : releases);
   };
   Value use0 = compacted ? ringStart : tmaLoop->useOf(first, lo);
-  Value stage0 = compacted ? firstStage : tmaLoop->waitKeys(use0);
-  if (continuousTurns)
-    takeTurn();
-  SmallVector<Value> s0Pending = issueQK(slab, stage0);
-  if (continuousTurns)
-    passTurn();
-  SmallVector<Value> s0 = wgmmaE->wait(0, s0Pending);
+  // The first S, issued in its own turn (or, chained, carried in from the
+  // item before's last turn).
+  auto firstS = [&]() {
+    Value stage0 = compacted ? firstStage : tmaLoop->waitKeys(use0);
+    if (continuousTurns)
+      takeTurn();
+    SmallVector<Value> s0Pending = issueQK(slab, stage0);
+    if (continuousTurns)
+      passTurn();
+    return wgmmaE->wait(0, s0Pending);
+  };
+  SmallVector<Value> s0;
+  if (chained) {
+    auto ifHave =
+        scf::IfOp::create(b, SmallVector<Type>(chainedScores, f32), chain->have,
+                          /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&ifHave.getThenRegion().front());
+    scf::YieldOp::create(b, chain->s);
+    b.setInsertionPointToStart(&ifHave.getElseRegion().front());
+    scf::YieldOp::create(b, firstS());
+    s0.assign(ifHave.getResults().begin(), ifHave.getResults().end());
+  } else {
+    s0 = firstS();
+  }
   if (!compacted)
     releaseQIf(isLastTile(first));
   releaseKeys(use0);
@@ -536,21 +580,78 @@ ValueRange KernelBuilder::overlappedWgmmaLoop(Value lo, Value hi,
                             : tmaLoop->useOf(last, lo);
   Value lastStage = tmaLoop->waitValues(lastUse);
   zeroVTail(last, lastStage);
-  if (continuousTurns)
-    takeTurn();
-  SmallVector<Value> accPending = issuePVAt(
-      SmallVector<Value>(fin.take_back(pRegs)), lastStage,
-      SmallVector<Value>(fin.slice(2 * slots, fin.size() - 2 * slots - pRegs)),
-      last);
-  if (continuousTurns)
-    passTurn();
-  SmallVector<Value> acc = wgmmaE->wait(0, accPending);
+  // The last P V in its own turn; chained, with the next item's first S
+  // (nextS: its scores, completed).
+  SmallVector<Value> nextS;
+  auto lastPV = [&](bool withNext) {
+    Value nextStage, nextSlab;
+    if (withNext) {
+      // The next item's keys (the ring's next use) and its Q: the other
+      // of the two Q tiles, phase (round + 1) / 2 of its full barrier.
+      nextStage = tmaLoop->waitKeys(a.add(lastUse, one));
+      Value other = qSecond;
+      Value nextBase = arith::SelectOp::create(b, other, idx(qOffset),
+                                               idx(swizzled.q2Offset));
+      Value nextFull = arith::SelectOp::create(
+          b, other, idx(swizzled.barrierOffset + 32 * config.getStages()),
+          idx(swizzled.q2BarrierOffset));
+      Value nextUse = arith::DivUIOp::create(b, a.add(round, one), idx(2));
+      tma::wait(b, mmaE->smemAt(nextFull),
+                toI32(arith::RemUIOp::create(b, nextUse, idx(2))));
+      nextSlab = a.add(nextBase, arith::MulIOp::create(
+                                     b, warpGroup, idx(64 * kSwizzleRowBytes)));
+    }
+    if (continuousTurns)
+      takeTurn();
+    SmallVector<Value> accPending =
+        issuePVAt(SmallVector<Value>(fin.take_back(pRegs)), lastStage,
+                  SmallVector<Value>(
+                      fin.slice(2 * slots, fin.size() - 2 * slots - pRegs)),
+                  last);
+    SmallVector<Value> sPending;
+    if (withNext)
+      sPending = issueQK(nextSlab, nextStage);
+    if (continuousTurns)
+      passTurn();
+    SmallVector<Value> acc = wgmmaE->wait(withNext ? 1 : 0, accPending);
+    if (withNext)
+      acc.append(wgmmaE->wait(0, sPending));
+    return acc;
+  };
+  SmallVector<Value> acc;
+  if (chained) {
+    const int64_t accRegs = fin.size() - 2 * slots - pRegs;
+    SmallVector<Type> types(accRegs + chainedScores, f32);
+    auto ifNext = scf::IfOp::create(b, types, nextHasKeys,
+                                    /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&ifNext.getThenRegion().front());
+    scf::YieldOp::create(b, lastPV(true));
+    b.setInsertionPointToStart(&ifNext.getElseRegion().front());
+    SmallVector<Value> alone = lastPV(false);
+    alone.append(chainedScores, f32c(0.0f));
+    scf::YieldOp::create(b, alone);
+    ValueRange results = ifNext.getResults();
+    acc.assign(results.begin(), results.begin() + accRegs);
+    nextS.assign(results.begin() + accRegs, results.end());
+  } else {
+    acc = lastPV(false);
+  }
   tmaLoop->releaseValues(lastUse, releases);
   SmallVector<Value> yields(fin.take_front(2 * slots));
   yields.append(acc);
   if (ringGoesOn)
     yields.push_back(loop->getResult(stateSize));
+  yields.append(nextS);
   scf::YieldOp::create(b, yields);
+  if (chained) {
+    b.setInsertionPointAfter(ifAny);
+    chain->nextHave = arith::AndIOp::create(b, any, nextHasKeys);
+    ValueRange results = ifAny.getResults();
+    chain->nextS.assign(results.begin() + (results.size() - chainedScores),
+                        results.end());
+    return results.drop_back(chainedScores);
+  }
   if (!ringGoesOn)
     return ifAny.getResults();
   // The end use: its word read by every thread, and no values in it; both

@@ -310,6 +310,17 @@ public:
       return p.emitError("expected stages = 2 for target ")
              << chip() << " (cp.async double buffering), got "
              << config.getStages();
+    // chain_items: the next work item's first S is issued from the tiled
+    // IR's key-tile bounds, on the plain ring of whole items.
+    if (config.getChainItems() &&
+        (p.tileTested || p.noMask || p.pageSize || p.kvFp8 || p.kvLens ||
+         p.ragged || p.raggedKeys || config.getTrimKeys()))
+      return p.emitError("expected chain_items = false on target ")
+             << chip()
+             << " for this attention: chained work items need a mask with "
+                "key-tile bounds (no run-time tile test, not the unmasked "
+                "kernel's split tail items), a contiguous 16-bit cache, "
+                "dense batches and no trim_keys";
     if (config.getMTiles() > 2)
       return p.emitError("expected m_tiles 1 or 2 for target ")
              << chip() << ", got " << config.getMTiles();
@@ -361,7 +372,8 @@ protected:
         warps, mTiles, stages, qInSmem, gqaPack, splitKv, keyWarps, wgmma,
         persistent, tmaLoads, exp2Fma,
         /*pingPong=*/true, /*wideStores=*/persistent, lazyRescale, trimKeys,
-        /*stagedStores=*/false, /*qBuffers=*/1, /*blocksPerSm=*/0);
+        /*stagedStores=*/false, /*qBuffers=*/1, /*blocksPerSm=*/0,
+        /*chainItems=*/false);
   }
 
   /// Decode (attn.decode): the query heads of a KV group packed into the
@@ -893,7 +905,8 @@ static GpuKernelAttr copyWith(GpuKernelAttr c, int64_t blockK, bool wideStores,
       c.getMTiles(), stages, c.getQInSmem(), c.getGqaPack(), c.getSplitKv(),
       c.getKeyWarps(), c.getWgmma(), c.getPersistent(), c.getTmaLoads(),
       c.getExp2Fma(), c.getPingPong(), wideStores, c.getLazyRescale(),
-      c.getTrimKeys(), stagedStores, c.getQBuffers(), blocks);
+      c.getTrimKeys(), stagedStores, c.getQBuffers(), blocks,
+      c.getChainItems());
 }
 
 GpuKernelAttr GpuTarget::narrowStores(GpuKernelAttr c) {
