@@ -171,3 +171,23 @@ func.func @blocks_per_sm_threads(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64x
   %o = attn.attention %q, %k, %v {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 32, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, blocks_per_sm = 6>} : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x4x?x64xbf16>
   return %o : tensor<?x4x?x64xbf16>
 }
+
+// -----
+
+// chain_items issues the next work item's first S from the tiled IR's
+// key-tile bounds: not without a mask (the persistent grid splits its tail
+// items by keys).
+func.func @chain_items_no_mask(%q: tensor<?x4x?x128xbf16>) -> tensor<?x4x?x128xbf16> {
+  // expected-error @+1 {{expected chain_items = false on target sm_90a for this attention: chained work items need a mask with key-tile bounds (no run-time tile test, not the unmasked kernel's split tail items), a contiguous 16-bit cache, dense batches and no trim_keys}}
+  %o = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true, q_buffers = 2, chain_items = true>} : tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16> -> tensor<?x4x?x128xbf16>
+  return %o : tensor<?x4x?x128xbf16>
+}
+
+// -----
+
+// Nor with trim_keys.
+func.func @chain_items_trim_keys(%q: tensor<?x4x?x128xbf16>) -> tensor<?x4x?x128xbf16> {
+  // expected-error @+1 {{expected chain_items = false on target sm_90a for this attention}}
+  %o = attn.attention %q, %q, %q mask(#attn.causal) {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true, trim_keys = true, q_buffers = 2, chain_items = true>} : tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16> -> tensor<?x4x?x128xbf16>
+  return %o : tensor<?x4x?x128xbf16>
+}

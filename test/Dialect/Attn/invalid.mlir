@@ -1125,6 +1125,25 @@ func.func @gpu_kernel_q_buffers_block_grid(%q: tensor<2x8x16x64xf16>) -> tensor<
 
 // -----
 
+// #attn.gpu_kernel: a chained item's first S reads the other Q tile.
+func.func @gpu_kernel_chain_items_one_q(%q: tensor<2x8x16x128xf16>) -> tensor<2x8x16x128xf16> {
+  // expected-error @+1 {{expected persistent = true and q_buffers = 2 with chain_items = true (the next work item's first S reads its own Q tile)}}
+  %o = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true, chain_items = true>} : tensor<2x8x16x128xf16>, tensor<2x8x16x128xf16>, tensor<2x8x16x128xf16> -> tensor<2x8x16x128xf16>
+  return %o : tensor<2x8x16x128xf16>
+}
+
+// -----
+
+// #attn.gpu_kernel: the chained GEMMs take a turn of the consumer
+// warpgroups.
+func.func @gpu_kernel_chain_items_no_turns(%q: tensor<2x8x16x128xf16>) -> tensor<2x8x16x128xf16> {
+  // expected-error @+1 {{expected two or more consumer warpgroups taking turns (warps >= 8, ping_pong) with chain_items = true (the chained GEMMs take a turn)}}
+  %o = attn.attention %q, %q, %q {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true, ping_pong = false, q_buffers = 2, chain_items = true>} : tensor<2x8x16x128xf16>, tensor<2x8x16x128xf16>, tensor<2x8x16x128xf16> -> tensor<2x8x16x128xf16>
+  return %o : tensor<2x8x16x128xf16>
+}
+
+// -----
+
 // #attn.gpu_kernel: the narrowed GEMMs are the wgmma kernel's.
 func.func @gpu_kernel_trim_keys_mma_sync(%q: tensor<2x8x16x64xf16>) -> tensor<2x8x16x64xf16> {
   // expected-error @+1 {{expected wgmma = true with trim_keys = true (the narrowed GEMMs are the wgmma kernel's)}}
