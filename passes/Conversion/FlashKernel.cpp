@@ -410,9 +410,7 @@ LogicalResult KernelBuilder::buildWork() {
             ia.add(full, arith::SelectOp::create(b, inLast, idx(1), idx(0)));
       }
     }
-    Value upper = windowOrder  ? rounds
-                  : tailSplits ? end
-                               : count;
+    Value upper = windowOrder ? rounds : tailSplits ? end : count;
     Value stride = paired || windowOrder || tailSplits ? idx(1) : blocks;
     // chain_items: the consumers also carry whether the item's first S came
     // with the item before's last turn, and that S (ItemChain).
@@ -521,8 +519,8 @@ LogicalResult KernelBuilder::buildWork() {
     };
     // The other orders: item `item`'s (query tile, head, batch entry).
     auto plainItem = [&](Value item) -> std::array<Value, 3> {
-      Value tile = ia.sub(ia.sub(tiles, idx(1)),
-                          arith::RemUIOp::create(b, item, tiles));
+      Value tile =
+          ia.sub(ia.sub(tiles, idx(1)), arith::RemUIOp::create(b, item, tiles));
       Value head = arith::RemUIOp::create(
           b, arith::DivUIOp::create(b, item, tiles), idx(heads));
       return {tile, head, arith::DivUIOp::create(b, item, perBatch)};

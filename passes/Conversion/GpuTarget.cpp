@@ -900,13 +900,13 @@ protected:
 static GpuKernelAttr copyWith(GpuKernelAttr c, int64_t blockK, bool wideStores,
                               bool stagedStores, int64_t stages,
                               int64_t blocks) {
-  return GpuKernelAttr::get(
-      c.getContext(), c.getChip(), c.getBlockQ(), blockK, c.getWarps(),
-      c.getMTiles(), stages, c.getQInSmem(), c.getGqaPack(), c.getSplitKv(),
-      c.getKeyWarps(), c.getWgmma(), c.getPersistent(), c.getTmaLoads(),
-      c.getExp2Fma(), c.getPingPong(), wideStores, c.getLazyRescale(),
-      c.getTrimKeys(), stagedStores, c.getQBuffers(), blocks,
-      c.getChainItems());
+  return GpuKernelAttr::get(c.getContext(), c.getChip(), c.getBlockQ(), blockK,
+                            c.getWarps(), c.getMTiles(), stages, c.getQInSmem(),
+                            c.getGqaPack(), c.getSplitKv(), c.getKeyWarps(),
+                            c.getWgmma(), c.getPersistent(), c.getTmaLoads(),
+                            c.getExp2Fma(), c.getPingPong(), wideStores,
+                            c.getLazyRescale(), c.getTrimKeys(), stagedStores,
+                            c.getQBuffers(), blocks, c.getChainItems());
 }
 
 GpuKernelAttr GpuTarget::narrowStores(GpuKernelAttr c) {

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Prepares one GPU call that checks and times chained work items
+# (#attn.gpu_kernel chain_items = true) against the target's choice:
+#   bash bench/chain-items-prep.sh build-gpu/NAME   (here, after scripts/build.sh)
+#   then on the GPU machine (carry build-gpu/NAME):  bash build-gpu/NAME/run.sh
+# It builds, from BUILD_DIR (default build):
+#   NAME/a      the target's choice (D = 128 causal, 1024-key window, documents)
+#   NAME/q2     the same with q_buffers = 2
+#   NAME/c      the same with q_buffers = 2, chain_items = true
+#   NAME/conf   D = 128 conformance entries (causal, prefix-LM, windows, documents,
+#               soft-capped) with chain_items pinned, and extra runs of several work
+#               items a block and of window items with no key tile
+# run.sh runs that conformance against float64 first (logs in $OUT/conf, failures in
+# $OUT/conf.fails), then bench/kernel_ab.py (which checks every output against
+# float64 before it times) of a, q2 and c at S = 8K (window, documents, causal) and
+# causal 4K, then compute-sanitizer racecheck on two chained runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT_DIR=${1:?usage: bench/chain-items-prep.sh build-gpu/NAME}
+BUILD=${BUILD_DIR:-build}
+mkdir -p "$OUT_DIR/conf"
+cat > "$OUT_DIR/list" <<'EOL'
+bench_d128_causal | b=1 hq=16 sq=128 d=128 dtype=bf16 mask=causal
+bench_d128_window | b=1 hq=16 sq=128 d=128 dtype=bf16 mask=window:1023,0
+bench_d128_document | b=1 hq=16 d=128 dtype=bf16 mask=document:100,28:causal
+EOL
+LIST="$OUT_DIR/list" python3 bench/make_variants.py "$BUILD" "$OUT_DIR" a:128: \
+  q2:128:q_buffers=2 c:128:q_buffers=2,chain_items=true
+# The conformance entries, with runs of several work items a block added.
+python3 - "$OUT_DIR/conf/conformance.list" <<'EOP'
+import sys
+names = ["causal_d128_bf16_gqa4", "causal_tl_d128_bf16_gqa1", "causal_d128_f16_gqa4",
+         "window_d128_bf16_gqa4", "window2_d128_bf16_gqa1", "prefix_d128_bf16_gqa4",
+         "widewindow_d128_bf16_gqa4", "document_causal_d128_f16", "document_d128_bf16",
+         "softcap_causal_d128", "softcap_document_d128", "causal_gqa7_hq14"]
+extra = {
+    "causal_d128_bf16_gqa4": ["b=4 hq=8 hkv=2 sq=4097 sk=4097 d=128 dtype=bf16 mask=causal",
+                              "b=3 hq=8 hkv=2 sq=2100 sk=3333 d=128 dtype=bf16 mask=causal"],
+    "widewindow_d128_bf16_gqa4": [
+        "b=4 hq=8 hkv=2 sq=4100 sk=4100 d=128 dtype=bf16 mask=window:1023,0",
+        "b=2 hq=8 hkv=2 sq=5000 sk=1500 d=128 dtype=bf16 mask=window:1023,0"],
+    "window2_d128_bf16_gqa1": [
+        "b=2 hq=8 hkv=8 sq=3000 sk=700 d=128 dtype=bf16 mask=window:37,20:top_left",
+        "b=3 hq=8 hkv=8 sq=2100 sk=2001 d=128 dtype=bf16 mask=window:37,20:top_left"],
+    "window_d128_bf16_gqa4": [
+        "b=3 hq=8 hkv=2 sq=2100 sk=2001 d=128 dtype=bf16 mask=window:100,0",
+        "b=2 hq=8 hkv=2 sq=700 sk=3000 d=128 dtype=bf16 mask=window:100,0"],
+    "prefix_d128_bf16_gqa4": ["b=4 hq=8 hkv=2 sq=3001 sk=3001 d=128 dtype=bf16 mask=prefix:77"],
+    "document_d128_bf16": [
+        "b=4 hq=4 hkv=2 d=128 dtype=bf16 mask=document:3000,17,900,129,2100,1,40,1000"],
+    "document_causal_d128_f16": [
+        "b=4 hq=4 hkv=2 d=128 dtype=f16 mask=document:3000,17,900,129,2100,1,40,1000:causal"],
+}
+out = []
+for line in open("bench/conformance.list"):
+    name = line.split("|")[0].strip()
+    if name in names:
+        out.append(line.rstrip("\n") + "".join("; " + r for r in extra.get(name, [])))
+assert len(out) == len(names), "a conformance entry is missing"
+open(sys.argv[1], "w").write("\n".join(out) + "\n")
+EOP
+LIST="$OUT_DIR/conf/conformance.list" python3 bench/make_variants.py "$BUILD" "$OUT_DIR" \
+  conf:128:q_buffers=2,chain_items=true
+# Narrow windows take the one-warpgroup kernel: pin the chained one.
+LIST="$OUT_DIR/conf/conformance.list" ONLY='^window' python3 bench/make_variants.py "$BUILD" \
+  "$OUT_DIR" conf:128:warps=8,block_k=128,persistent=true,wide_stores=true,q_buffers=2,chain_items=true
+n=$(grep -l "chain_items = true" "$OUT_DIR"/conf/artifacts/*.mlir | wc -l)
+[ "$n" = 12 ] || { echo "chain-items-prep: $n of 12 conformance artifacts chained"; exit 1; }
+cp "$BUILD/bin/attnrt-run" "$OUT_DIR/conf/"
+cp "$BUILD/lib/libattnrt.so" "$OUT_DIR/"
+cat > "$OUT_DIR/run.sh" <<'EOR'
+#!/bin/bash
+# Made by bench/chain-items-prep.sh: chained work items on the GPU.
+S=$(cd "$(dirname "$0")" && pwd)
+cd "$S/../.."
+S=${S#$PWD/}
+export ATTNRT_LIB=$PWD/$S/libattnrt.so
+nvidia-smi --query-gpu=name,clocks.max.sm,clocks.max.mem --format=csv > $OUT/gpu.txt 2>&1
+CONFORMANCE_FILTER=. JOBS=16 JOB_TIMEOUT=100 NO_SANITIZER=1 NO_EXTRA=1 timeout 200 \
+  bash bench/gpu-check.sh $S/conf $OUT/conf > $OUT/conf.log 2>&1
+tail -3 $OUT/conf.log
+grep -v "^PASS" $OUT/conf/conformance.txt | head -20 > $OUT/conf.fails
+export ROUNDS=${ROUNDS:-3}
+for c in 128:8192:window 128:8192:document 128:8192:causal 128:4096:causal; do
+  echo "== $c" >> $OUT/ab.log
+  timeout 100 python3 -u bench/kernel_ab.py $c $S/a $S/q2 $S/c >> $OUT/ab.log 2>&1
+done
+cat $OUT/ab.log
+SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+for spec in "b=2 hq=8 hkv=2 sq=2100 sk=2001 d=128 dtype=bf16 mask=window:1023,0|widewindow_d128_bf16_gqa4" \
+    "b=2 hq=8 hkv=2 sq=2100 sk=2001 d=128 dtype=bf16 mask=causal|causal_d128_bf16_gqa4"; do
+  name=${spec#*|}
+  timeout 120 $SAN --tool racecheck --error-exitcode 9 $S/conf/attnrt-run \
+    --artifact=$S/conf/artifacts/$name.attnc --spec="${spec%|*}" --seed=1 > $OUT/race.$name.log 2>&1
+  echo "racecheck rc=$? $name: $(grep -E 'RACECHECK SUMMARY' $OUT/race.$name.log | tail -1) $(grep -E '^(PASS|FAIL)' $OUT/race.$name.log)"
+done
+EOR
+chmod +x "$OUT_DIR/run.sh"
+echo "chain-items-prep: $OUT_DIR ready ($(du -sh "$OUT_DIR" | cut -f1)); on the GPU machine: bash $OUT_DIR/run.sh"
