@@ -10,10 +10,16 @@
 #   NAME/conf   D = 128 conformance entries (causal, prefix-LM, windows, documents,
 #               soft-capped) with chain_items pinned, and extra runs of several work
 #               items a block and of window items with no key tile
-# run.sh runs that conformance against float64 first (logs in $OUT/conf, failures in
-# $OUT/conf.fails), then bench/kernel_ab.py (which checks every output against
-# float64 before it times) of a, q2 and c at S = 8K (window, documents, causal) and
-# causal 4K, then compute-sanitizer racecheck on two chained runs.
+#   NAME/a64, NAME/p8, NAME/c8, NAME/c12k96: D = 64 window 1024, documents and causal:
+#               the target's choice, two consumer warpgroups on the persistent grid
+#               (128-key tiles), the same chained, and three chained on 96-key tiles
+#               (three on 128-key tiles serialise their wgmmas when chained)
+#   NAME/conf64 D = 64 conformance entries with c8's chained kernel pinned
+# run.sh [conf|ab|all] runs that conformance against float64 first (logs in
+# $OUT/conf and $OUT/conf64, failures in $OUT/conf.fails), then bench/kernel_ab.py
+# (which checks every output against float64 before it times) of a, q2 and c at S = 8K
+# (window, documents, causal) and causal 4K and of D = 64's variants at 8K, then
+# compute-sanitizer racecheck on two chained runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT_DIR=${1:?usage: bench/chain-items-prep.sh build-gpu/NAME}
@@ -67,6 +73,24 @@ LIST="$OUT_DIR/conf/conformance.list" ONLY='^window' python3 bench/make_variants
 n=$(grep -l "chain_items = true" "$OUT_DIR"/conf/artifacts/*.mlir | wc -l)
 [ "$n" = 12 ] || { echo "chain-items-prep: $n of 12 conformance artifacts chained"; exit 1; }
 cp "$BUILD/bin/attnrt-run" "$OUT_DIR/conf/"
+# D = 64.
+cat > "$OUT_DIR/list64" <<'EOL'
+bench_d64_causal | b=1 hq=32 sq=128 d=64 dtype=bf16 mask=causal
+bench_d64_window | b=1 hq=32 sq=128 d=64 dtype=bf16 mask=window:1023,0
+bench_d64_document | b=1 hq=32 d=64 dtype=bf16 mask=document:100,28:causal
+EOL
+two=warps=8,block_k=128,persistent=true,wide_stores=true,blocks_per_sm=0
+LIST="$OUT_DIR/list64" python3 bench/make_variants.py "$BUILD" "$OUT_DIR" a64:64: p8:64:$two \
+  c8:64:$two,q_buffers=2,chain_items=true \
+  c12k96:64:warps=12,block_k=96,persistent=true,wide_stores=true,blocks_per_sm=0,q_buffers=2,chain_items=true
+mkdir -p "$OUT_DIR/conf64"
+grep -E "^(causal_d64_bf16_gqa4|causal_tl_d64_bf16_gqa1|window_d64_bf16_gqa4|window2_d64_bf16_gqa1|prefix_d64_bf16_gqa4|widewindow_d64_bf16_gqa4|document_d64_bf16|document_causal_d64_f16) " \
+  bench/conformance.list > "$OUT_DIR/conf64/conformance.list"
+LIST="$OUT_DIR/conf64/conformance.list" python3 bench/make_variants.py "$BUILD" "$OUT_DIR" \
+  conf64:64:$two,q_buffers=2,chain_items=true
+n=$(grep -l "chain_items = true" "$OUT_DIR"/conf64/artifacts/*.mlir | wc -l)
+[ "$n" = 8 ] || { echo "chain-items-prep: $n of 8 D = 64 conformance artifacts chained"; exit 1; }
+cp "$BUILD/bin/attnrt-run" "$OUT_DIR/conf64/"
 cp "$BUILD/lib/libattnrt.so" "$OUT_DIR/"
 cat > "$OUT_DIR/run.sh" <<'EOR'
 #!/bin/bash
@@ -75,15 +99,25 @@ S=$(cd "$(dirname "$0")" && pwd)
 cd "$S/../.."
 S=${S#$PWD/}
 export ATTNRT_LIB=$PWD/$S/libattnrt.so
+PART=${1:-all}
 nvidia-smi --query-gpu=name,clocks.max.sm,clocks.max.mem --format=csv > $OUT/gpu.txt 2>&1
-CONFORMANCE_FILTER=. JOBS=16 JOB_TIMEOUT=100 NO_SANITIZER=1 NO_EXTRA=1 timeout 200 \
-  bash bench/gpu-check.sh $S/conf $OUT/conf > $OUT/conf.log 2>&1
-tail -3 $OUT/conf.log
-grep -v "^PASS" $OUT/conf/conformance.txt | head -20 > $OUT/conf.fails
+if [ "$PART" != ab ]; then
+  for c in conf conf64; do
+    CONFORMANCE_FILTER=. JOBS=16 JOB_TIMEOUT=100 NO_SANITIZER=1 NO_EXTRA=1 timeout 200 \
+      bash bench/gpu-check.sh $S/$c $OUT/$c > $OUT/$c.log 2>&1
+    echo "$c: $(tail -1 $OUT/$c.log)"
+    grep -v "^PASS" $OUT/$c/conformance.txt | head -20 >> $OUT/conf.fails
+  done
+fi
+[ "$PART" = conf ] && exit 0
 export ROUNDS=${ROUNDS:-3}
 for c in 128:8192:window 128:8192:document 128:8192:causal 128:4096:causal; do
   echo "== $c" >> $OUT/ab.log
   timeout 100 python3 -u bench/kernel_ab.py $c $S/a $S/q2 $S/c >> $OUT/ab.log 2>&1
+done
+for c in 64:8192:window 64:8192:document 64:8192:causal; do
+  echo "== $c" >> $OUT/ab.log
+  timeout 100 python3 -u bench/kernel_ab.py $c $S/a64 $S/p8 $S/c8 $S/c12k96 >> $OUT/ab.log 2>&1
 done
 cat $OUT/ab.log
 SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
