@@ -477,7 +477,15 @@ ValueRange KernelBuilder::overlappedWgmmaLoop(Value lo, Value hi,
   }
   if (!compacted)
     releaseQIf(isLastTile(first));
-  releaseKeys(use0);
+  // (A carried S's keys were released by the item before.)
+  if (chained)
+    tmaLoop->releaseKeys(
+        use0, arith::AndIOp::create(
+                  b, releases,
+                  arith::XOrIOp::create(
+                      b, chain->have, arith::ConstantIntOp::create(b, 1, 1))));
+  else
+    releaseKeys(use0);
   TileSoftmax firstSm =
       softmaxTile(first, firstFlags, s0, inits.take_front(slots),
                   inits.slice(slots, slots), /*oIsZero=*/true);
@@ -614,8 +622,12 @@ ValueRange KernelBuilder::overlappedWgmmaLoop(Value lo, Value hi,
     if (continuousTurns)
       passTurn();
     SmallVector<Value> acc = wgmmaE->wait(withNext ? 1 : 0, accPending);
-    if (withNext)
+    if (withNext) {
       acc.append(wgmmaE->wait(0, sPending));
+      // The next item's first keys, read: the producer may load the stage's
+      // next keys during this item's epilogue.
+      releaseKeys(a.add(lastUse, one));
+    }
     return acc;
   };
   SmallVector<Value> acc;

@@ -16,10 +16,14 @@
 // CHECK-COUNT-8: nvvm.wgmma.mma_async
 // CHECK: nvvm.barrier.arrive
 // CHECK-NEXT: wgmma.wait_group.sync.aligned 0;
+// Its keys released unless it was carried.
+// CHECK: %[[NOTHAVE:.*]] = arith.xori %[[HAVE]], %true
+// CHECK: arith.andi %{{.*}}, %[[NOTHAVE]] : i1
 // The last P V: where the next item has a key tile, its turn also issues
 // the next item's first S, on the next use's keys and the other Q tile
 // (waited for first), and both are waited for: 128 results, P V's
-// accumulators and the next S.
+// accumulators and the next S. The next keys are released there (the
+// next item does not release them again).
 // CHECK: %{{.*}}:128 = scf.if %{{.*}} -> (f32
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: arith.select %[[SECOND:[0-9]+]], %c131072{{[_0-9]*}}, %c164864{{[_0-9]*}} : index
@@ -36,6 +40,8 @@
 // CHECK: nvvm.barrier.arrive
 // CHECK-NEXT: wgmma.wait_group.sync.aligned 1;
 // CHECK: wgmma.wait_group.sync.aligned 0;
+// CHECK-NOT: scf.yield
+// CHECK: nvvm.mbarrier.arrive
 // CHECK: scf.yield
 // Otherwise the last P V takes its turn alone.
 // CHECK-NEXT: } else {
