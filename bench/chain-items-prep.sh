@@ -15,11 +15,13 @@
 #               (128-key tiles), the same chained, and three chained on 96-key tiles
 #               (three on 128-key tiles serialise their wgmmas when chained)
 #   NAME/conf64 D = 64 conformance entries with c8's chained kernel pinned
-# run.sh [conf|ab|all] runs that conformance against float64 first (logs in
+# run.sh [conf|ab|all|profile] runs that conformance against float64 first (logs in
 # $OUT/conf and $OUT/conf64, failures in $OUT/conf.fails), then bench/kernel_ab.py
 # (which checks every output against float64 before it times) of a, q2 and c at S = 8K
 # (window, documents, causal) and causal 4K and of D = 64's variants at 8K, then
-# compute-sanitizer racecheck on two chained runs.
+# compute-sanitizer racecheck on two chained runs; `run.sh profile` instead runs ncu
+# (bench/prefill-profile.sh) on the D = 128 window and documents at 8K, chained and not
+# ($OUT/prof/c, $OUT/prof/a; bench/ncu_regions.py reads their .sass.csv).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT_DIR=${1:?usage: bench/chain-items-prep.sh build-gpu/NAME}
@@ -101,6 +103,12 @@ S=${S#$PWD/}
 export ATTNRT_LIB=$PWD/$S/libattnrt.so
 PART=${1:-all}
 nvidia-smi --query-gpu=name,clocks.max.sm,clocks.max.mem --format=csv > $OUT/gpu.txt 2>&1
+if [ "$PART" = profile ]; then
+  for v in c a; do
+    timeout 250 bash bench/prefill-profile.sh $S/$v $OUT/prof/$v 128:8192:window 128:8192:document
+  done
+  exit 0
+fi
 if [ "$PART" != ab ]; then
   for c in conf conf64; do
     CONFORMANCE_FILTER=. JOBS=16 JOB_TIMEOUT=100 NO_SANITIZER=1 NO_EXTRA=1 timeout 200 \
