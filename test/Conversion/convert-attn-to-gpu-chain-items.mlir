@@ -1,4 +1,4 @@
-// RUN: attnc-opt %s --attn-choose-gpu-kernel=chip=sm_90a --attn-tile --attn-skip-masked-tiles --convert-attn-to-gpu 2>/dev/null | FileCheck %s
+// RUN: attnc-opt %s --attn-choose-gpu-kernel=chip=sm_90a --attn-tile --attn-skip-masked-tiles --convert-attn-to-gpu --split-input-file 2>/dev/null | FileCheck %s
 
 // chain_items (D = 128 causal pairs, two consumer warpgroups, Q tiles at
 // bytes 131072 and 164864 with full barriers at 163904 and 197632): the
@@ -55,5 +55,28 @@
 // CHECK: gpu.return
 func.func @chained(%q: tensor<?x4x?x128xbf16>) -> tensor<?x4x?x128xbf16> {
   %o = attn.attention %q, %q, %q mask(#attn.causal) {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true, wide_stores = true, q_buffers = 2, chain_items = true>} : tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16> -> tensor<?x4x?x128xbf16>
+  return %o : tensor<?x4x?x128xbf16>
+}
+
+// -----
+
+// A sliding window's items (the window order's rounds) chain too: the
+// item's round is taken apart (its 32-bit divisions by the long tiles and
+// the units), then the next round's again, for its key-tile bounds, before
+// the item's key tiles, whose scf.if yields the next S besides m, l and O
+// (4 + 64 + 64 results); the last P V's turn holds the next S where it has
+// a key tile.
+// CHECK-LABEL: func.func @chained_window(
+// CHECK: scf.for %{{.*}} iter_args(%{{.*}} = %c0{{.*}}, %{{.*}} = %c0{{.*}}, %[[WHAVE:arg[0-9]+]] = %false, %{{.*}} = %cst
+// CHECK-COUNT-2: arith.divui %{{.*}} : i32
+// CHECK-COUNT-2: arith.divui %{{.*}} : i32
+// CHECK: %{{.*}}:132 = scf.if %{{.*}} -> (f32
+// CHECK: %{{.*}}:64 = scf.if %[[WHAVE]] -> (f32
+// CHECK: %{{.*}}:128 = scf.if %{{.*}} -> (f32
+// CHECK-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// CHECK-COUNT-8: nvvm.wgmma.mma_async
+// CHECK: gpu.return
+func.func @chained_window(%q: tensor<?x4x?x128xbf16>) -> tensor<?x4x?x128xbf16> {
+  %o = attn.attention %q, %q, %q mask(#attn.sliding_window<left = 1023, right = 0>) {attn.gpu_kernel = #attn.gpu_kernel<chip = "sm_90a", block_q = 128, block_k = 128, warps = 8, m_tiles = 1, stages = 2, q_in_smem = true, wgmma = true, persistent = true, wide_stores = true, q_buffers = 2, chain_items = true>} : tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16> -> tensor<?x4x?x128xbf16>
   return %o : tensor<?x4x?x128xbf16>
 }
