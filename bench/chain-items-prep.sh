@@ -27,12 +27,7 @@ cd "$(dirname "$0")/.."
 OUT_DIR=${1:?usage: bench/chain-items-prep.sh build-gpu/NAME}
 BUILD=${BUILD_DIR:-build}
 mkdir -p "$OUT_DIR/conf"
-cat > "$OUT_DIR/list" <<'EOL'
-bench_d128_causal | b=1 hq=16 sq=128 d=128 dtype=bf16 mask=causal
-bench_d128_window | b=1 hq=16 sq=128 d=128 dtype=bf16 mask=window:1023,0
-bench_d128_document | b=1 hq=16 d=128 dtype=bf16 mask=document:100,28:causal
-EOL
-LIST="$OUT_DIR/list" python3 bench/make_variants.py "$BUILD" "$OUT_DIR" a:128: \
+ONLY='^bench_d128_(causal|window|document)$' python3 bench/make_variants.py "$BUILD" "$OUT_DIR" a:128: \
   q2:128:q_buffers=2 c:128:q_buffers=2,chain_items=true
 # The conformance entries, with runs of several work items a block added.
 python3 - "$OUT_DIR/conf/conformance.list" <<'EOP'

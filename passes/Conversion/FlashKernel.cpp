@@ -517,6 +517,12 @@ LogicalResult KernelBuilder::buildWork() {
           arith::CmpIOp::create(b, arith::CmpIPredicate::ne, low, high));
       return {runs, tile, unit};
     };
+    // A query tile of unit `unit` (head + heads * batch entry) as the
+    // item's (query tile, head, batch entry).
+    auto unitItem = [&](Value tile, Value unit) -> std::array<Value, 3> {
+      return {tile, arith::RemUIOp::create(b, unit, idx(heads)),
+              arith::DivUIOp::create(b, unit, idx(heads))};
+    };
     // The other orders: item `item`'s (query tile, head, batch entry).
     auto plainItem = [&](Value item) -> std::array<Value, 3> {
       Value tile =
@@ -562,8 +568,7 @@ LogicalResult KernelBuilder::buildWork() {
             tile = t;
             unit = u;
           }
-          at = {tile, arith::RemUIOp::create(b, unit, idx(heads)),
-                arith::DivUIOp::create(b, unit, idx(heads))};
+          at = unitItem(tile, unit);
         } else {
           at = plainItem(next);
         }
@@ -587,8 +592,7 @@ LogicalResult KernelBuilder::buildWork() {
     }
     LogicalResult built = buildTile([&]() -> std::array<Value, 3> {
       if (paired || windowOrder)
-        return {pairTile, arith::RemUIOp::create(b, pairUnit, idx(heads)),
-                arith::DivUIOp::create(b, pairUnit, idx(heads))};
+        return unitItem(pairTile, pairUnit);
       if (tailRaw)
         return tail.indices;
       return plainItem(item);

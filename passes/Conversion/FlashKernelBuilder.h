@@ -131,7 +131,7 @@ private:
   SmallVector<Value> tileBody(Value kt, Value stageBase, ValueRange it);
   void convertFp8Rows(MmaSyncEmitter &to, Value src, int64_t width,
                       int64_t pitch, int64_t dst, bool swizzledSrc = false);
-  Value qSlab();
+  Value qSlab(Value tileOffset = nullptr);
   SmallVector<Value> issueQK(Value slab, Value stageBase);
   SmallVector<Value> packP(ArrayRef<Value> weights);
   void zeroVTail(Value kt, Value stageBase, Value codes = Value());
@@ -314,19 +314,28 @@ private:
   /// Q's full (`which` 0) or empty (1) barrier: of the work item's Q tile
   /// with q_buffers = 2 (the second's where qSecond holds).
   Value qBarrier(int64_t which) {
-    Value first = a.constant(swizzled.barrierOffset + 32 * config.getStages() +
-                             8 * which);
+    Value first = a.constant(qBarrierBytes(0, which));
     if (qSecond)
       first = arith::SelectOp::create(
-          b, qSecond, a.constant(swizzled.q2BarrierOffset + 8 * which), first);
+          b, qSecond, a.constant(qBarrierBytes(1, which)), first);
     return mmaE->smemAt(first);
+  }
+  /// The byte offsets of Q tile `tile` (0, or 1 with q_buffers = 2) and of
+  /// its full (`which` 0) or empty (1) barrier.
+  int64_t qTileBytes(int64_t tile) const {
+    return tile ? swizzled.q2Offset : qOffset;
+  }
+  int64_t qBarrierBytes(int64_t tile, int64_t which) const {
+    return (tile ? swizzled.q2BarrierOffset
+                 : swizzled.barrierOffset + 32 * config.getStages()) +
+           8 * which;
   }
   /// q_buffers = 2: whether the work item's Q is the second tile (i1; null
   /// with one Q tile), and the byte offset of its Q tile (index; buildTile
   /// sets both).
   Value qSecond, qBase;
   /// The byte offset of the work item's Q tile (index).
-  Value qTileOffset() { return qBase ? qBase : idx(qOffset); }
+  Value qTileOffset() { return qBase ? qBase : idx(qTileBytes(0)); }
   /// convertsCodes(): the K codes' full (kind 0), the V codes' full (1),
   /// the K codes' empty (2) or the V codes' empty (3) barrier of `stage`
   /// (index).

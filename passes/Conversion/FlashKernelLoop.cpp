@@ -52,9 +52,9 @@ KernelBuilder::rescaleO(SmallVector<Value> acc, const TileSoftmax &sm,
 /// K-major. O += P V: P as pRegs = bk / 4 32-bit pairs (packP of the
 /// weights), V read MN-major, its boxes (64 value columns each) the leading
 /// byte offset apart.
-Value KernelBuilder::qSlab() {
+Value KernelBuilder::qSlab(Value tileOffset) {
   Value warpGroup = consumer.warpGroup;
-  return a.add(qTileOffset(),
+  return a.add(tileOffset ? tileOffset : qTileOffset(),
                arith::MulIOp::create(b, warpGroup, idx(64 * kSwizzleRowBytes)));
 }
 
@@ -597,17 +597,14 @@ ValueRange KernelBuilder::overlappedWgmmaLoop(Value lo, Value hi,
       // The next item's keys (the ring's next use) and its Q: the other
       // of the two Q tiles, phase (round + 1) / 2 of its full barrier.
       nextStage = tmaLoop->waitKeys(a.add(lastUse, one));
-      Value other = qSecond;
-      Value nextBase = arith::SelectOp::create(b, other, idx(qOffset),
-                                               idx(swizzled.q2Offset));
+      Value nextBase = arith::SelectOp::create(b, qSecond, idx(qTileBytes(0)),
+                                               idx(qTileBytes(1)));
       Value nextFull = arith::SelectOp::create(
-          b, other, idx(swizzled.barrierOffset + 32 * config.getStages()),
-          idx(swizzled.q2BarrierOffset));
+          b, qSecond, idx(qBarrierBytes(0, 0)), idx(qBarrierBytes(1, 0)));
       Value nextUse = arith::DivUIOp::create(b, a.add(round, one), idx(2));
       tma::wait(b, mmaE->smemAt(nextFull),
                 toI32(arith::RemUIOp::create(b, nextUse, idx(2))));
-      nextSlab = a.add(nextBase, arith::MulIOp::create(
-                                     b, warpGroup, idx(64 * kSwizzleRowBytes)));
+      nextSlab = qSlab(nextBase);
     }
     if (continuousTurns)
       takeTurn();

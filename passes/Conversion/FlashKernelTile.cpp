@@ -1015,8 +1015,8 @@ LogicalResult KernelBuilder::buildTile(const WorkIndices &indices) {
       qSecond = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
                                       arith::RemUIOp::create(b, round, idx(2)),
                                       idx(1));
-      qBase = arith::SelectOp::create(b, qSecond, idx(swizzled.q2Offset),
-                                      idx(qOffset));
+      qBase = arith::SelectOp::create(b, qSecond, idx(qTileBytes(1)),
+                                      idx(qTileBytes(0)));
       qUse = arith::DivUIOp::create(b, round, idx(2));
     }
     auto parityOf = [&](Value use) {
